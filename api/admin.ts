@@ -1,0 +1,237 @@
+// Operator API under /admin/api, authenticated with ADMIN_TOKEN. Other tools drive these exact shapes.
+import { createRoute, z } from "@hono/zod-openapi";
+import { KEY_PREFIX, SCOPES } from "../domain/api_keys.ts";
+import { effectiveFees, FeeSchedulePatchSchema } from "../domain/fees.ts";
+import {
+  createMerchant,
+  getMerchant,
+  issueKey,
+  RAILS,
+  revokeKey,
+  setKybStatus,
+  updateMerchantSettings,
+} from "../domain/merchants.ts";
+import { DEFAULT_LIMITS } from "../domain/rate_limit.ts";
+import type { MerchantRow } from "../db/merchants.ts";
+import { newRouter } from "./app.ts";
+import { errorResponses, iso, jsonContent, ok, successSchema } from "./envelope.ts";
+import { requireAdmin } from "./middleware/admin_auth.ts";
+
+const security: Array<Record<string, string[]>> = [{ Bearer: [] }];
+const mw = [requireAdmin];
+const IdParam = z.object({ id: z.string().min(1).max(64) });
+
+const CreatedMerchantSchema = z.object({
+  merchantId: z.string(),
+  keys: z.object({
+    liveSecret: z.string(),
+    livePublishable: z.string(),
+    testSecret: z.string(),
+    testPublishable: z.string(),
+  }),
+});
+
+const MerchantSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  status: z.string(),
+  kybStatus: z.string(),
+  enabledRails: z.array(z.string()),
+  feeSchedule: z.record(z.string(), z.string()),
+  rateLimits: z.record(z.string(), z.number()),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+}).openapi("AdminMerchant");
+
+function merchantView(m: MerchantRow) {
+  return {
+    id: m.id,
+    name: m.name,
+    status: m.status,
+    kybStatus: m.kyb_status,
+    enabledRails: m.enabled_rails,
+    feeSchedule: effectiveFees(m.fee_schedule),
+    rateLimits: { ...DEFAULT_LIMITS, ...m.rate_limits },
+    createdAt: iso(m.created_at)!,
+    updatedAt: iso(m.updated_at)!,
+  };
+}
+
+const RateLimitsSchema = z.strictObject(
+  Object.fromEntries(
+    Object.keys(DEFAULT_LIMITS).map((k) => [k, z.number().int().min(1).max(1_000_000).optional()]),
+  ),
+);
+
+export function adminRoutes() {
+  const r = newRouter();
+
+  r.openapi(
+    createRoute({
+      method: "post",
+      path: "/merchants",
+      tags: ["Admin"],
+      security,
+      middleware: mw,
+      request: {
+        body: {
+          required: true,
+          content: {
+            "application/json": {
+              schema: z.strictObject({
+                name: z.string().trim().min(1).max(200),
+                kybStatus: z.enum(["APPROVED", "PENDING"]).optional(),
+              }),
+            },
+          },
+        },
+      },
+      responses: {
+        201: jsonContent(successSchema(CreatedMerchantSchema), "Merchant with its four keys, shown once"),
+        ...errorResponses,
+      },
+    }),
+    async (c) => ok(c, await createMerchant(c.get("deps"), c.req.valid("json")), 201),
+  );
+
+  r.openapi(
+    createRoute({
+      method: "get",
+      path: "/merchants/{id}",
+      tags: ["Admin"],
+      security,
+      middleware: mw,
+      request: { params: IdParam },
+      responses: { 200: jsonContent(successSchema(MerchantSchema), "Merchant settings"), ...errorResponses },
+    }),
+    async (c) => ok(c, merchantView(await getMerchant(c.get("deps"), c.req.valid("param").id))),
+  );
+
+  r.openapi(
+    createRoute({
+      method: "patch",
+      path: "/merchants/{id}",
+      tags: ["Admin"],
+      security,
+      middleware: mw,
+      request: {
+        params: IdParam,
+        body: {
+          required: true,
+          content: {
+            "application/json": {
+              schema: z.strictObject({
+                status: z.enum(["ACTIVE", "SUSPENDED", "CLOSED"]).optional(),
+                enabledRails: z.array(z.enum(RAILS)).max(3).optional(),
+                feeSchedule: FeeSchedulePatchSchema.optional(),
+                rateLimits: RateLimitsSchema.optional(),
+              }),
+            },
+          },
+        },
+      },
+      responses: { 200: jsonContent(successSchema(MerchantSchema), "Updated merchant"), ...errorResponses },
+    }),
+    async (c) => {
+      const body = c.req.valid("json");
+      const row = await updateMerchantSettings(c.get("deps"), c.req.valid("param").id, {
+        status: body.status,
+        enabledRails: body.enabledRails ? [...new Set(body.enabledRails)] : undefined,
+        feeSchedule: body.feeSchedule as Record<string, string> | undefined,
+        rateLimits: body.rateLimits as Record<string, number> | undefined,
+      });
+      return ok(c, merchantView(row));
+    },
+  );
+
+  r.openapi(
+    createRoute({
+      method: "post",
+      path: "/merchants/{id}/kyb",
+      tags: ["Admin"],
+      security,
+      middleware: mw,
+      request: {
+        params: IdParam,
+        body: {
+          required: true,
+          content: {
+            "application/json": {
+              schema: z.strictObject({ status: z.enum(["PENDING", "APPROVED", "REJECTED"]) }),
+            },
+          },
+        },
+      },
+      responses: { 200: jsonContent(successSchema(MerchantSchema), "KYB status set"), ...errorResponses },
+    }),
+    async (c) =>
+      ok(
+        c,
+        merchantView(await setKybStatus(c.get("deps"), c.req.valid("param").id, c.req.valid("json").status)),
+      ),
+  );
+
+  r.openapi(
+    createRoute({
+      method: "post",
+      path: "/merchants/{id}/keys",
+      tags: ["Admin"],
+      security,
+      middleware: mw,
+      request: {
+        params: IdParam,
+        body: {
+          required: true,
+          content: {
+            "application/json": {
+              schema: z.strictObject({
+                kind: z.enum(Object.keys(KEY_PREFIX) as [keyof typeof KEY_PREFIX]),
+                scopes: z.array(z.enum(SCOPES)).min(1).optional(),
+                sandbox: z.boolean().optional().openapi({
+                  description: "restricted keys only: a sandbox key",
+                }),
+              }),
+            },
+          },
+        },
+      },
+      responses: {
+        201: jsonContent(
+          successSchema(z.object({
+            id: z.string(),
+            kind: z.string(),
+            key: z.string(),
+            scopes: z.array(z.string()).nullable(),
+            mode: z.enum(["live", "sandbox"]),
+          })),
+          "The key, shown once",
+        ),
+        ...errorResponses,
+      },
+    }),
+    async (c) => {
+      const body = c.req.valid("json");
+      return ok(c, await issueKey(c.get("deps"), { merchantId: c.req.valid("param").id, ...body }), 201);
+    },
+  );
+
+  r.openapi(
+    createRoute({
+      method: "delete",
+      path: "/keys/{id}",
+      tags: ["Admin"],
+      security,
+      middleware: mw,
+      request: { params: IdParam },
+      responses: {
+        200: jsonContent(successSchema(z.object({ id: z.string(), revokedAt: z.string() })), "Key revoked"),
+        ...errorResponses,
+      },
+    }),
+    async (c) => {
+      const row = await revokeKey(c.get("deps"), c.req.valid("param").id);
+      return ok(c, { id: row.id, revokedAt: iso(row.revoked_at)! });
+    },
+  );
+  return r;
+}

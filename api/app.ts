@@ -1,0 +1,47 @@
+// Builds the whole HTTP surface: /v1, /admin/api, /health, /docs. main.ts only serves it.
+import { OpenAPIHono } from "@hono/zod-openapi";
+import type { Deps } from "../domain/deps.ts";
+import { newId } from "../domain/ids.ts";
+import { adminRoutes } from "./admin.ts";
+import { docsRoutes } from "./docs.ts";
+import type { AppEnv } from "./env.ts";
+import { notFound, onError, validationHook } from "./errors.ts";
+import { healthRoutes } from "./health.ts";
+import { sandboxRoutes } from "./sandbox.ts";
+import { walletRoutes } from "./wallets.ts";
+import { webhookRoutes } from "./webhooks.ts";
+
+/** Every router uses this so validation failures become the VALIDATION_ERROR envelope. */
+export function newRouter() {
+  return new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+}
+
+export function createApp(deps: Deps) {
+  const app = newRouter();
+  app.use("*", async (c, next) => {
+    c.set("deps", deps);
+    c.set("requestId", c.req.header("x-request-id")?.slice(0, 64) || newId("req"));
+    await next();
+    c.header("GIT_REV", deps.config.gitRev);
+    c.header("X-Request-Id", c.get("requestId"));
+  });
+  app.onError(onError);
+  app.notFound(notFound);
+
+  app.openAPIRegistry.registerComponent("securitySchemes", "ApiKey", {
+    type: "apiKey",
+    in: "header",
+    name: "X-Api-Key",
+  });
+  app.openAPIRegistry.registerComponent("securitySchemes", "Bearer", { type: "http", scheme: "bearer" });
+
+  app.route("/", healthRoutes());
+  app.route("/v1", walletRoutes());
+  app.route("/v1", webhookRoutes());
+  app.route("/v1", sandboxRoutes());
+  app.route("/admin/api", adminRoutes());
+  app.route("/", docsRoutes(app));
+  return app;
+}
+
+export type App = ReturnType<typeof createApp>;

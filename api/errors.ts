@@ -1,0 +1,76 @@
+// One place turns every failure into the specification's error envelope.
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { ZodError } from "zod";
+import { AppError, type ErrorCode, type FieldProblem } from "../domain/errors.ts";
+import type { AppEnv } from "./env.ts";
+
+export function errorBody(
+  code: ErrorCode,
+  message: string,
+  status: number,
+  extra: Record<string, unknown> = {},
+) {
+  return { success: false as const, error: { code, message, ...extra }, statusCode: status };
+}
+
+export function zodProblems(error: ZodError): FieldProblem[] {
+  const problems: FieldProblem[] = [];
+  for (const issue of error.issues) {
+    const base = issue.path.map(String).join(".");
+    if (issue.code === "unrecognized_keys") {
+      for (const key of issue.keys) {
+        problems.push({ field: base ? `${base}.${key}` : key, reason: "unknown property" });
+      }
+    } else {
+      problems.push({ field: base || "(root)", reason: issue.message });
+    }
+  }
+  return problems;
+}
+
+export function validationError(error: ZodError): AppError {
+  const details = zodProblems(error);
+  const summary = details.slice(0, 3).map((d) => `${d.field}: ${d.reason}`).join("; ");
+  return new AppError("VALIDATION_ERROR", `Validation failed: ${summary}`, { details });
+}
+
+/** The zod-openapi defaultHook: a failed validation becomes VALIDATION_ERROR with details. */
+export function validationHook(result: { success: boolean; error?: unknown }): void {
+  if (!result.success) throw validationError(result.error as ZodError);
+}
+
+export function onError(err: Error, c: Context<AppEnv>) {
+  if (err instanceof AppError) {
+    for (const [name, value] of Object.entries(err.headers ?? {})) c.header(name, value);
+    const extra: Record<string, unknown> = {};
+    if (err.reason) extra.cause = err.reason;
+    if (err.details) extra.details = err.details;
+    return c.json(errorBody(err.code, err.message, err.status, extra), err.status as 400);
+  }
+  if (err instanceof HTTPException && err.status < 500) {
+    // Hono's JSON validator throws a 400 for an unparsable body.
+    const code: ErrorCode = err.status === 400
+      ? "BAD_REQUEST"
+      : err.status === 404
+      ? "NOT_FOUND"
+      : "BAD_REQUEST";
+    const status = code === "NOT_FOUND" ? 404 : 400;
+    return c.json(errorBody(code, err.message || "Malformed request", status), status);
+  }
+  const requestId = c.get("requestId") ?? "unknown";
+  const deps = c.get("deps");
+  const fields = { requestId, method: c.req.method, path: c.req.path, error: String(err), stack: err?.stack };
+  if (deps) deps.log.error("unhandled error", fields);
+  else console.error(JSON.stringify({ level: "error", msg: "unhandled error", ...fields }));
+  return c.json(
+    errorBody("INTERNAL_ERROR", "Unexpected server error; quote the requestId to support", 500, {
+      requestId,
+    }),
+    500,
+  );
+}
+
+export function notFound(c: Context) {
+  return c.json(errorBody("NOT_FOUND", `No route for ${c.req.method} ${c.req.path}`, 404), 404);
+}

@@ -1,0 +1,32 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { checkHealth } from "../domain/health.ts";
+import { newRouter } from "./app.ts";
+import { jsonContent } from "./envelope.ts";
+
+const HealthSchema = z.object({
+  status: z.enum(["ok", "degraded"]),
+  database: z.enum(["ok", "down"]),
+  kv: z.enum(["ok", "down"]),
+  driver: z.enum(["pglite", "postgres"]),
+  gitRev: z.string(),
+});
+
+export function healthRoutes() {
+  const r = newRouter();
+  r.openapi(
+    createRoute({
+      method: "get",
+      path: "/health",
+      tags: ["Health"],
+      responses: {
+        200: jsonContent(HealthSchema, "Everything answers"),
+        503: jsonContent(HealthSchema, "The database or KV does not answer"),
+      },
+    }),
+    async (c) => {
+      const health = await checkHealth(c.get("deps"));
+      return c.json(health, health.status === "ok" ? 200 : 503);
+    },
+  );
+  return r;
+}

@@ -1,0 +1,97 @@
+// GET /v1/merchants/wallets, /v1/wallets/balance, /v1/merchant/balances/:currency.
+import { createRoute, z } from "@hono/zod-openapi";
+import { getBalanceByCurrency, getBalanceSummary, listMerchantWallets } from "../domain/wallets.ts";
+import { newRouter } from "./app.ts";
+import { errorResponses, iso, jsonContent, ok, successSchema } from "./envelope.ts";
+import { requireKey } from "./middleware/auth.ts";
+
+const CurrencySchema = z.enum(["USDT_TRC20", "XOF"]);
+const RailSchema = z.enum(["TRC20", "MOMO", "CARD"]);
+const WalletSchema = z.object({
+  id: z.string(),
+  currency: CurrencySchema,
+  rail: RailSchema,
+  balance: z.string().openapi({ example: "125.500000" }),
+  updatedAt: z.string(),
+}).openapi("Wallet");
+
+const security: Array<Record<string, string[]>> = [{ ApiKey: [] }, { Bearer: [] }];
+
+export function walletRoutes() {
+  const r = newRouter();
+
+  r.openapi(
+    createRoute({
+      method: "get",
+      path: "/merchants/wallets",
+      tags: ["Wallets"],
+      security,
+      middleware: [requireKey("balances_read", "read")],
+      responses: {
+        200: jsonContent(successSchema(z.array(WalletSchema)), "One wallet per (currency, rail)"),
+        ...errorResponses,
+      },
+    }),
+    async (c) => {
+      const auth = c.get("auth");
+      const wallets = await listMerchantWallets(c.get("deps"), auth);
+      return ok(c, wallets.map((w) => ({ ...w, updatedAt: iso(w.updatedAt)! })));
+    },
+  );
+
+  r.openapi(
+    createRoute({
+      method: "get",
+      path: "/wallets/balance",
+      tags: ["Wallets"],
+      security,
+      middleware: [requireKey("balances_read", "read")],
+      responses: {
+        200: jsonContent(
+          successSchema(z.object({
+            isSandbox: z.boolean(),
+            balances: z.array(
+              z.object({
+                walletId: z.string(),
+                currency: CurrencySchema,
+                rail: RailSchema,
+                balance: z.string(),
+              }),
+            ),
+            totals: z.record(z.string(), z.string()),
+          })),
+          "Balances of every wallet and the total per currency",
+        ),
+        ...errorResponses,
+      },
+    }),
+    async (c) => ok(c, await getBalanceSummary(c.get("deps"), c.get("auth"))),
+  );
+
+  r.openapi(
+    createRoute({
+      method: "get",
+      path: "/merchant/balances/{currency}",
+      tags: ["Wallets"],
+      security,
+      middleware: [requireKey("balances_read", "read")],
+      request: { params: z.object({ currency: CurrencySchema }) },
+      responses: {
+        200: jsonContent(
+          successSchema(z.object({
+            currency: CurrencySchema,
+            total: z.string(),
+            wallets: z.array(z.object({ id: z.string(), rail: RailSchema, balance: z.string() })),
+          })),
+          "Balance in one currency across its rails",
+        ),
+        ...errorResponses,
+      },
+    }),
+    async (c) => {
+      const { currency } = c.req.valid("param");
+      return ok(c, await getBalanceByCurrency(c.get("deps"), { ...c.get("auth"), currency }));
+    },
+  );
+  return r;
+}

@@ -1,0 +1,125 @@
+// SQL for merchants, their API keys and their wallets.
+import type { Db } from "./mod.ts";
+
+export type MerchantRow = {
+  id: string;
+  name: string;
+  status: "ACTIVE" | "SUSPENDED" | "CLOSED";
+  kyb_status: "PENDING" | "APPROVED" | "REJECTED";
+  enabled_rails: string[];
+  fee_schedule: Record<string, string>;
+  rate_limits: Record<string, number>;
+  created_at: Date;
+  updated_at: Date;
+};
+
+export type ApiKeyRow = {
+  id: string;
+  merchant_id: string;
+  kind: string;
+  is_sandbox: boolean;
+  display_prefix: string;
+  scopes: string[] | null;
+  revoked_at: Date | null;
+  created_at: Date;
+};
+
+export async function insertMerchant(
+  db: Db,
+  m: { id: string; name: string; kybStatus: string },
+): Promise<void> {
+  await db.query("INSERT INTO merchants (id, name, kyb_status) VALUES ($1, $2, $3)", [
+    m.id,
+    m.name,
+    m.kybStatus,
+  ]);
+}
+
+export async function findMerchant(db: Db, id: string): Promise<MerchantRow | undefined> {
+  return (await db.query<MerchantRow>("SELECT * FROM merchants WHERE id = $1", [id]))[0];
+}
+
+export async function updateMerchant(
+  db: Db,
+  id: string,
+  patch: {
+    kybStatus?: string;
+    status?: string;
+    enabledRails?: string[];
+    feeSchedule?: object;
+    rateLimits?: object;
+  },
+): Promise<MerchantRow | undefined> {
+  const rows = await db.query<MerchantRow>(
+    `UPDATE merchants SET
+       kyb_status = COALESCE($2, kyb_status),
+       status = COALESCE($3, status),
+       enabled_rails = COALESCE($4::text[], enabled_rails),
+       fee_schedule = COALESCE($5::text::jsonb, fee_schedule),
+       rate_limits = COALESCE($6::text::jsonb, rate_limits),
+       updated_at = now()
+     WHERE id = $1 RETURNING *`,
+    [
+      id,
+      patch.kybStatus ?? null,
+      patch.status ?? null,
+      patch.enabledRails ?? null,
+      patch.feeSchedule ? JSON.stringify(patch.feeSchedule) : null,
+      patch.rateLimits ? JSON.stringify(patch.rateLimits) : null,
+    ],
+  );
+  return rows[0];
+}
+
+export async function insertApiKey(
+  db: Db,
+  k: {
+    id: string;
+    merchantId: string;
+    kind: string;
+    isSandbox: boolean;
+    displayPrefix: string;
+    hash: string;
+    scopes: readonly string[] | null;
+  },
+): Promise<void> {
+  await db.query(
+    `INSERT INTO api_keys (id, merchant_id, kind, is_sandbox, display_prefix, key_hash, scopes)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+    [k.id, k.merchantId, k.kind, k.isSandbox, k.displayPrefix, k.hash, k.scopes],
+  );
+}
+
+export type KeyLookupRow = ApiKeyRow & {
+  merchant_status: MerchantRow["status"];
+  rate_limits: Record<string, number>;
+};
+
+/** The hot path of every request: one indexed lookup joining the key to its merchant. */
+export async function findApiKeyByHash(db: Db, hash: string): Promise<KeyLookupRow | undefined> {
+  const rows = await db.query<KeyLookupRow>(
+    `SELECT k.id, k.merchant_id, k.kind, k.is_sandbox, k.display_prefix, k.scopes, k.revoked_at, k.created_at,
+            m.status AS merchant_status, m.rate_limits
+       FROM api_keys k JOIN merchants m ON m.id = k.merchant_id
+      WHERE k.key_hash = $1`,
+    [hash],
+  );
+  return rows[0];
+}
+
+export async function revokeApiKey(db: Db, id: string): Promise<ApiKeyRow | undefined> {
+  const rows = await db.query<ApiKeyRow>(
+    `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1
+     RETURNING id, merchant_id, kind, is_sandbox, display_prefix, scopes, revoked_at, created_at`,
+    [id],
+  );
+  return rows[0];
+}
+
+export async function listApiKeys(db: Db, merchantId: string): Promise<ApiKeyRow[]> {
+  return await db.query<ApiKeyRow>(
+    `SELECT id, merchant_id, kind, is_sandbox, display_prefix, scopes, revoked_at, created_at
+       FROM api_keys WHERE merchant_id = $1 ORDER BY created_at, id`,
+    [merchantId],
+  );
+}

@@ -1,0 +1,62 @@
+// The driver seam: the same SQL runs on embedded PGlite and on PostgreSQL through postgres.js.
+import type { Config } from "../config.ts";
+import { openPglite } from "./pglite.ts";
+import { openPostgres } from "./postgres.ts";
+
+export type Row = Record<string, unknown>;
+
+export interface Db {
+  readonly driver: "pglite" | "postgres";
+  /** Runs one statement with $1..$n parameters and returns its rows. */
+  query<T = Row>(text: string, params?: unknown[]): Promise<T[]>;
+  /** Runs several statements separated by semicolons, without parameters (migrations). */
+  exec(text: string): Promise<void>;
+  /**
+   * Runs `fn` in one transaction. Called on a transaction handle it joins the running transaction, so a
+   * domain function can open its own transaction or take part in its caller's.
+   */
+  tx<T>(fn: (tx: Db) => Promise<T>): Promise<T>;
+  /** Work to do once the surrounding transaction has committed (enqueueing jobs). Runs now outside one. */
+  afterCommit(fn: () => void | Promise<void>): void;
+  close(): Promise<void>;
+}
+
+export type DbOptions = { schema?: string };
+
+export async function openDb(
+  config: Pick<Config, "databaseUrl" | "dataDir" | "databasePoolSize">,
+  options: DbOptions = {},
+): Promise<Db> {
+  if (config.databaseUrl) {
+    return await openPostgres(config.databaseUrl, config.databasePoolSize, options.schema);
+  }
+  return await openPglite(`${config.dataDir}/pg`);
+}
+
+/** Postgres error code of a driver error, whichever driver threw it. */
+export function pgErrorCode(err: unknown): string | undefined {
+  if (err && typeof err === "object" && "code" in err && typeof err.code === "string") return err.code;
+  return undefined;
+}
+
+export function pgConstraint(err: unknown): string | undefined {
+  if (!err || typeof err !== "object") return undefined;
+  const e = err as { constraint?: string; constraint_name?: string };
+  return e.constraint ?? e.constraint_name;
+}
+
+export const PG_UNIQUE_VIOLATION = "23505";
+export const PG_CHECK_VIOLATION = "23514";
+
+/** Runs queued after-commit callbacks; a failing callback is logged, never undoes the commit. */
+export async function runAfterCommit(callbacks: Array<() => void | Promise<void>>): Promise<void> {
+  for (const cb of callbacks) {
+    try {
+      await cb();
+    } catch (err) {
+      console.error(
+        JSON.stringify({ level: "error", msg: "after-commit callback failed", error: String(err) }),
+      );
+    }
+  }
+}

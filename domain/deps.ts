@@ -1,0 +1,31 @@
+// What every domain function receives. Built once in main.ts (or by tests) and passed down.
+import type { Config } from "../config.ts";
+import type { Db } from "../db/mod.ts";
+import type { Clock } from "./clock.ts";
+import type { SecretBox } from "./crypto.ts";
+import type { Logger } from "./log.ts";
+
+/** Messages on the single KV queue; `jobs/mod.ts` dispatches on `type`. */
+export type JobMessage = { type: "webhook.deliver"; deliveryId: string };
+
+export type Queue = { enqueue(message: JobMessage, options?: { delayMs?: number }): Promise<void> };
+
+export type Deps = {
+  db: Db;
+  kv: Deno.Kv;
+  clock: Clock;
+  config: Config;
+  secrets: SecretBox;
+  queue: Queue;
+  log: Logger;
+  /** Outgoing HTTP (webhook deliveries); injectable so tests can observe or fail it. */
+  fetch: typeof fetch;
+};
+
+export function kvQueue(kv: Deno.Kv): Queue {
+  return {
+    async enqueue(message, options = {}) {
+      await kv.enqueue(message, { delay: options.delayMs ?? 0 });
+    },
+  };
+}

@@ -1,0 +1,50 @@
+// Prefixed, time-sortable identifiers (`pay_01j...`): 48 bits of milliseconds then 80 random bits,
+// Crockford base32, so an id says what it is and sorts by creation time.
+const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz";
+
+export type IdPrefix =
+  | "mch"
+  | "key"
+  | "wal"
+  | "jrn"
+  | "evt"
+  | "whe"
+  | "dlv"
+  | "pay"
+  | "pout"
+  | "wdr"
+  | "plk"
+  | "req";
+
+function encodeTime(ms: number): string {
+  let out = "";
+  for (let i = 0; i < 10; i++) {
+    out = ALPHABET[ms % 32] + out;
+    ms = Math.floor(ms / 32);
+  }
+  return out;
+}
+
+function encodeRandom(bytes: Uint8Array): string {
+  let out = "";
+  let bits = 0;
+  let value = 0;
+  for (const byte of bytes) {
+    value = (value << 8) | byte;
+    bits += 8;
+    while (bits >= 5) {
+      out += ALPHABET[(value >>> (bits - 5)) & 31];
+      bits -= 5;
+    }
+  }
+  return out;
+}
+
+export function newId(prefix: IdPrefix, nowMs: number = Date.now()): string {
+  return `${prefix}_${encodeTime(nowMs)}${encodeRandom(crypto.getRandomValues(new Uint8Array(10)))}`;
+}
+
+/** Random url-safe token of `bytes` random bytes, for secrets and keys. */
+export function randomToken(bytes = 24): string {
+  return encodeRandom(crypto.getRandomValues(new Uint8Array(bytes)));
+}

@@ -1,0 +1,131 @@
+// Builds the whole gateway in-process for tests: a fresh database (in-memory PGlite, or a throwaway
+// schema on the PostgreSQL named by DATABASE_URL), an in-memory KV, and the Hono app.
+import postgres from "postgres";
+import { type Config, parseConfig, readConfig } from "../config.ts";
+import { createApp } from "../api/app.ts";
+import { openPglite } from "../db/pglite.ts";
+import { openPostgres } from "../db/postgres.ts";
+import { migrate } from "../db/migrate.ts";
+import type { Db } from "../db/mod.ts";
+import { type Clock, systemClock } from "../domain/clock.ts";
+import { SecretBox } from "../domain/crypto.ts";
+import type { Deps, JobMessage } from "../domain/deps.ts";
+import { memoryLogger } from "../domain/log.ts";
+import { type CreatedMerchant, createMerchant } from "../domain/merchants.ts";
+
+export const ADMIN_TOKEN = "test-admin-token-0123456789";
+
+export type TestGateway = Awaited<ReturnType<typeof startTestGateway>>;
+
+async function openTestDb(databaseUrl: string | undefined): Promise<{ db: Db; drop: () => Promise<void> }> {
+  if (!databaseUrl) {
+    const db = await openPglite();
+    return { db, drop: async () => {} };
+  }
+  const schema = `test_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
+  const admin = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`CREATE SCHEMA ${schema}`);
+  const db = await openPostgres(databaseUrl, 10, schema);
+  return {
+    db,
+    drop: async () => {
+      await admin.unsafe(`DROP SCHEMA ${schema} CASCADE`);
+      await admin.end();
+    },
+  };
+}
+
+export async function startTestGateway(
+  options: { env?: Record<string, string>; clock?: Clock; fetch?: typeof fetch } = {},
+) {
+  const config: Config = parseConfig({
+    APP_ENV: "development",
+    APP_SECRET: "test-app-secret-0123456789-abcdefghij",
+    ADMIN_TOKEN,
+    GIT_REV: "test-rev",
+    JOBS_ENABLED: "false",
+    DATABASE_URL: readConfig().databaseUrl,
+    ...options.env,
+  });
+  const { db, drop } = await openTestDb(config.databaseUrl);
+  await migrate(db);
+  const kv = await Deno.openKv(":memory:");
+  const enqueued: Array<{ message: JobMessage; delayMs: number }> = [];
+  const { logger, lines } = memoryLogger();
+  const deps: Deps = {
+    db,
+    kv,
+    clock: options.clock ?? systemClock,
+    config,
+    secrets: await SecretBox.fromAppSecret(config.appSecret!),
+    queue: {
+      enqueue(message, opts = {}) {
+        enqueued.push({ message, delayMs: opts.delayMs ?? 0 });
+        return Promise.resolve();
+      },
+    },
+    log: logger,
+    fetch: options.fetch ?? fetch,
+  };
+  const app = createApp(deps);
+
+  async function request(
+    method: string,
+    path: string,
+    opts: { key?: string; body?: unknown; headers?: Record<string, string>; rawBody?: string } = {},
+  ) {
+    const headers: Record<string, string> = { ...opts.headers };
+    if (opts.key) headers["x-api-key"] = opts.key;
+    let body: string | undefined = opts.rawBody;
+    if (opts.body !== undefined) {
+      body = JSON.stringify(opts.body);
+      headers["content-type"] = "application/json";
+    }
+    const res = await app.request(path, { method, headers, body });
+    const text = await res.text();
+    // deno-lint-ignore no-explicit-any
+    let json: any;
+    try {
+      json = text ? JSON.parse(text) : undefined;
+    } catch {
+      json = undefined;
+    }
+    return { status: res.status, headers: res.headers, json, text };
+  }
+
+  return {
+    deps,
+    app,
+    db,
+    kv,
+    enqueued,
+    logLines: lines,
+    request,
+    admin: (method: string, path: string, body?: unknown) =>
+      request(method, path, { body, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }),
+    createMerchant: (
+      name = "Test Merchant",
+      kybStatus: "APPROVED" | "PENDING" = "APPROVED",
+    ): Promise<CreatedMerchant> => createMerchant(deps, { name, kybStatus }),
+    async close() {
+      kv.close();
+      await db.close();
+      await drop();
+    },
+  };
+}
+
+/** Runs a test body against a fresh gateway and always closes it. */
+export function withGateway(
+  fn: (gw: TestGateway) => Promise<void>,
+  options?: Parameters<typeof startTestGateway>[0],
+) {
+  return async () => {
+    const gw = await startTestGateway(options);
+    try {
+      await fn(gw);
+    } finally {
+      await gw.close();
+    }
+  };
+}
