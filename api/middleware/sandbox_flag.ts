@@ -1,0 +1,12 @@
+// For creation routes: checks the sandbox flag against the key (after requireKey).
+import type { MiddlewareHandler } from "hono";
+import { resolveCreationMode, sandboxFlagged } from "../../domain/sandbox_flag.ts";
+import type { AppEnv } from "../env.ts";
+
+export const requireSandboxFlagMatch: MiddlewareHandler<AppEnv> = async (c, next) => {
+  resolveCreationMode(
+    c.get("auth").isSandbox,
+    sandboxFlagged(c.req.query("sandbox"), c.req.header("x-sandbox")),
+  );
+  await next();
+};

@@ -1,0 +1,104 @@
+// Operator command line. Other tools drive `merchant create --json`, so its output shape is fixed.
+import { parseArgs } from "node:util";
+import { ConfigError, readConfig } from "./config.ts";
+import { migrate } from "./db/migrate.ts";
+import { KEY_PREFIX, type KeyKind, type Scope, SCOPES } from "./domain/api_keys.ts";
+import { AppError } from "./domain/errors.ts";
+import { createMerchant, issueKey, type KybStatus, revokeKey, setKybStatus } from "./domain/merchants.ts";
+import { openRuntime } from "./runtime.ts";
+
+const USAGE = `Usage:
+  deno task cli migrate
+  deno task cli merchant create --name NAME [--kyb approved|pending] [--json]
+  deno task cli merchant kyb MERCHANT_ID --status approved|pending|rejected
+  deno task cli key create MERCHANT_ID --kind ${
+  Object.keys(KEY_PREFIX).join("|")
+} [--scopes a,b] [--sandbox] [--json]
+  deno task cli key revoke KEY_ID`;
+
+function fail(message: string): never {
+  console.error(message);
+  Deno.exit(2);
+}
+
+async function run(args: string[]) {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      name: { type: "string" },
+      kyb: { type: "string" },
+      status: { type: "string" },
+      kind: { type: "string" },
+      scopes: { type: "string" },
+      sandbox: { type: "boolean" },
+      json: { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  const [group, action, target] = positionals;
+  if (values.help || !group) return console.log(USAGE);
+
+  const runtime = await openRuntime(readConfig());
+  const deps = runtime.deps;
+  try {
+    if (group === "migrate") {
+      const applied = await migrate(deps.db);
+      console.log(applied.length ? `Applied migrations: ${applied.join(", ")}` : "Schema is up to date");
+    } else if (group === "merchant" && action === "create") {
+      if (!values.name?.trim()) fail("merchant create needs --name NAME");
+      const kyb = (values.kyb ?? "pending").toUpperCase();
+      if (kyb !== "APPROVED" && kyb !== "PENDING") fail("--kyb must be approved or pending");
+      const created = await createMerchant(deps, { name: values.name.trim(), kybStatus: kyb as KybStatus });
+      if (values.json) console.log(JSON.stringify(created));
+      else {
+        console.log(`Merchant ${created.merchantId} created. Keys (shown once, store them now):`);
+        for (const [name, key] of Object.entries(created.keys)) console.log(`  ${name.padEnd(16)} ${key}`);
+      }
+    } else if (group === "merchant" && action === "kyb" && target) {
+      const status = (values.status ?? "").toUpperCase();
+      if (!["APPROVED", "PENDING", "REJECTED"].includes(status)) {
+        fail("--status must be approved, pending or rejected");
+      }
+      const row = await setKybStatus(deps, target, status as KybStatus);
+      console.log(`Merchant ${row.id} KYB status: ${row.kyb_status}`);
+    } else if (group === "key" && action === "create" && target) {
+      if (!values.kind || !(values.kind in KEY_PREFIX)) {
+        fail(`--kind must be one of ${Object.keys(KEY_PREFIX).join(", ")}`);
+      }
+      const scopes = values.scopes?.split(",").map((s) => s.trim()).filter(Boolean);
+      const unknown = scopes?.filter((s) => !(SCOPES as readonly string[]).includes(s));
+      if (unknown?.length) fail(`Unknown scopes: ${unknown.join(", ")}. Known: ${SCOPES.join(", ")}`);
+      const issued = await issueKey(deps, {
+        merchantId: target,
+        kind: values.kind as KeyKind,
+        scopes: scopes as Scope[] | undefined,
+        sandbox: values.sandbox,
+      });
+      console.log(
+        values.json
+          ? JSON.stringify(issued)
+          : `Key ${issued.id} (${issued.kind}, ${issued.mode}): ${issued.key}`,
+      );
+    } else if (group === "key" && action === "revoke" && target) {
+      const row = await revokeKey(deps, target);
+      console.log(`Key ${row.id} revoked`);
+    } else {
+      fail(USAGE);
+    }
+  } finally {
+    await runtime.close();
+  }
+}
+
+if (import.meta.main) {
+  try {
+    await run(Deno.args);
+  } catch (err) {
+    if (err instanceof ConfigError || err instanceof AppError) {
+      console.error(`${err instanceof AppError ? `${err.code}: ` : ""}${err.message}`);
+      Deno.exit(1);
+    }
+    throw err;
+  }
+}
