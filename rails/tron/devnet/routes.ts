@@ -1,0 +1,324 @@
+// The full node's HTTP API (/wallet/...) and the solidity node's (/walletsolidity/...),
+// answering in the same JSON shapes as java-tron.
+import { type Context, Hono } from "hono";
+import { selectorOf } from "./abi.ts";
+import { type Block, blockToJson, orderedInfo } from "./block.ts";
+import type { Chain } from "./chain.ts";
+import { fromHex, type HexAddress, tryHexAddress, utf8Hex } from "./crypto.ts";
+import { TxRejected } from "./executor.ts";
+import {
+  addressParam,
+  BadRequest,
+  bigintParam,
+  intParam,
+  isVisible,
+  paramsOf,
+  returnError,
+} from "./request.ts";
+import {
+  decodeTransaction,
+  type Json,
+  makeSigned,
+  rawFromJson,
+  type RawTransaction,
+  type SignedTransaction,
+  txToJson,
+} from "./transaction.ts";
+import { runTrc20 } from "./trc20.ts";
+import {
+  accountJson,
+  accountNetJson,
+  accountResourceJson,
+  chainParametersJson,
+  contractInfoJson,
+  smartContractJson,
+} from "./views.ts";
+import { nodeInfoJson } from "./node_info.ts";
+
+const ZERO_ADDRESS = "41" + "00".repeat(20);
+const EXPIRATION_MS = 60_000;
+
+type Handler = (p: Json, visible: boolean) => unknown;
+
+export function walletRoutes(chain: Chain, now: () => number): Hono {
+  const app = new Hono();
+  const serve = (path: string, handler: Handler) => {
+    app.on(["GET", "POST"], path, async (c: Context) => {
+      try {
+        const p = await paramsOf(c);
+        return c.json(handler(p, isVisible(p)) as Json);
+      } catch (err) {
+        // java-tron answers malformed requests with HTTP 200 and an "Error" field.
+        if (err instanceof BadRequest || err instanceof RangeError || err instanceof SyntaxError) {
+          return c.json({ Error: `class java.lang.IllegalArgumentException : ${err.message}` });
+        }
+        throw err;
+      }
+    });
+  };
+
+  // Each read is served twice: by the full node (head) and by the solidity node (head - 19).
+  for (const [prefix, solid] of [["/wallet", false], ["/walletsolidity", true]] as const) {
+    const limit = () => (solid ? chain.solidifiedNumber : chain.head.number);
+    const blockAt = (n: number): Block | undefined => (n >= 0 && n <= limit() ? chain.blocks[n] : undefined);
+    const blockById = (id: unknown): Block | undefined => {
+      const value = String(id ?? "").toLowerCase();
+      if (!/^[0-9a-f]{64}$/.test(value)) return undefined;
+      const block = blockAt(parseInt(value.slice(0, 16), 16));
+      return block?.blockID === value ? block : undefined;
+    };
+    const includedTx = (id: unknown) => {
+      const found = chain.findTx(String(id ?? ""));
+      return found && found.block.number <= limit() ? found : null;
+    };
+
+    serve(`${prefix}/getnowblock`, (_p, visible) => blockToJson(blockAt(limit())!, visible));
+    serve(`${prefix}/getblockbynum`, (p, visible) => {
+      const block = blockAt(intParam(p, "num"));
+      return block ? blockToJson(block, visible) : {};
+    });
+    serve(`${prefix}/getblockbyid`, (p, visible) => {
+      const block = blockById(p.value);
+      return block ? blockToJson(block, visible) : {};
+    });
+    serve(`${prefix}/getblock`, (p, visible) => {
+      const detail = p.detail === true || p.detail === "true";
+      const idOrNum = p.id_or_num;
+      const block = idOrNum === undefined || idOrNum === ""
+        ? blockAt(limit())
+        : /^\d+$/.test(String(idOrNum))
+        ? blockAt(Number(idOrNum))
+        : blockById(idOrNum);
+      return block ? blockToJson(block, visible, detail) : {};
+    });
+    serve(`${prefix}/getblockbylimitnext`, (p, visible) => {
+      const start = intParam(p, "startNum");
+      const end = Math.min(intParam(p, "endNum"), limit() + 1, start + 100);
+      const blocks = [];
+      for (let n = Math.max(0, start); n < end; n++) blocks.push(blockToJson(chain.blocks[n], visible));
+      return blocks.length ? { block: blocks } : {};
+    });
+    serve(`${prefix}/getblockbylatestnum`, (p, visible) => {
+      const count = Math.min(intParam(p, "num"), 100);
+      const blocks = [];
+      for (let n = Math.max(0, limit() - count + 1); n <= limit(); n++) {
+        blocks.push(blockToJson(chain.blocks[n], visible));
+      }
+      return count > 0 ? { block: blocks } : {};
+    });
+    serve(`${prefix}/gettransactionbyid`, (p, visible) => {
+      const found = includedTx(p.value);
+      return found ? txToJson(found.included.tx, visible, found.included.contractRet) : {};
+    });
+    serve(`${prefix}/gettransactioninfobyid`, (p, visible) => {
+      const found = includedTx(p.value);
+      return found ? orderedInfo(found.included.info, visible) : {};
+    });
+    serve(`${prefix}/gettransactioninfobyblocknum`, (p, visible) => {
+      const block = blockAt(intParam(p, "num"));
+      return block ? block.txs.map((t) => orderedInfo(t.info, visible)) : [];
+    });
+    serve(`${prefix}/getaccount`, (p, visible) => {
+      const address = addressParam(p, "address");
+      return accountJson(chain.accountAt(address, limit()), visible, now(), address === chain.usdtContract);
+    });
+    serve(`${prefix}/triggerconstantcontract`, (p, visible) => constantCall(chain, p, visible, limit(), now));
+  }
+
+  serve(
+    "/wallet/getaccountresource",
+    (p) => accountResourceJson(chain.state.read(addressParam(p, "address")), now()),
+  );
+  serve("/wallet/getaccountnet", (p) => accountNetJson(chain.state.read(addressParam(p, "address")), now()));
+  serve("/wallet/getcontract", (p, visible) => {
+    const address = tryHexAddress(p.value);
+    return address === chain.usdtContract ? smartContractJson(address, visible) : {};
+  });
+  serve("/wallet/getcontractinfo", (p, visible) => {
+    const address = tryHexAddress(p.value);
+    return address === chain.usdtContract ? contractInfoJson(address, visible) : {};
+  });
+  serve("/wallet/getchainparameters", () => chainParametersJson());
+  serve("/wallet/getnodeinfo", () => nodeInfoJson(chain));
+  serve("/wallet/getenergyprices", () => ({ prices: `0:100` }));
+  serve("/wallet/getbandwidthprices", () => ({ prices: `0:1000` }));
+
+  serve("/wallet/triggersmartcontract", (p, visible) => {
+    const call = callOf(chain, p);
+    if ("error" in call) return { result: call.error };
+    const raw = newRaw(
+      chain,
+      now,
+      {
+        type: "TriggerSmartContract",
+        value: {
+          ...call,
+          call_token_value: bigintParam(p, "call_token_value"),
+          token_id: bigintParam(p, "token_id"),
+        },
+      },
+      bigintParam(p, "fee_limit"),
+      p,
+    );
+    return { result: { result: true }, transaction: unsignedJson(makeSigned(raw), visible) };
+  });
+  serve("/wallet/estimateenergy", (p) => {
+    const call = callOf(chain, p);
+    if ("error" in call) return { result: call.error };
+    const reader = readerAt(chain, chain.head.number);
+    const outcome = runTrc20(call.contract_address, call.owner_address, call.data, call.call_value, reader);
+    if (outcome.result !== "SUCCESS") {
+      return { result: returnError("CONTRACT_EXE_ERROR", "REVERT opcode executed") };
+    }
+    return { result: { result: true }, energy_required: Number(outcome.energy) };
+  });
+  serve("/wallet/createtransaction", (p, visible) => {
+    const raw = newRaw(
+      chain,
+      now,
+      {
+        type: "TransferContract",
+        value: {
+          owner_address: addressParam(p, "owner_address"),
+          to_address: addressParam(p, "to_address"),
+          amount: bigintParam(p, "amount"),
+        },
+      },
+      0n,
+      p,
+    );
+    const tx = makeSigned(raw);
+    try {
+      chain.validateUnsigned(tx);
+    } catch (err) {
+      if (err instanceof TxRejected) {
+        return { Error: `class org.tron.core.exception.ContractValidateException : ${err.message}` };
+      }
+      throw err;
+    }
+    return unsignedJson(tx, visible);
+  });
+  serve("/wallet/broadcasttransaction", (p) => {
+    let tx: SignedTransaction;
+    try {
+      const raw = rawFromJson((p.raw_data ?? {}) as Json);
+      tx = makeSigned(raw, Array.isArray(p.signature) ? p.signature.map(String) : []);
+    } catch (err) {
+      return { result: false, ...returnError("OTHER_ERROR", (err as Error).message) };
+    }
+    return broadcastResult(chain, tx);
+  });
+  serve("/wallet/broadcasthex", (p) => {
+    let tx: SignedTransaction;
+    try {
+      tx = decodeTransaction(fromHex(String(p.transaction ?? "")));
+    } catch (err) {
+      return { result: false, ...returnError("OTHER_ERROR", (err as Error).message) };
+    }
+    const result = broadcastResult(chain, tx);
+    return result.result ? { ...result, transaction: JSON.stringify(txToJson(tx, false)) } : result;
+  });
+  return app;
+}
+
+export function broadcastResult(chain: Chain, tx: SignedTransaction): Json {
+  try {
+    chain.broadcast(tx);
+    return { result: true, txid: tx.txID };
+  } catch (err) {
+    if (!(err instanceof TxRejected)) throw err;
+    return { result: false, code: err.code, txid: tx.txID, message: utf8Hex(err.message) };
+  }
+}
+
+function unsignedJson(tx: SignedTransaction, visible: boolean): Json {
+  return { visible, ...txToJson(tx, visible) };
+}
+
+/** A new transaction referencing the head block, as a node builds one for its create APIs. */
+export function newRaw(
+  chain: Chain,
+  now: () => number,
+  contract: RawTransaction["contract"],
+  feeLimit: bigint,
+  p: Json = {},
+): RawTransaction {
+  const head = chain.head;
+  return {
+    refBlockBytes: (head.number & 0xffff).toString(16).padStart(4, "0"),
+    refBlockHash: head.blockID.slice(16, 32),
+    expiration: chain.referenceTime + EXPIRATION_MS,
+    timestamp: now(),
+    feeLimit,
+    data: typeof p.extra_data === "string" ? p.extra_data : "",
+    contract,
+    permissionId: Number(p.Permission_id ?? 0),
+  };
+}
+
+interface CallArgs {
+  owner_address: HexAddress;
+  contract_address: HexAddress;
+  data: string;
+  call_value: bigint;
+}
+
+function callOf(chain: Chain, p: Json, ownerOptional = false): CallArgs | { error: Json } {
+  const contract = tryHexAddress(p.contract_address);
+  const owner = tryHexAddress(p.owner_address) ?? (ownerOptional ? ZERO_ADDRESS : null);
+  if (!owner) return { error: returnError("CONTRACT_VALIDATE_ERROR", "Invalid ownerAddress") };
+  if (!contract || contract !== chain.usdtContract) {
+    return { error: returnError("CONTRACT_VALIDATE_ERROR", "Smart contract is not exist.") };
+  }
+  let data: string;
+  if (typeof p.function_selector === "string" && p.function_selector !== "") {
+    const parameter = String(p.parameter ?? "").replace(/^0x/, "");
+    data = selectorOf(p.function_selector.replace(/\s+/g, "")) + parameter;
+  } else {
+    data = String(p.data ?? "").replace(/^0x/, "");
+  }
+  if (!/^([0-9a-fA-F]{2})*$/.test(data)) {
+    return { error: returnError("CONTRACT_VALIDATE_ERROR", "data must be hex") };
+  }
+  return {
+    owner_address: owner,
+    contract_address: contract,
+    data: data.toLowerCase(),
+    call_value: bigintParam(p, "call_value"),
+  };
+}
+
+function readerAt(chain: Chain, number: number) {
+  return {
+    balanceOf: (a: HexAddress) => chain.accountAt(a, number).usdt,
+    totalSupply: () => chain.state.usdtTotalSupply,
+  };
+}
+
+function constantCall(chain: Chain, p: Json, visible: boolean, number: number, now: () => number): Json {
+  const call = callOf(chain, p, true);
+  if ("error" in call) return { result: call.error };
+  const outcome = runTrc20(
+    call.contract_address,
+    call.owner_address,
+    call.data,
+    call.call_value,
+    readerAt(chain, number),
+  );
+  const raw = newRaw(
+    chain,
+    now,
+    { type: "TriggerSmartContract", value: { ...call, call_token_value: 0n, token_id: 0n } },
+    0n,
+    p,
+  );
+  const transaction = { ret: [{}], ...unsignedJson(makeSigned(raw), visible) };
+  const out: Json = outcome.result === "SUCCESS"
+    ? { result: { result: true } }
+    : { result: returnError("CONTRACT_EXE_ERROR", "REVERT opcode executed") };
+  out.energy_used = Number(outcome.energy);
+  out.constant_result = [outcome.returnData];
+  if (outcome.logs.length) out.logs = outcome.logs;
+  out.transaction = transaction;
+  return out;
+}
