@@ -4,7 +4,7 @@ import { type Context, Hono } from "hono";
 import { selectorOf } from "./abi.ts";
 import { type Block, blockToJson, orderedInfo } from "./block.ts";
 import type { Chain } from "./chain.ts";
-import { fromHex, type HexAddress, tryHexAddress, utf8Hex } from "./crypto.ts";
+import { fromHex, type HexAddress, toHex, tryHexAddress, utf8Hex } from "./crypto.ts";
 import { TxRejected } from "./executor.ts";
 import {
   addressParam,
@@ -202,7 +202,11 @@ export function walletRoutes(chain: Chain, now: () => number): Hono {
     let tx: SignedTransaction;
     try {
       const raw = rawFromJson((p.raw_data ?? {}) as Json);
-      tx = makeSigned(raw, Array.isArray(p.signature) ? p.signature.map(String) : []);
+      // Signatures are bytes on a real node, so they come back in lower-case hex.
+      tx = makeSigned(
+        raw,
+        Array.isArray(p.signature) ? p.signature.map((sig) => toHex(fromHex(String(sig)))) : [],
+      );
     } catch (err) {
       return { result: false, ...returnError("OTHER_ERROR", (err as Error).message) };
     }
