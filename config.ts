@@ -17,8 +17,37 @@ const EnvSchema = z.object({
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
   JOBS_ENABLED: boolFromEnv.default(true),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  TRON_NETWORK: z.enum(["devnet", "nile", "mainnet"]).optional(),
+  TRON_API_URL: z.string().url().optional(),
+  TRON_API_KEY: z.string().min(1).optional(),
+  TRON_USDT_CONTRACT: z.string().regex(/^T[1-9A-HJ-NP-Za-km-z]{33}$/, "must be a base58 TRON address")
+    .optional(),
+  TRON_MNEMONIC: z.string().min(1).optional(),
+  DEVNET_BLOCK_MS: z.coerce.number().int().min(0).max(600_000).default(3000),
+  PAYIN_CONFIRMATIONS: z.coerce.number().int().min(1).max(100).default(5),
+  DEPOSIT_CONFIRMATIONS: z.coerce.number().int().min(1).max(200).default(20),
   DENO_DEPLOYMENT_ID: z.string().optional(),
 });
+
+/** USDT contract and public node per network; the devnet's node is mounted on the gateway itself. */
+export const TRON_PRESETS = {
+  devnet: { usdtContract: "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t", apiUrl: undefined },
+  nile: { usdtContract: "TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf", apiUrl: "https://nile.trongrid.io" },
+  mainnet: { usdtContract: "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t", apiUrl: "https://api.trongrid.io" },
+} as const;
+
+export type TronConfig = {
+  network: "devnet" | "nile" | "mainnet";
+  /** Base URL of the full node's HTTP API (`/wallet/...` is appended). */
+  apiUrl: string;
+  apiKey?: string;
+  usdtContract: string;
+  /** Undefined in development until the runtime generates and stores one. */
+  mnemonic?: string;
+  devnetBlockMs: number;
+  payinConfirmations: number;
+  depositConfirmations: number;
+};
 
 export type Config = {
   port: number;
@@ -37,6 +66,7 @@ export type Config = {
   jobsEnabled: boolean;
   webhookTimeoutMs: number;
   onDenoDeploy: boolean;
+  tron: TronConfig;
 };
 
 export class ConfigError extends Error {}
@@ -60,6 +90,14 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   if (onDenoDeploy && !e.DATABASE_URL) {
     throw new ConfigError("Invalid configuration: DATABASE_URL is required on Deno Deploy (no local disk)");
   }
+  const network = e.TRON_NETWORK ?? (e.APP_ENV === "production" ? "mainnet" : "devnet");
+  if (network === "devnet" && e.APP_ENV === "production") {
+    throw new ConfigError("Invalid configuration: TRON_NETWORK=devnet is for development only");
+  }
+  if (e.APP_ENV === "production" && !e.TRON_MNEMONIC) {
+    throw new ConfigError("Invalid configuration: TRON_MNEMONIC is required when APP_ENV=production");
+  }
+  const publicUrl = (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, "");
   return {
     port: e.PORT,
     dataDir: e.DATA_DIR,
@@ -68,13 +106,26 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     appEnv: e.APP_ENV,
     appSecret: e.APP_SECRET,
     adminToken: e.ADMIN_TOKEN,
-    publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ""),
+    publicUrl,
     gitRev: e.GIT_REV,
     kvPath: onDenoDeploy ? undefined : (e.KV_PATH ?? `${e.DATA_DIR}/kv.sqlite3`),
     logLevel: e.LOG_LEVEL,
     jobsEnabled: e.JOBS_ENABLED,
     webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
     onDenoDeploy,
+    tron: {
+      network,
+      apiUrl: (e.TRON_API_URL ?? TRON_PRESETS[network].apiUrl ?? `http://127.0.0.1:${e.PORT}/devnet`).replace(
+        /\/+$/,
+        "",
+      ),
+      apiKey: e.TRON_API_KEY,
+      usdtContract: e.TRON_USDT_CONTRACT ?? TRON_PRESETS[network].usdtContract,
+      mnemonic: e.TRON_MNEMONIC,
+      devnetBlockMs: e.DEVNET_BLOCK_MS,
+      payinConfirmations: e.PAYIN_CONFIRMATIONS,
+      depositConfirmations: e.DEPOSIT_CONFIRMATIONS,
+    },
   };
 }
 

@@ -44,6 +44,8 @@ export async function startTestGateway(
     ADMIN_TOKEN,
     GIT_REV: "test-rev",
     JOBS_ENABLED: "false",
+    // The well-known development mnemonic: never holds real funds. Production mode requires one.
+    TRON_MNEMONIC: "test test test test test test test test test test test junk",
     DATABASE_URL: readConfig().databaseUrl,
     ...options.env,
   });

@@ -1,0 +1,83 @@
+// Runs the real gateway (main.ts) or CLI as a child process, as an operator would.
+const ROOT = new URL("../../", import.meta.url).pathname;
+
+export type RunningGateway = {
+  url: string;
+  process: Deno.ChildProcess;
+  output: string[];
+  stop(): Promise<void>;
+};
+
+function childEnv(env: Record<string, string>): Record<string, string> {
+  // Only what a fresh shell would have, plus the test's variables: nothing of the test runner's config.
+  return { PATH: Deno.env.get("PATH") ?? "", HOME: Deno.env.get("HOME") ?? "/tmp", NO_COLOR: "1", ...env };
+}
+
+export async function runCli(args: string[], env: Record<string, string>) {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-all", `${ROOT}cli.ts`, ...args],
+    env: childEnv(env),
+    clearEnv: true,
+    cwd: ROOT,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  return {
+    code: out.code,
+    stdout: new TextDecoder().decode(out.stdout),
+    stderr: new TextDecoder().decode(out.stderr),
+  };
+}
+
+/** Starts main.ts on a free port and resolves once it logs that it listens. */
+export async function startGateway(env: Record<string, string>, timeoutMs = 30_000): Promise<RunningGateway> {
+  const process = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-all", `${ROOT}main.ts`],
+    env: childEnv({ PORT: "0", ...env }),
+    clearEnv: true,
+    cwd: ROOT,
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const output: string[] = [];
+  const decoder = new TextDecoder();
+  const pump = async (stream: ReadableStream<Uint8Array>, onLine: (line: string) => void) => {
+    let buffered = "";
+    for await (const chunk of stream) {
+      buffered += decoder.decode(chunk, { stream: true });
+      const lines = buffered.split("\n");
+      buffered = lines.pop() ?? "";
+      lines.forEach(onLine);
+    }
+  };
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`gateway did not start:\n${output.join("\n")}`)),
+      timeoutMs,
+    );
+    const onLine = (line: string) => {
+      output.push(line);
+      if (line.includes("gateway listening")) {
+        clearTimeout(timer);
+        resolve(JSON.parse(line).url.replace("localhost", "127.0.0.1"));
+      }
+    };
+    pump(process.stdout, onLine).catch(() => {});
+    pump(process.stderr, onLine).catch(() => {});
+    process.status.then((s) => {
+      clearTimeout(timer);
+      reject(new Error(`gateway exited with ${s.code}:\n${output.join("\n")}`));
+    });
+  });
+  return {
+    url,
+    process,
+    output,
+    async stop() {
+      try {
+        process.kill("SIGTERM");
+      } catch { /* already gone */ }
+      await process.status;
+    },
+  };
+}
