@@ -1,0 +1,79 @@
+// The sandbox reset: wipes one merchant's sandbox transactions and balances, never a live row.
+import * as sandboxDb from "../db/sandbox.ts";
+import type { Deps } from "./deps.ts";
+import { AppError } from "./errors.ts";
+import { Decimal } from "./money.ts";
+
+/**
+ * Tables whose rows belong to one merchant's sandbox: each has `merchant_id` and `is_sandbox` columns.
+ * A new sandbox-owned table (pay-ins, payouts, paylinks...) is added here and nowhere else. Order is
+ * deletion order: a table that references another comes before it. They are all emptied before the
+ * ledger, so a table pointing at journals is fine. Not listed on purpose: webhook endpoints and keys are
+ * the merchant's configuration, not transactions, and deposit addresses are never reused, even in sandbox.
+ */
+export const SANDBOX_OWNED_TABLES = [
+  { table: "webhook_deliveries", label: "webhookDeliveries" },
+  { table: "events", label: "events" },
+] as const;
+
+type OwnedLabel = typeof SANDBOX_OWNED_TABLES[number]["label"];
+
+export type SandboxResetResult = {
+  message: string;
+  deleted: { journals: number; entries: number } & Record<OwnedLabel, number>;
+};
+
+export async function resetSandbox(
+  deps: Pick<Deps, "db">,
+  input: { merchantId: string; isSandbox: boolean },
+): Promise<SandboxResetResult> {
+  // A live key is refused with 403 FORBIDDEN, cause LIVE_KEY_SANDBOX_REQUEST: it authenticated fine but
+  // may never reach sandbox data, and the cause is the specification's name for a live key on a sandbox call.
+  if (!input.isSandbox) {
+    throw new AppError(
+      "FORBIDDEN",
+      "Sandbox reset needs a sandbox key (svc_test_sk_...); live data is never reset",
+      {
+        reason: "LIVE_KEY_SANDBOX_REQUEST",
+      },
+    );
+  }
+  return await deps.db.tx(async (tx) => {
+    await sandboxDb.lockSandboxAccounts(tx, input.merchantId);
+    const owned = {} as Record<OwnedLabel, number>;
+    for (const { table, label } of SANDBOX_OWNED_TABLES) {
+      owned[label] = await sandboxDb.deleteSandboxRows(tx, table, input.merchantId);
+    }
+    const ledger = await wipeSandboxLedger(tx, input.merchantId);
+    return {
+      message: "Sandbox transactions and balances deleted",
+      deleted: { ...ledger, ...owned },
+    };
+  });
+}
+
+/**
+ * Deletes the merchant's sandbox journals and takes their entries back out of every account they moved:
+ * its wallets fall to zero and the sandbox WORLD and FEES accounts shed exactly this merchant's share, so
+ * every cached balance still equals the sum of its entries. Runs under lockSandboxAccounts, so no sandbox
+ * journal on these accounts can commit between reading the journals and deleting them.
+ */
+async function wipeSandboxLedger(
+  tx: Deps["db"],
+  merchantId: string,
+): Promise<{ journals: number; entries: number }> {
+  const journalIds = await sandboxDb.listSandboxJournalIds(tx, merchantId);
+  if (journalIds.length === 0) return { journals: 0, entries: 0 };
+  const totals = await sandboxDb.sumEntriesByAccount(tx, journalIds);
+  let entries = 0;
+  for (const t of totals) {
+    // postJournal never mixes modes, so this cannot happen; if it ever did, refuse rather than guess.
+    if (!t.is_sandbox) throw new Error(`sandbox journal touches live account ${t.account_id}`);
+    entries += t.entries;
+    if (!new Decimal(t.total).isZero()) {
+      await sandboxDb.subtractFromSandboxBalance(tx, t.account_id, t.total);
+    }
+  }
+  const journals = await sandboxDb.deleteSandboxJournals(tx, journalIds);
+  return { journals, entries };
+}
