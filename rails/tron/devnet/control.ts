@@ -5,7 +5,7 @@ import { encodeAddress, encodeUint, SELECTORS } from "./abi.ts";
 import type { Chain } from "./chain.ts";
 import { addressFromPrivateKey, fromHex, signHash, toBase58Address, tryHexAddress } from "./crypto.ts";
 import { paramsOf } from "./request.ts";
-import { broadcastResult, newRaw } from "./routes.ts";
+import { broadcastResult, newRaw } from "./calls.ts";
 import { type Json, makeSigned } from "./transaction.ts";
 
 export const USDT_DECIMALS = 6;
