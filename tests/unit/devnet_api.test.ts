@@ -355,3 +355,25 @@ Deno.test("contract metadata, chain parameters and control errors", async () => 
   assertEquals(funded.trx, "1.5");
   assertEquals(funded.usdt, "12.25");
 });
+
+Deno.test("broadcast validates against the pending state: a TRX double spend is refused", async () => {
+  const { d } = await devnet();
+  await callJson(d.app, "/devnet/control/fund", { address: aliceHex, trx: "10" });
+  const send = async (amount: number) => {
+    const tx = await callJson(d.app, "/devnet/wallet/createtransaction", {
+      owner_address: aliceHex,
+      to_address: d.customerHexAddress,
+      amount,
+    });
+    return await callJson(d.app, "/devnet/wallet/broadcasttransaction", signTransactionJson(tx, alice));
+  };
+  assertEquals((await send(6_000_000)).result, true);
+  const second = await send(5_000_000);
+  assertEquals(second.code, "CONTRACT_VALIDATE_ERROR");
+  assert(text(second.message).includes("balance is not sufficient"));
+  d.mine(1);
+  assertEquals(
+    (await callJson(d.app, "/devnet/wallet/getaccount", { address: aliceHex })).balance,
+    4_000_000,
+  );
+});

@@ -163,8 +163,26 @@ export class Chain {
         `Transaction expiration, transaction expiration time is ${tx.raw.expiration}, but headBlockTime is ${reference}`,
       );
     }
-    validate(tx, this.context(reference));
+    this.validateAfterPending(tx, reference);
     this.mempool.push(tx);
+  }
+
+  /** Validates against the state the mempool would leave, as a node's pending state does. */
+  private validateAfterPending(tx: SignedTransaction, time: number): void {
+    this.state.beginBlock();
+    try {
+      for (const pending of this.mempool) {
+        try {
+          validate(pending, this.context(time));
+          execute(pending, this.context(time));
+        } catch (err) {
+          if (!(err instanceof TxRejected)) throw err;
+        }
+      }
+      validate(tx, this.context(time));
+    } finally {
+      this.state.rollbackBlock();
+    }
   }
 
   /** Contract-level checks only, as the create* APIs do before handing out an unsigned transaction. */
