@@ -1,0 +1,290 @@
+// The specification's event catalogue, and `emitEvent`: the event row and its webhook deliveries are
+// written with the change they report (same transaction), and queued only once that commits.
+import { insertEventWithDeliveries } from "../db/events.ts";
+import type { Deps } from "./deps.ts";
+import { newId } from "./ids.ts";
+
+export const EVENT_TYPES = [
+  "payin.created",
+  "payin.confirming",
+  "payin.confirmed",
+  "payin.expired",
+  "payin.failed",
+  "payin.underpaid",
+  "payin.overpaid",
+  "deposit.confirmed",
+  "deposit.failed",
+  "deposit.overpaid",
+  "deposit.underpaid",
+  "payout.requested",
+  "payout.approved",
+  "payout.broadcast",
+  "payout.confirmed",
+  "payout.failed",
+  "withdrawal.requested",
+  "withdrawal.broadcast",
+  "withdrawal.approved",
+  "withdrawal.confirmed",
+  "withdrawal.failed",
+  "conversion.confirmed",
+  "conversion.failed",
+  "subscription.created",
+  "subscription.renewed",
+  "subscription.renewal_initiated",
+  "subscription.failed",
+  "subscription.cancelled",
+  "subscription.paused",
+  "subscription.resumed",
+  "subscription.updated",
+  "refund.created",
+  "refund.approved",
+  "refund.rejected",
+  "refund.completed",
+  "refund.failed",
+  "dispute.opened",
+  "dispute.resolved",
+  "dispute.rejected",
+  "dispute.escalated",
+  "aml.flagged",
+  "splitpayment.created",
+  "kyb.approved",
+  "kyb.rejected",
+  "kyb.thread.created",
+  "kyb.thread.replied",
+  "kyb.thread.resolved",
+  "kyb.thread.dismissed",
+  "agreement.resign_requested",
+  "agreement.resigned",
+] as const;
+
+export type EventType = typeof EVENT_TYPES[number];
+
+export function isEventType(value: string): value is EventType {
+  return (EVENT_TYPES as readonly string[]).includes(value);
+}
+
+export type EmitEventInput = {
+  merchantId: string;
+  isSandbox: boolean;
+  type: EventType;
+  data: Record<string, unknown>;
+  isTest?: boolean;
+};
+
+export type EmittedEvent = { eventId: string; deliveryIds: string[] };
+
+/**
+ * The exact bytes every attempt of a delivery sends. Built once, stored in the delivery row, so retries
+ * are byte-identical and the signature covers what the receiver reads.
+ */
+export function webhookBody(type: string, data: unknown, createdAt: Date): string {
+  return JSON.stringify({ event: type, data, createdAt: createdAt.toISOString() });
+}
+
+/**
+ * Records an event and one delivery per ACTIVE endpoint of the merchant and mode subscribed to it. Pass
+ * a transaction handle as `deps.db` so the event commits (or rolls back) with the change it reports.
+ */
+export async function emitEvent(
+  deps: Pick<Deps, "db" | "queue" | "clock">,
+  input: EmitEventInput,
+): Promise<EmittedEvent> {
+  return await writeEvent(deps, input);
+}
+
+/** emitEvent, optionally aimed at one endpoint whatever its subscriptions (test deliveries). */
+export async function writeEvent(
+  deps: Pick<Deps, "db" | "queue" | "clock">,
+  input: EmitEventInput & { onlyEndpointId?: string },
+): Promise<EmittedEvent> {
+  const now = deps.clock.now();
+  const eventId = newId("evt", now.getTime());
+  const deliveryIds = await insertEventWithDeliveries(deps.db, {
+    merchantId: input.merchantId,
+    isSandbox: input.isSandbox,
+    eventId,
+    type: input.type,
+    isTest: input.isTest ?? false,
+    dataJson: JSON.stringify(input.data),
+    body: webhookBody(input.type, input.data, now),
+    now,
+    // Prefix and time part of a fresh id; the database appends the random part per row.
+    deliveryIdPrefix: newId("dlv", now.getTime()).slice(0, "dlv_".length + 10),
+    onlyEndpointId: input.onlyEndpointId,
+  });
+  for (const deliveryId of deliveryIds) {
+    deps.db.afterCommit(() => deps.queue.enqueue({ type: "webhook.deliver", deliveryId }));
+  }
+  return { eventId, deliveryIds };
+}
+
+const SAMPLE_ADDRESS = "TXLAQ63Xg1NAzckPwKHvzw7CSEmLMEqcdj";
+const SAMPLE_TX = "7c2d4f0e9b1a83d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9";
+
+/**
+ * A realistic `data` for a test delivery of `type`: the specification's payload shape where it gives
+ * one, plausible fields otherwise. Ids say `test` so nobody mistakes them for real records.
+ */
+export function sampleEventData(type: EventType, now: Date): Record<string, unknown> {
+  const at = now.toISOString();
+  const usdt = { currency: "USDT_TRC20", chain: "TRON", externalRef: "order-1001" };
+  const payin = { transactionId: "pay_test_0001", address: SAMPLE_ADDRESS, amount: "100.000000", ...usdt };
+  const payout = { transactionId: "pout_test_0001", destinationAddress: SAMPLE_ADDRESS, ...usdt };
+  const withdrawal = {
+    id: "wdr_test_0001",
+    amount: "250.000000",
+    fee: "1.000000",
+    netAmount: "249.000000",
+    destinationAddress: SAMPLE_ADDRESS,
+    currency: "USDT_TRC20",
+    chain: "TRON",
+  };
+  const received = { amountReceived: "100.000000", txHash: SAMPLE_TX, confirmedAt: at };
+  switch (type) {
+    case "payin.created":
+      return {
+        ...payin,
+        status: "AWAITING_PAYMENT",
+        expiresAt: new Date(now.getTime() + 1800_000).toISOString(),
+        paymentUrl: "https://checkout.example.com/pay/pay_test_0001",
+      };
+    case "payin.confirming":
+      return { ...payin, amountReceived: "101.500000", txHash: SAMPLE_TX, status: "CONFIRMING" };
+    case "payin.confirmed":
+      return { ...payin, ...received, status: "CONFIRMED" };
+    case "payin.expired":
+      return { ...payin, status: "EXPIRED", expiredAt: at };
+    case "payin.failed":
+      return { ...payin, status: "FAILED", reason: "BELOW_DUST_THRESHOLD" };
+    case "payin.underpaid":
+      return {
+        ...payin,
+        ...received,
+        amountReceived: "90.000000",
+        shortfall: "10.000000",
+        status: "UNDERPAID",
+      };
+    case "payin.overpaid":
+      return {
+        ...payin,
+        ...received,
+        amountReceived: "110.000000",
+        surplus: "10.000000",
+        status: "OVERPAID",
+      };
+    case "deposit.confirmed":
+    case "deposit.failed":
+    case "deposit.overpaid":
+    case "deposit.underpaid":
+      return {
+        transactionId: "dep_test_0001",
+        address: SAMPLE_ADDRESS,
+        amount: "50.000000",
+        currency: "USDT_TRC20",
+        chain: "TRON",
+        txHash: SAMPLE_TX,
+        status: type.split(".")[1].toUpperCase(),
+        ...(type === "deposit.confirmed" ? { confirmations: 20, confirmedAt: at } : {}),
+      };
+    case "payout.requested":
+    case "payout.approved":
+    case "payout.broadcast":
+      return { ...payout, amount: "75.000000", fee: "1.000000", status: type.split(".")[1].toUpperCase() };
+    case "payout.confirmed":
+      return {
+        ...payout,
+        amount: "75.000000",
+        fee: "1.000000",
+        txHash: SAMPLE_TX,
+        status: "CONFIRMED",
+        confirmedAt: at,
+      };
+    case "payout.failed":
+      return { ...payout, amount: "75.000000", status: "FAILED", reason: "BROADCAST_FAILED", failedAt: at };
+    case "withdrawal.requested":
+      return { ...withdrawal, status: "PENDING_REVIEW", requestedAt: at };
+    case "withdrawal.approved":
+      return { ...withdrawal, status: "APPROVED", approvedAt: at };
+    case "withdrawal.broadcast":
+      return { ...withdrawal, txHash: SAMPLE_TX, status: "BROADCAST", broadcastAt: at };
+    case "withdrawal.confirmed":
+      return { ...withdrawal, txHash: SAMPLE_TX, status: "CONFIRMED", confirmedAt: at };
+    case "withdrawal.failed": {
+      const { fee: _fee, netAmount: _net, ...rest } = withdrawal;
+      return { ...rest, status: "FAILED", reason: "BROADCAST_FAILED", failedAt: at };
+    }
+    case "conversion.confirmed":
+    case "conversion.failed":
+      return {
+        id: "cnv_test_0001",
+        status: type === "conversion.confirmed" ? "CONFIRMED" : "FAILED",
+        fromAmount: "100.000000",
+        fromCurrency: "USDT_TRC20",
+        toAmountNet: "64934",
+        toCurrency: "XOF",
+      };
+    default:
+      return genericSample(type, at);
+  }
+}
+
+function genericSample(type: EventType, at: string): Record<string, unknown> {
+  const [family, ...rest] = type.split(".");
+  const action = rest.join(".");
+  const common = { status: action.toUpperCase().replaceAll(".", "_"), occurredAt: at };
+  switch (family) {
+    case "subscription":
+      return {
+        subscriptionId: "sub_test_0001",
+        paylinkId: "plk_test_0001",
+        customer: { name: "Awa Ouedraogo", email: "awa@example.com" },
+        amount: "15.000000",
+        currency: "USDT_TRC20",
+        interval: "MONTHLY",
+        currentPeriodStart: at,
+        ...common,
+      };
+    case "refund":
+      return { refundId: "rfd_test_0001", transactionId: "pay_test_0001", amount: "20.000000", ...common };
+    case "dispute":
+      return {
+        disputeId: "dsp_test_0001",
+        transactionId: "pay_test_0001",
+        reason: "NOT_RECEIVED",
+        ...common,
+      };
+    case "aml":
+      return {
+        transactionId: "pout_test_0001",
+        destinationAddress: SAMPLE_ADDRESS,
+        reason: "SCREENING_MATCH",
+        ...common,
+      };
+    case "splitpayment":
+      return {
+        transactionId: "pay_test_0001",
+        amount: "100.000000",
+        currency: "USDT_TRC20",
+        allocations: [
+          { merchantId: "mch_test_platform", amount: "10.000000" },
+          { merchantId: "mch_test_sub", amount: "90.000000" },
+        ],
+        createdAt: at,
+      };
+    case "kyb":
+      return action.startsWith("thread")
+        ? {
+          threadId: "kth_test_0001",
+          author: "ADMIN",
+          message: "Please upload the company registration.",
+          ...common,
+        }
+        : { kybStatus: action.toUpperCase(), ...common };
+    default:
+      return {
+        agreementVersion: "v3",
+        deadline: new Date(Date.parse(at) + 30 * 86400_000).toISOString(),
+        ...common,
+      };
+  }
+}

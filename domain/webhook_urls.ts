@@ -1,0 +1,181 @@
+// Where webhooks may be sent (ARCHITECTURE.md, "webhook URLs"): in production https only and never to
+// loopback, private, link-local, CGNAT or metadata addresses; APP_ENV=development also allows http and
+// loopback, every other rule still applies. Checked at registration and again before every connection,
+// because a DNS name can be pointed somewhere else after it was registered.
+import type { Config } from "../config.ts";
+import { AppError } from "./errors.ts";
+
+export type Resolver = (host: string, type: "A" | "AAAA") => Promise<string[]>;
+
+const DNS_TIMEOUT_MS = 3_000;
+
+export const denoResolver: Resolver = (host, type) =>
+  Deno.resolveDns(host, type, { signal: AbortSignal.timeout(DNS_TIMEOUT_MS) });
+
+/** Why an address may not receive webhooks, or null for a public address. "loopback" is allowed in dev. */
+export type BlockReason =
+  | "loopback"
+  | "private"
+  | "link-local"
+  | "shared (CGNAT)"
+  | "unspecified"
+  | "multicast or reserved"
+  | "IPv4-mapped IPv6"
+  | "metadata";
+
+function parseIpv4(text: string): number | null {
+  const parts = text.split(".");
+  if (parts.length !== 4 || !parts.every((p) => /^\d{1,3}$/.test(p) && Number(p) <= 255)) return null;
+  return parts.reduce((n, p) => n * 256 + Number(p), 0);
+}
+
+function inV4(ip: number, base: string, bits: number): boolean {
+  const size = 2 ** (32 - bits);
+  const start = parseIpv4(base)!;
+  return ip >= start && ip < start + size;
+}
+
+export function classifyIpv4(text: string): BlockReason | null {
+  const ip = parseIpv4(text);
+  if (ip === null) return "unspecified";
+  if (text === "169.254.169.254") return "metadata";
+  if (inV4(ip, "0.0.0.0", 8)) return "unspecified";
+  if (inV4(ip, "127.0.0.0", 8)) return "loopback";
+  if (inV4(ip, "10.0.0.0", 8) || inV4(ip, "172.16.0.0", 12) || inV4(ip, "192.168.0.0", 16)) return "private";
+  if (inV4(ip, "192.0.0.0", 24) || inV4(ip, "198.18.0.0", 15)) return "private";
+  if (inV4(ip, "169.254.0.0", 16)) return "link-local";
+  if (inV4(ip, "100.64.0.0", 10)) return "shared (CGNAT)";
+  if (inV4(ip, "224.0.0.0", 4) || inV4(ip, "240.0.0.0", 4)) return "multicast or reserved";
+  return null;
+}
+
+/** Eight 16-bit groups, or null when `text` is not an IPv6 address. Accepts a trailing dotted IPv4. */
+function parseIpv6(text: string): number[] | null {
+  let s = text.toLowerCase().replace(/^\[|\]$/g, "").replace(/%.*$/, "");
+  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(s);
+  if (dotted) {
+    const v4 = parseIpv4(dotted[1]);
+    if (v4 === null) return null;
+    s = s.slice(0, -dotted[1].length) + `${(v4 >>> 16).toString(16)}:${(v4 & 0xffff).toString(16)}`;
+  }
+  const halves = s.split("::");
+  if (halves.length > 2) return null;
+  const group = (h: string) => (h === "" ? [] : h.split(":"));
+  const head = group(halves[0]);
+  const tail = halves.length === 2 ? group(halves[1]) : [];
+  const missing = 8 - head.length - tail.length;
+  if ((halves.length === 2 && missing < 1) || (halves.length === 1 && missing !== 0)) return null;
+  const all = [...head, ...Array(halves.length === 2 ? missing : 0).fill("0"), ...tail];
+  if (!all.every((g) => /^[0-9a-f]{1,4}$/.test(g))) return null;
+  return all.map((g) => parseInt(g, 16));
+}
+
+export function classifyIpv6(text: string): BlockReason | null {
+  const g = parseIpv6(text);
+  if (!g) return "unspecified";
+  const zeroUpTo = (n: number) => g.slice(0, n).every((x) => x === 0);
+  const embedded = () => `${g[6] >> 8}.${g[6] & 255}.${g[7] >> 8}.${g[7] & 255}`;
+  if (zeroUpTo(8)) return "unspecified";
+  if (zeroUpTo(7) && g[7] === 1) return "loopback";
+  if (zeroUpTo(5) && g[5] === 0xffff) return "IPv4-mapped IPv6";
+  if (zeroUpTo(6)) return "IPv4-mapped IPv6"; // deprecated IPv4-compatible form
+  if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) {
+    return classifyIpv4(embedded()) ?? null; // NAT64 reaches the embedded IPv4 address
+  }
+  if ((g[0] & 0xfe00) === 0xfc00) return "private";
+  if ((g[0] & 0xffc0) === 0xfe80 || (g[0] & 0xffc0) === 0xfec0) return "link-local";
+  if ((g[0] & 0xff00) === 0xff00) return "multicast or reserved";
+  return null;
+}
+
+const METADATA_HOSTS = new Set(["metadata.google.internal", "metadata.goog", "metadata", "instance-data"]);
+const PRIVATE_SUFFIXES = [".local", ".internal", ".localdomain", ".home.arpa", ".lan"];
+
+/** The verdict on a host name without resolving it: blocked, an IP to classify, or a name to resolve. */
+function judgeHost(hostname: string): { reason: BlockReason | null; isName: boolean } {
+  const host = hostname.toLowerCase().replace(/\.$/, "");
+  if (host.startsWith("[")) return { reason: classifyIpv6(host), isName: false };
+  if (/^[\d.]+$/.test(host)) return { reason: classifyIpv4(host), isName: false };
+  if (host === "localhost" || host.endsWith(".localhost")) return { reason: "loopback", isName: false };
+  if (METADATA_HOSTS.has(host)) return { reason: "metadata", isName: false };
+  // Single-label and private-use names resolve through search domains or local resolvers to inside hosts.
+  if (!host.includes(".") || PRIVATE_SUFFIXES.some((s) => host.endsWith(s))) {
+    return { reason: "private", isName: false };
+  }
+  return { reason: null, isName: true };
+}
+
+function allowed(reason: BlockReason | null, config: Pick<Config, "appEnv">): boolean {
+  return reason === null || (reason === "loopback" && config.appEnv === "development");
+}
+
+async function resolveAll(host: string, resolve: Resolver): Promise<string[] | null> {
+  const results = await Promise.allSettled([resolve(host, "A"), resolve(host, "AAAA")]);
+  const addresses = results.flatMap((r) => (r.status === "fulfilled" ? r.value : []));
+  return results.every((r) => r.status === "rejected") ? null : addresses;
+}
+
+function firstBlocked(addresses: string[], config: Pick<Config, "appEnv">): string | null {
+  for (const address of addresses) {
+    const reason = address.includes(":") ? classifyIpv6(address) : classifyIpv4(address);
+    if (!allowed(reason, config)) return `resolves to a ${reason} address`;
+  }
+  return null;
+}
+
+function urlProblem(raw: string, config: Pick<Config, "appEnv">): { url: URL } | { problem: string } {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return { problem: "not a valid absolute URL" };
+  }
+  const httpOk = config.appEnv === "development" && url.protocol === "http:";
+  if (url.protocol !== "https:" && !httpOk) {
+    return { problem: config.appEnv === "development" ? "must be http or https" : "must use https" };
+  }
+  // Credentials would be stored and shown in clear, and sent to whoever the host is.
+  if (url.username || url.password) return { problem: "must not contain credentials" };
+  const { reason } = judgeHost(url.hostname);
+  if (!allowed(reason, config)) return { problem: `host is a ${reason} address` };
+  return { url };
+}
+
+/**
+ * Registration check. A DNS name is resolved (A and AAAA); a resolution failure is "not decided yet"
+ * and accepted, since the connect-time check decides again before anything is sent.
+ */
+export async function assertWebhookUrlAllowed(
+  config: Pick<Config, "appEnv">,
+  raw: string,
+  resolve: Resolver = denoResolver,
+): Promise<void> {
+  const fail = (reason: string) =>
+    new AppError("VALIDATION_ERROR", `Webhook URL ${reason}`, { details: [{ field: "url", reason }] });
+  const checked = urlProblem(raw, config);
+  if ("problem" in checked) throw fail(checked.problem);
+  if (!judgeHost(checked.url.hostname).isName) return;
+  const addresses = await resolveAll(checked.url.hostname.replace(/\.$/, ""), resolve);
+  const blocked = addresses && firstBlocked(addresses, config);
+  if (blocked) throw fail(blocked);
+}
+
+/**
+ * Connect-time check: null when the URL may be called now, else why not. In production a name that does
+ * not resolve is refused (fail closed); in development it is left to fetch.
+ */
+export async function connectTargetProblem(
+  config: Pick<Config, "appEnv">,
+  raw: string,
+  resolve: Resolver = denoResolver,
+): Promise<string | null> {
+  const checked = urlProblem(raw, config);
+  if ("problem" in checked) return `URL refused: ${checked.problem}`;
+  if (!judgeHost(checked.url.hostname).isName) return null;
+  const addresses = await resolveAll(checked.url.hostname.replace(/\.$/, ""), resolve);
+  if (!addresses || addresses.length === 0) {
+    return config.appEnv === "production" ? "URL refused: host name did not resolve" : null;
+  }
+  const blocked = firstBlocked(addresses, config);
+  return blocked ? `URL refused: host ${blocked}` : null;
+}
