@@ -18,13 +18,15 @@ const ZERO_ADDRESS = "41" + "00".repeat(20);
 /** A node's default: transactions it builds expire a minute after the head block. */
 const EXPIRATION_MS = 60_000;
 
-export function broadcastResult(chain: Chain, tx: SignedTransaction): Json {
+/** Broadcasts; a failure's message is hex unless the request asked for visible (plain text). */
+export function broadcastResult(chain: Chain, tx: SignedTransaction, plainMessage = false): Json {
   try {
     chain.broadcast(tx);
     return { result: true, txid: tx.txID };
   } catch (err) {
     if (!(err instanceof TxRejected)) throw err;
-    return { result: false, code: err.code, txid: tx.txID, message: utf8Hex(err.message) };
+    const message = plainMessage ? err.message : utf8Hex(err.message);
+    return { result: false, code: err.code, txid: tx.txID, message };
   }
 }
 

@@ -194,7 +194,7 @@ export function walletRoutes(chain: Chain, now: () => number): Hono {
     }
     return unsignedJson(tx, visible);
   });
-  serve("/wallet/broadcasttransaction", (p) => {
+  serve("/wallet/broadcasttransaction", (p, visible) => {
     let tx: SignedTransaction;
     try {
       const raw = rawFromJson((p.raw_data ?? {}) as Json);
@@ -206,7 +206,7 @@ export function walletRoutes(chain: Chain, now: () => number): Hono {
     } catch (err) {
       return { result: false, ...returnError("OTHER_ERROR", (err as Error).message) };
     }
-    return broadcastResult(chain, tx);
+    return broadcastResult(chain, tx, visible);
   });
   serve("/wallet/broadcasthex", (p) => {
     let tx: SignedTransaction;
@@ -215,8 +215,16 @@ export function walletRoutes(chain: Chain, now: () => number): Hono {
     } catch (err) {
       return { result: false, ...returnError("OTHER_ERROR", (err as Error).message) };
     }
-    const result = broadcastResult(chain, tx);
-    return result.result ? { ...result, transaction: JSON.stringify(txToJson(tx, false)) } : result;
+    // broadcasthex always answers in plain text and prints the transaction with visible=true.
+    const result = broadcastResult(chain, tx, true);
+    if (!result.result) return result;
+    return {
+      result: true,
+      code: "SUCCESS",
+      message: "",
+      transaction: JSON.stringify(txToJson(tx, true)),
+      txid: tx.txID,
+    };
   });
   return app;
 }
