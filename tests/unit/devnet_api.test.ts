@@ -377,3 +377,35 @@ Deno.test("broadcast validates against the pending state: a TRX double spend is 
     4_000_000,
   );
 });
+
+Deno.test("constant calls: a reverting transfer reports FAILED; visible=true prints base58 in infos and logs", async () => {
+  const { d } = await devnet();
+  const simulated = await callJson(d.app, "/devnet/wallet/triggerconstantcontract", {
+    owner_address: bobHex,
+    contract_address: d.usdtContractHex,
+    function_selector: "transfer(address,uint256)",
+    parameter: encodeAddress(aliceHex) + encodeUint(1n),
+  });
+  assertEquals((simulated.result as Json).result, true);
+  assertEquals(text((simulated.result as Json).message), "REVERT opcode executed");
+  assertEquals(((simulated.transaction as Json).ret as Json[])[0], { ret: "FAILED" });
+  const missing = await callJson(d.app, "/devnet/wallet/triggersmartcontract", {
+    owner_address: bobHex,
+    contract_address: aliceHex,
+    function_selector: "transfer(address,uint256)",
+    parameter: encodeAddress(aliceHex) + encodeUint(1n),
+    fee_limit: 1,
+    visible: false,
+  });
+  assertEquals((missing.result as Json).code, "CONTRACT_VALIDATE_ERROR");
+  assertEquals(text((missing.result as Json).message), "No contract or not a valid smart contract");
+
+  const sent = await callJson(d.app, "/devnet/control/transfer", { to: bobHex, amount: "1" });
+  d.mine(1);
+  const info = await callJson(d.app, "/devnet/wallet/gettransactioninfobyid", {
+    value: sent.txID,
+    visible: true,
+  });
+  assertEquals(info.contract_address, d.usdtContract);
+  assertEquals((info.log as Json[])[0].address, d.usdtContract);
+});

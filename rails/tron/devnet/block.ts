@@ -131,6 +131,10 @@ export function orderedInfo(info: Json, visible: boolean): Json {
   if (visible && typeof out.contract_address === "string") {
     out.contract_address = toBase58Address(out.contract_address);
   }
+  // With visible=true java-tron also rewrites log addresses (20 bytes) to base58 with the 41 prefix.
+  if (visible && Array.isArray(out.log)) {
+    out.log = (out.log as Json[]).map((l) => ({ ...l, address: toBase58Address("41" + String(l.address)) }));
+  }
   for (const k of Object.keys(info)) if (!(k in out)) out[k] = info[k];
   return out;
 }

@@ -4,7 +4,7 @@ import { selectorOf } from "./abi.ts";
 import type { Chain } from "./chain.ts";
 import { type HexAddress, tryHexAddress, utf8Hex } from "./crypto.ts";
 import { TxRejected } from "./executor.ts";
-import { bigintParam, returnError } from "./request.ts";
+import { bigintParam, isVisible, resultMessage, returnError } from "./request.ts";
 import {
   type Json,
   makeSigned,
@@ -62,12 +62,19 @@ export interface CallArgs {
   call_value: bigint;
 }
 
-export function callOf(chain: Chain, p: Json, ownerOptional = false): CallArgs | { error: Json } {
+export function callOf(chain: Chain, p: Json, constant = false): CallArgs | { error: Json } {
+  const visible = isVisible(p);
   const contract = tryHexAddress(p.contract_address);
-  const owner = tryHexAddress(p.owner_address) ?? (ownerOptional ? ZERO_ADDRESS : null);
-  if (!owner) return { error: returnError("CONTRACT_VALIDATE_ERROR", "Invalid ownerAddress") };
+  // A constant call may omit the caller; msg.sender is then the zero address.
+  const owner = tryHexAddress(p.owner_address) ?? (constant ? ZERO_ADDRESS : null);
+  if (!owner) {
+    const message = "class java.security.InvalidParameterException : owner_address isn't set.";
+    return { error: returnError("OTHER_ERROR", message, visible) };
+  }
   if (!contract || contract !== chain.usdtContract) {
-    return { error: returnError("CONTRACT_VALIDATE_ERROR", "Smart contract is not exist.") };
+    // The two servlets word this differently on a real node.
+    const message = constant ? "Smart contract is not exist." : "No contract or not a valid smart contract";
+    return { error: returnError("CONTRACT_VALIDATE_ERROR", message, visible) };
   }
   let data: string;
   if (typeof p.function_selector === "string" && p.function_selector !== "") {
@@ -77,7 +84,13 @@ export function callOf(chain: Chain, p: Json, ownerOptional = false): CallArgs |
     data = String(p.data ?? "").replace(/^0x/, "");
   }
   if (!/^([0-9a-fA-F]{2})*$/.test(data)) {
-    return { error: returnError("CONTRACT_VALIDATE_ERROR", "data must be hex") };
+    return {
+      error: returnError(
+        "OTHER_ERROR",
+        "class org.bouncycastle.util.encoders.DecoderException : data must be hex",
+        visible,
+      ),
+    };
   }
   return {
     owner_address: owner,
@@ -117,10 +130,12 @@ export function constantCall(
     0n,
     p,
   );
-  const transaction = { ret: [{}], ...unsignedJson(makeSigned(raw), visible) };
-  const out: Json = outcome.result === "SUCCESS"
-    ? { result: { result: true } }
-    : { result: returnError("CONTRACT_EXE_ERROR", "REVERT opcode executed") };
+  // A revert is not a request error: result stays true, the message says why, ret is FAILED.
+  const reverted = outcome.result !== "SUCCESS";
+  const transaction = { ret: [reverted ? { ret: "FAILED" } : {}], ...unsignedJson(makeSigned(raw), visible) };
+  const out: Json = reverted
+    ? { result: { result: true, message: resultMessage("REVERT opcode executed", visible) } }
+    : { result: { result: true } };
   out.energy_used = Number(outcome.energy);
   out.constant_result = [outcome.returnData];
   if (outcome.logs.length) out.logs = outcome.logs;

@@ -53,7 +53,12 @@ export function addressParam(p: Json, key: string): string {
   return hex;
 }
 
-/** A failed GrpcAPI.Return: java-tron prints its message bytes as hex. */
-export function returnError(code: ReturnCode | "CONTRACT_EXE_ERROR", message: string): Json {
-  return { code, message: utf8Hex(message) };
+/** A result message: java-tron prints message bytes as hex, or as text when visible=true. */
+export function resultMessage(message: string, visible: boolean): string {
+  return visible ? message : utf8Hex(message);
+}
+
+/** A failed GrpcAPI.Return (result false is the proto default, so it is not printed). */
+export function returnError(code: ReturnCode | "CONTRACT_EXE_ERROR", message: string, visible = false): Json {
+  return { code, message: resultMessage(message, visible) };
 }

@@ -159,12 +159,12 @@ export function walletRoutes(chain: Chain, now: () => number): Hono {
     return { result: { result: true }, transaction: unsignedJson(makeSigned(raw), visible) };
   });
   serve("/wallet/estimateenergy", (p) => {
-    const call = callOf(chain, p);
+    const call = callOf(chain, p, true);
     if ("error" in call) return { result: call.error };
     const reader = readerAt(chain, chain.head.number);
     const outcome = runTrc20(call.contract_address, call.owner_address, call.data, call.call_value, reader);
     if (outcome.result !== "SUCCESS") {
-      return { result: returnError("CONTRACT_EXE_ERROR", "REVERT opcode executed") };
+      return { result: returnError("CONTRACT_EXE_ERROR", "REVERT opcode executed", isVisible(p)) };
     }
     return { result: { result: true }, energy_required: Number(outcome.energy) };
   });
