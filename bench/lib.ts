@@ -1,0 +1,127 @@
+// Shared tools of the benchmarks: the databases to run against, a worker pool, interleaved repeats with
+// medians, and a plain-text table. Each bench (ledger now; pay-in and scanner later) builds on these.
+import postgres from "postgres";
+import { readConfig } from "../config.ts";
+import { migrate } from "../db/migrate.ts";
+import type { Db } from "../db/mod.ts";
+import { openPglite } from "../db/pglite.ts";
+import { openPostgres } from "../db/postgres.ts";
+
+/** Where a bench runs when DATABASE_URL is unset but a local server answers. */
+export const LOCAL_POSTGRES_URL = "postgres://postgres@127.0.0.1:5432/postgres";
+
+export type BenchTarget = {
+  label: string;
+  db: Db;
+  /** Closes the database and removes whatever the bench created (temp dir, schema). */
+  cleanup(): Promise<void>;
+};
+
+/** A migrated PGlite in a fresh temp directory: on disk, as the gateway runs by default. */
+export async function pgliteTarget(): Promise<BenchTarget> {
+  const dir = await Deno.makeTempDir({ prefix: "gateway-bench-" });
+  const db = await openPglite(`${dir}/pg`);
+  await migrate(db);
+  return {
+    label: "PGlite",
+    db,
+    async cleanup() {
+      await db.close();
+      await Deno.remove(dir, { recursive: true });
+    },
+  };
+}
+
+/** A migrated throwaway schema on PostgreSQL, dropped by cleanup. */
+export async function postgresTarget(url: string, poolSize: number): Promise<BenchTarget> {
+  const schema = `bench_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
+  const admin = postgres(url, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`CREATE SCHEMA ${schema}`);
+  const db = await openPostgres(url, poolSize, schema);
+  await migrate(db);
+  return {
+    label: `PostgreSQL (pool ${poolSize})`,
+    db,
+    async cleanup() {
+      await db.close();
+      await admin.unsafe(`DROP SCHEMA ${schema} CASCADE`);
+      await admin.end();
+    },
+  };
+}
+
+/** DATABASE_URL when set, else the local server if port 5432 answers, else none. */
+export async function findPostgres(): Promise<{ url: string; poolSize: number } | undefined> {
+  const config = readConfig();
+  if (config.databaseUrl) return { url: config.databaseUrl, poolSize: config.databasePoolSize };
+  try {
+    const conn = await withTimeout(Deno.connect({ hostname: "127.0.0.1", port: 5432 }), 500);
+    conn.close();
+    return { url: LOCAL_POSTGRES_URL, poolSize: config.databasePoolSize };
+  } catch {
+    return undefined;
+  }
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** Runs `task(0..total-1)` with at most `concurrency` in flight; returns elapsed milliseconds. */
+export async function runPool(
+  total: number,
+  concurrency: number,
+  task: (i: number) => Promise<unknown>,
+): Promise<number> {
+  let next = 0;
+  const worker = async () => {
+    while (next < total) await task(next++);
+  };
+  const start = performance.now();
+  await Promise.all(Array.from({ length: Math.min(concurrency, total) }, worker));
+  return performance.now() - start;
+}
+
+export function perSecond(count: number, ms: number): number {
+  return count / (ms / 1000);
+}
+
+export function median(values: number[]): number {
+  if (values.length === 0) throw new Error("median of nothing");
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/**
+ * Runs each variant once per round, `rounds` times, alternating which goes first, so drift of the
+ * machine (cache warmth, other load, a growing table) lands on all of them alike. Returns the samples.
+ */
+export async function interleaved(
+  rounds: number,
+  variants: Record<string, () => Promise<number>>,
+): Promise<Record<string, number[]>> {
+  const names = Object.keys(variants);
+  const samples: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
+  for (let round = 0; round < rounds; round++) {
+    const order = round % 2 === 0 ? names : [...names].reverse();
+    for (const name of order) samples[name].push(await variants[name]());
+  }
+  return samples;
+}
+
+/** Formats rows as an aligned text table: first column left-aligned, the rest right-aligned. */
+export function formatTable(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ");
+  return [line(header), widths.map((w) => "-".repeat(w)).join("  "), ...rows.map(line)].join("\n");
+}
+
+export function fmt(value: number, decimals = 0): string {
+  return value.toFixed(decimals);
+}

@@ -1,0 +1,29 @@
+// `deno task bench <name>`: runs one benchmark. Each lives in its own file and exports one run function;
+// the shared timing, median and table helpers are in bench/lib.ts.
+import { runLedgerBench } from "./ledger.ts";
+
+const BENCHES: Record<string, { about: string; run: () => Promise<void> }> = {
+  ledger: {
+    about: "journals/s through postJournal vs plain INSERTs, concurrency 1/10/50",
+    run: runLedgerBench,
+  },
+  // payin: { about: "pay-in creation requests/s vs a bare Hono route", run: runPayinBench },
+  // scanner: { about: "TRON blocks/s through the scanner against the devnet", run: runScannerBench },
+};
+
+function usage(): string {
+  const lines = Object.entries(BENCHES).map(([name, b]) => `  ${name.padEnd(10)} ${b.about}`);
+  return `usage: deno task bench <name>\n\n${lines.join("\n")}`;
+}
+
+if (import.meta.main) {
+  const name = Deno.args[0];
+  const bench = name ? BENCHES[name] : undefined;
+  if (!bench) {
+    console.error(name ? `unknown bench: ${name}\n\n${usage()}` : usage());
+    Deno.exit(2);
+  }
+  await bench.run();
+  // Drivers may keep timers alive (pool idle timeouts); a bench is done when it has printed.
+  Deno.exit(0);
+}
