@@ -1,15 +1,8 @@
 // The chain: blocks, mempool, broadcast checks, block production, reorgs, and replay of
 // the persisted log on start.
+import { checkSignature, checkTapos } from "./admission.ts";
 import { type Block, type IncludedTx, sealBlock } from "./block.ts";
-import {
-  addressFromPrivateKey,
-  type HexAddress,
-  privateKeyFromSeed,
-  recoverSigner,
-  sha256,
-  toBase58Address,
-  toHex,
-} from "./crypto.ts";
+import { addressFromPrivateKey, type HexAddress, privateKeyFromSeed, sha256, toHex } from "./crypto.ts";
 import { type ExecContext, execute, TxRejected, validate } from "./executor.ts";
 import { type Account, WorldState } from "./state.ts";
 import type { ChainStore, GenesisConfig, LogEntry } from "./store.ts";
@@ -18,7 +11,6 @@ import type { SignedTransaction } from "./transaction.ts";
 /** A real node treats blocks this far below the head as irreversible. */
 export const SOLIDIFY_DEPTH = 19;
 const MAX_EXPIRATION_MS = 86_400_000;
-const TAPOS_WINDOW = 65_536;
 
 /** Two well-known witnesses; forks are sealed by the other one so their block ids differ. */
 const WITNESS_KEYS = [
@@ -154,8 +146,8 @@ export class Chain {
     if (this.txIndex.has(tx.txID) || this.mempool.some((p) => p.txID === tx.txID)) {
       throw new TxRejected("DUP_TRANSACTION_ERROR", "Dup transaction.");
     }
-    this.checkSignature(tx);
-    this.checkTapos(tx);
+    checkSignature(tx);
+    checkTapos(tx, this.blocks);
     const reference = this.referenceTime;
     if (tx.raw.expiration <= reference || tx.raw.expiration > reference + MAX_EXPIRATION_MS) {
       throw new TxRejected(
@@ -188,51 +180,6 @@ export class Chain {
   /** Contract-level checks only, as the create* APIs do before handing out an unsigned transaction. */
   validateUnsigned(tx: SignedTransaction): void {
     validate(tx, this.context(this.referenceTime));
-  }
-
-  private checkSignature(tx: SignedTransaction): void {
-    const owner = tx.raw.contract.value.owner_address;
-    if (tx.signatures.length === 0) {
-      throw new TxRejected("SIGERROR", "Validate signature error: miss sig or contract");
-    }
-    if (tx.raw.permissionId !== 0 && tx.raw.permissionId !== 2) {
-      throw new TxRejected("SIGERROR", `Validate signature error: permission isn't exit`);
-    }
-    if (tx.signatures.length > 1) {
-      throw new TxRejected(
-        "SIGERROR",
-        `Validate signature error: Signature count is ${tx.signatures.length} more than key counts of permission : 1`,
-      );
-    }
-    const hash = sha256(tx.rawBytes);
-    const signer = recoverSigner(hash, tx.signatures[0]);
-    if (signer !== owner) {
-      const who = signer ? toBase58Address(signer) : "an unrecoverable key";
-      throw new TxRejected(
-        "SIGERROR",
-        `Validate signature error: ${
-          tx.signatures[0]
-        } is signed by ${who} but it is not contained of permission.`,
-      );
-    }
-  }
-
-  /** ref_block_bytes/ref_block_hash must name a block on this chain (so a reorg invalidates them). */
-  private checkTapos(tx: SignedTransaction): void {
-    const refLow = parseInt(tx.raw.refBlockBytes || "0", 16);
-    const head = this.head.number;
-    let number = head - ((head - refLow) & 0xffff);
-    if (number < 0 || head - number >= TAPOS_WINDOW) number = -1;
-    const block = number >= 0 ? this.blocks[number] : undefined;
-    if (
-      !block || block.blockID.slice(16, 32) !== tx.raw.refBlockHash.toLowerCase() ||
-      tx.raw.refBlockBytes.length !== 4
-    ) {
-      throw new TxRejected(
-        "TAPOS_ERROR",
-        `Tapos check error: ref_block_bytes ${tx.raw.refBlockBytes} / ref_block_hash ${tx.raw.refBlockHash} not found`,
-      );
-    }
   }
 
   /** Seals the mempool into a new block; transactions that expired or became invalid are dropped. */
