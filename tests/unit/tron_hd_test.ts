@@ -1,0 +1,77 @@
+import { TronWeb } from "tronweb";
+import { assert, assertEquals } from "../assert.ts";
+import {
+  createDeriver,
+  deriveTronAccount,
+  generateMnemonic,
+  isValidMnemonic,
+  tronPath,
+} from "../../rails/tron/hd.ts";
+import { isTronAddress, toBase58Address, toHexAddress } from "../../rails/tron/address.ts";
+import { addressFromPrivateKey } from "../../rails/tron/devnet/crypto.ts";
+
+const MNEMONIC = "test test test test test test test test test test test junk";
+
+Deno.test("hd: m/44'/195'/0'/0/0 of the well-known mnemonic matches TronWeb.fromMnemonic", () => {
+  const ours = deriveTronAccount(MNEMONIC, 0, 0);
+  const theirs = TronWeb.fromMnemonic(MNEMONIC, "m/44'/195'/0'/0/0") as {
+    address: string;
+    privateKey: string;
+  };
+  assertEquals(ours.address, theirs.address);
+  assertEquals("0x" + ours.privateKeyHex, theirs.privateKey.toLowerCase());
+  assertEquals(ours.addressHex, toHexAddress(ours.address));
+  assertEquals(addressFromPrivateKey(ours.privateKeyHex), ours.addressHex);
+  assertEquals(tronPath(0, 0), "m/44'/195'/0'/0/0");
+});
+
+Deno.test("hd: 50 addresses per account agree with tronweb, are valid, and live/sandbox never collide", () => {
+  const live = createDeriver(MNEMONIC, 0);
+  const sandbox = createDeriver(MNEMONIC, 1);
+  const seen = new Set<string>();
+  for (let i = 0; i < 50; i++) {
+    for (const [deriver, account] of [[live, 0], [sandbox, 1]] as const) {
+      const a = deriver.derive(i);
+      assert(TronWeb.isAddress(a.address), a.address);
+      assert(isTronAddress(a.address), a.address);
+      assertEquals(toBase58Address(a.addressHex), a.address);
+      assertEquals(a, deriveTronAccount(MNEMONIC, account, i));
+      assert(!seen.has(a.address), `collision at account ${account} index ${i}`);
+      seen.add(a.address);
+    }
+  }
+  assertEquals(seen.size, 100);
+  // Spot-check deeper indexes and account 1 against tronweb's own derivation.
+  for (const [account, index] of [[0, 49], [1, 0], [1, 37]]) {
+    const theirs = TronWeb.fromMnemonic(MNEMONIC, tronPath(account, index)) as { address: string };
+    assertEquals(deriveTronAccount(MNEMONIC, account, index).address, theirs.address);
+  }
+});
+
+Deno.test("hd: mnemonics are 24 English words, validated; bad input is refused", () => {
+  const m = generateMnemonic();
+  assertEquals(m.split(" ").length, 24);
+  assert(isValidMnemonic(m));
+  assert(m !== generateMnemonic());
+  assert(isValidMnemonic(MNEMONIC));
+  assert(isValidMnemonic(`  ${MNEMONIC.replaceAll(" ", "   ")} `));
+  assert(!isValidMnemonic("test test test test test test test test test test test test"));
+  assert(!isValidMnemonic("not a mnemonic"));
+  assert(!isValidMnemonic(""));
+  let threw = 0;
+  for (
+    const f of [
+      () => createDeriver("not a mnemonic", 0),
+      () => createDeriver(MNEMONIC, -1),
+      () => createDeriver(MNEMONIC, 0).derive(2 ** 31),
+      () => createDeriver(MNEMONIC, 0).derive(1.5),
+    ]
+  ) {
+    try {
+      f();
+    } catch {
+      threw++;
+    }
+  }
+  assertEquals(threw, 4);
+});
