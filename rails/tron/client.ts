@@ -415,9 +415,9 @@ export function createTronClient(options: TronClientOptions): TronClient {
     async getNowBlock() {
       return toBlock("wallet/getnowblock", await post("wallet/getnowblock", {}));
     },
-    getBlockByNumber(num) {
+    async getBlockByNumber(num) {
       checkBlockNumber(num);
-      return getBlock("wallet/getblockbynum", num);
+      return await getBlock("wallet/getblockbynum", num);
     },
     async getSolidBlock() {
       return toBlock("walletsolidity/getnowblock", await post("walletsolidity/getnowblock", {}));
@@ -465,9 +465,9 @@ export function createTronClient(options: TronClientOptions): TronClient {
     },
     triggerSmartContract: trigger,
     triggerConstantContract: constant,
-    buildTrc20Transfer(contract, from, to, units, feeLimit) {
+    async buildTrc20Transfer(contract, from, to, units, feeLimit) {
       if (units <= 0n) throw new RangeError("a transfer moves a positive amount");
-      return trigger({
+      return await trigger({
         ownerAddress: from,
         contractAddress: contract,
         functionSelector: "transfer(address,uint256)",
