@@ -95,7 +95,11 @@ export async function deliverWebhook(deps: DeliveryDeps, deliveryId: string): Pr
   const attemptNo = d.attempt_count + 1;
   const startedAt = deps.clock.now();
   const t0 = performance.now();
-  const { statusCode, error } = await post(deps, d, await deps.secrets.decrypt(d.secret_encrypted));
+  const secret = await deps.secrets.decrypt(d.secret_encrypted).catch(() => null);
+  // An undecryptable secret (APP_SECRET changed) is a failed attempt, not a job that throws forever.
+  const { statusCode, error } = secret === null
+    ? { statusCode: null, error: "endpoint secret cannot be decrypted; rotate the secret" }
+    : await post(deps, d, secret);
   const durationMs = Math.round(performance.now() - t0);
   const now = deps.clock.now();
   const succeeded = error === null;

@@ -292,6 +292,18 @@ Deno.test("webhook delivery: retries, timeouts, disabling, leases", async (t) =>
       assertMatch((await deliveryOf(id)).lastError, /redirect/);
     });
 
+    await t.step("a secret that cannot be decrypted is a failed attempt, not a job that throws", async () => {
+      const ep = await createEndpoint({ maxRetries: 0 });
+      const id = await sendTest(ep.id);
+      await gw.db.query("UPDATE webhook_endpoints SET secret_encrypted = 'v1.AAAA.BBBB' WHERE id = $1", [
+        ep.id,
+      ]);
+      const before = receiver.received.length;
+      assertEquals((await deliverWebhook(gw.deps, id)).outcome, "failed");
+      assertEquals(receiver.received.length, before);
+      assertMatch((await deliveryOf(id)).lastError, /cannot be decrypted/);
+    });
+
     await t.step("the secret never reaches the logs", () => {
       const text = JSON.stringify(gw.logLines);
       assert(!/whs_[0-9a-z]{20}/.test(text));
