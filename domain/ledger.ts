@@ -2,7 +2,7 @@
 // the reference was never booked, moves every balance, writes the entries, and writes the events the
 // movement causes. A journal is balanced per currency, and a wallet never goes below zero.
 import type { Db } from "../db/mod.ts";
-import { PG_CHECK_VIOLATION, pgErrorCode } from "../db/mod.ts";
+import { PG_CHECK_VIOLATION, pgConstraint, pgErrorCode } from "../db/mod.ts";
 import { applyToBalance, insertEntries, insertJournalOnce } from "../db/ledger.ts";
 import { AppError } from "./errors.ts";
 import { newId } from "./ids.ts";
@@ -75,7 +75,9 @@ export async function postJournal(
       return { journalId, booked: true } as const;
     });
   } catch (err) {
-    if (pgErrorCode(err) === PG_CHECK_VIOLATION) {
+    // Only the wallet constraint means "not enough money"; any other CHECK (say, one broken by `then`)
+    // is a bug and must surface as such, not as a 400 the client would retry with less.
+    if (pgErrorCode(err) === PG_CHECK_VIOLATION && pgConstraint(err) === "wallet_balance_non_negative") {
       throw new AppError("INSUFFICIENT_BALANCE", "Balance too low for this operation");
     }
     throw err;

@@ -207,6 +207,28 @@ Deno.test("postJournal", async (t) => {
       assertEquals(await snapshot(db, [WORLD_TEST, FEES_TEST, wallet]), before);
     });
 
+    await t.step(
+      "another CHECK violation inside `then` is not mistaken for INSUFFICIENT_BALANCE",
+      async () => {
+        const before = await snapshot(db, [WORLD_TEST, wallet]);
+        await assertRejects(
+          () =>
+            postJournal(db, {
+              reference: "ex:then-other-check",
+              kind: "test.credit",
+              merchantId,
+              isSandbox: true,
+              postings: [{ accountId: WORLD_TEST, amount: "-3" }, { accountId: wallet, amount: "3" }],
+            }, async (tx) => {
+              // A bug in a caller (a status its table forbids), not a shortage of money.
+              await tx.query("UPDATE merchants SET status = 'NOT_A_STATUS' WHERE id = $1", [merchantId]);
+            }),
+          (err) => !(err instanceof AppError) && /check constraint/i.test(String(err)),
+        );
+        assertEquals(await snapshot(db, [WORLD_TEST, wallet]), before);
+      },
+    );
+
     await t.step("postings in the other mode are refused", async () => {
       const before = await snapshot(db, [WORLD_LIVE, WORLD_TEST, wallet, liveWallet]);
       await assertRejects(
