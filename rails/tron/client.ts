@@ -270,11 +270,7 @@ export function createTronClient(options: TronClientOptions): TronClient {
     const parsed = schema.safeParse(value);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      throw new TronNodeError(
-        "malformed",
-        `${method}: unexpected answer at ${issue.path.join(".") || "(root)"}: ${issue.message}`,
-        method,
-      );
+      throw malformed(method, `unexpected answer at ${issue.path.join(".") || "(root)"}: ${issue.message}`);
     }
     return parsed.data;
   }
@@ -285,11 +281,7 @@ export function createTronClient(options: TronClientOptions): TronClient {
     const hash = b.blockID.toLowerCase();
     // The first 8 bytes of a blockID are the block number: a cheap consistency check.
     if (parseInt(hash.slice(0, 16), 16) !== raw.number) {
-      throw new TronNodeError(
-        "malformed",
-        `${method}: blockID does not carry block number ${raw.number}`,
-        method,
-      );
+      throw malformed(method, `blockID does not carry block number ${raw.number}`);
     }
     return {
       number: raw.number,
@@ -329,7 +321,7 @@ export function createTronClient(options: TronClientOptions): TronClient {
     if (isEmptyObject(json)) return null;
     const block = toBlock(method, json);
     if (block.number !== num) {
-      throw new TronNodeError("malformed", `${method}: asked for block ${num}, got ${block.number}`, method);
+      throw malformed(method, `asked for block ${num}, got ${block.number}`);
     }
     return block;
   }
@@ -357,17 +349,13 @@ export function createTronClient(options: TronClientOptions): TronClient {
     const rawHex = tx.raw_data_hex.toLowerCase();
     // The txID is what gets signed: it must be the hash of the bytes the node built...
     if (toHex(sha256(fromHex(rawHex))) !== tx.txID.toLowerCase()) {
-      throw new TronNodeError("malformed", `${method}: txID is not sha256(raw_data_hex)`, method);
+      throw malformed(method, `txID is not sha256(raw_data_hex)`);
     }
     // ...and those bytes must carry what was asked for (owner, contract and call data verbatim).
     const callData = selectorHex(params.functionSelector) + parameter;
     for (const [what, needle] of [["owner", owner], ["contract", contract], ["call data", callData]]) {
       if (!containsBytes(rawHex, needle)) {
-        throw new TronNodeError(
-          "malformed",
-          `${method}: built transaction lacks the requested ${what}`,
-          method,
-        );
+        throw malformed(method, `built transaction lacks the requested ${what}`);
       }
     }
     return tx as UnsignedTransaction;
@@ -403,9 +391,9 @@ export function createTronClient(options: TronClientOptions): TronClient {
     if (isEmptyObject(json)) return null;
     const a = parse(method, AccountSchema, json);
     if (a.address.toLowerCase() !== hexAddress) {
-      throw new TronNodeError("malformed", `${method}: answered for another address`, method);
+      throw malformed(method, `answered for another address`);
     }
-    if (a.balance < 0n) throw new TronNodeError("malformed", `${method}: negative balance`, method);
+    if (a.balance < 0n) throw malformed(method, `negative balance`);
     const out: AccountInfo = { address: hexAddress, balance: a.balance };
     if (a.create_time !== undefined) out.createTime = a.create_time;
     return out;
@@ -427,15 +415,11 @@ export function createTronClient(options: TronClientOptions): TronClient {
       const method = "wallet/gettransactioninfobyblocknum";
       const json = await post(method, { num });
       if (isEmptyObject(json)) return [];
-      if (!Array.isArray(json)) throw new TronNodeError("malformed", `${method}: expected an array`, method);
+      if (!Array.isArray(json)) throw malformed(method, `expected an array`);
       const infos = json.map((item) => toTxInfo(method, item));
       for (const info of infos) {
         if (info.blockNumber !== num) {
-          throw new TronNodeError(
-            "malformed",
-            `${method}: info of block ${info.blockNumber} in block ${num}`,
-            method,
-          );
+          throw malformed(method, `info of block ${info.blockNumber} in block ${num}`);
         }
       }
       return infos;
@@ -447,7 +431,7 @@ export function createTronClient(options: TronClientOptions): TronClient {
       const json = await post(method, { value: id });
       if (isEmptyObject(json)) return null;
       const info = toTxInfo(method, json);
-      if (info.id !== id) throw new TronNodeError("malformed", `${method}: answered for another id`, method);
+      if (info.id !== id) throw malformed(method, `answered for another id`);
       return info;
     },
     async broadcastTransaction(signed) {
@@ -455,7 +439,7 @@ export function createTronClient(options: TronClientOptions): TronClient {
       const res = parse(method, BroadcastSchema, await post(method, signed as Record<string, unknown>));
       // proto3 JSON omits `result: false`, so a failure is recognised by its code.
       if (res.result !== true && res.code === undefined) {
-        throw new TronNodeError("malformed", `${method}: neither a result nor an error code`, method);
+        throw malformed(method, `neither a result nor an error code`);
       }
       const out: BroadcastResult = { result: res.result === true };
       if (res.code !== undefined) out.code = res.code;
@@ -503,12 +487,18 @@ export function createTronClient(options: TronClientOptions): TronClient {
 
 /** JSON.parse that keeps integers beyond 2^53 exact as bigints (balances in sun can exceed it). */
 function parseJson(text: string): unknown {
+  // The reviver slows parsing down, so it only runs when a 16+ digit number token may be present.
+  if (!/[:,[]\s*-?\d{16}/.test(text)) return JSON.parse(text);
   return JSON.parse(text, (_key, value, context?: { source?: string }) => {
     if (typeof value === "number" && !Number.isSafeInteger(value) && context?.source !== undefined) {
       if (/^-?\d+$/.test(context.source)) return BigInt(context.source);
     }
     return value;
   });
+}
+
+function malformed(method: string, message: string): TronNodeError {
+  return new TronNodeError("malformed", `${method}: ${message}`, method);
 }
 
 function nodeReturnError(method: string, ret: { code?: string; message?: string }): TronNodeError {

@@ -297,6 +297,25 @@ Deno.test("client: malformed and hostile answers throw TronNodeError(malformed)"
   await assertRejects(() => fakeNode(() => json({})).broadcastTransaction({}), isKind("malformed"));
 });
 
+Deno.test("client: balances above 2^53 sun stay exact; an account answer for someone else is refused", async () => {
+  const big = `{"address":"${bobHex}","balance":12345678901234567891,"create_time":1}`;
+  assertEquals(await fakeNode(() => json(big)).getTrxBalance(bob), 12345678901234567891n);
+  assertEquals(await fakeNode(() => json({ address: bobHex })).getTrxBalance(bob), 0n);
+  await assertRejects(
+    () => fakeNode(() => json({ address: d0, balance: 5 })).getAccount(bob),
+    isKind("malformed"),
+  );
+  await assertRejects(
+    () => fakeNode(() => json({ address: bobHex, balance: -5 })).getAccount(bob),
+    isKind("malformed"),
+  );
+  await assertRejects(
+    () => fakeNode(() => json({ address: bobHex, balance: 1.5 })).getAccount(bob),
+    isKind("malformed"),
+  );
+});
+const d0 = "41" + "00".repeat(20);
+
 Deno.test("client: a node that builds a different transaction than asked is refused", async () => {
   const { d } = await setup();
   const honest = createTronClient({
