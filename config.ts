@@ -38,6 +38,8 @@ export const TRON_PRESETS = {
 
 export type TronConfig = {
   network: "devnet" | "nile" | "mainnet";
+  /** The devnet runs inside this process, mounted at /devnet (devnet network and no TRON_API_URL). */
+  embeddedDevnet: boolean;
   /** Base URL of the full node's HTTP API (`/wallet/...` is appended). */
   apiUrl: string;
   apiKey?: string;
@@ -115,6 +117,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     onDenoDeploy,
     tron: {
       network,
+      embeddedDevnet: network === "devnet" && !e.TRON_API_URL,
       apiUrl: (e.TRON_API_URL ?? TRON_PRESETS[network].apiUrl ?? `http://127.0.0.1:${e.PORT}/devnet`).replace(
         /\/+$/,
         "",

@@ -30,8 +30,9 @@ async function main() {
     }
     throw err;
   }
-  const { deps } = runtime;
-  const app = createApp(deps);
+  const { deps, devnet } = runtime;
+  const app = createApp(deps, { devnet });
+  devnet?.start();
   const jobs = config.jobsEnabled ? registerJobs(deps) : undefined;
 
   const server = Deno.serve({

@@ -8,6 +8,9 @@ import { SecretBox } from "./domain/crypto.ts";
 import { type Deps, kvQueue } from "./domain/deps.ts";
 import { randomToken } from "./domain/ids.ts";
 import { createLogger } from "./domain/log.ts";
+import { loadTronMnemonic } from "./domain/tron_mnemonic.ts";
+import { createTronClient } from "./rails/tron/client.ts";
+import { createDevnet, type Devnet } from "./rails/tron/devnet/mod.ts";
 
 /**
  * In development a missing APP_SECRET is generated once and kept in DATA_DIR, so secrets encrypted at
@@ -44,7 +47,27 @@ async function lockEmbeddedDatabase(config: Config): Promise<Deno.FsFile | undef
   return file;
 }
 
-export type Runtime = { deps: Deps; close(): Promise<void> };
+export type Runtime = { deps: Deps; devnet?: Devnet; close(): Promise<void> };
+
+/** In development the TRON devnet runs in-process; the client then calls it without a socket. */
+async function openTron(config: Config) {
+  if (!config.tron.embeddedDevnet) {
+    return {
+      devnet: undefined,
+      tron: createTronClient({ apiUrl: config.tron.apiUrl, apiKey: config.tron.apiKey }),
+    };
+  }
+  const devnet = await createDevnet({
+    blockMs: config.tron.devnetBlockMs,
+    dataDir: config.onDenoDeploy ? undefined : config.dataDir,
+    usdtContract: config.tron.usdtContract,
+  });
+  const tron = createTronClient({
+    apiUrl: "http://devnet.internal/devnet",
+    fetch: (input, init) => Promise.resolve(devnet.app.fetch(new Request(input, init))),
+  });
+  return { devnet, tron };
+}
 
 export async function openRuntime(config: Config): Promise<Runtime> {
   if (!config.onDenoDeploy) await Deno.mkdir(config.dataDir, { recursive: true });
@@ -53,19 +76,25 @@ export async function openRuntime(config: Config): Promise<Runtime> {
   const db: Db = await openDb(config);
   await migrate(db);
   const kv = config.kvPath ? await Deno.openKv(config.kvPath) : await Deno.openKv();
+  const secrets = await SecretBox.fromAppSecret(appSecret);
+  const mnemonic = await loadTronMnemonic(db, secrets, config.tron.mnemonic);
+  const { devnet, tron } = await openTron(config);
   const deps: Deps = {
     db,
     kv,
     clock: systemClock,
-    config: { ...config, appSecret },
-    secrets: await SecretBox.fromAppSecret(appSecret),
+    config: { ...config, appSecret, tron: { ...config.tron, mnemonic } },
+    secrets,
     queue: kvQueue(kv),
     log: createLogger(config.logLevel),
     fetch: globalThis.fetch,
+    tron,
   };
   return {
     deps,
+    devnet,
     async close() {
+      await devnet?.stop();
       kv.close();
       await db.close();
       lock?.close();

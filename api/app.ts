@@ -7,6 +7,8 @@ import { docsRoutes } from "./docs.ts";
 import type { AppEnv } from "./env.ts";
 import { notFound, onError, validationHook } from "./errors.ts";
 import { healthRoutes } from "./health.ts";
+import { paymentRoutes } from "./payments.ts";
+import type { Devnet } from "../rails/tron/devnet/mod.ts";
 import { sandboxRoutes } from "./sandbox.ts";
 import { walletRoutes } from "./wallets.ts";
 import { webhookRoutes } from "./webhooks.ts";
@@ -16,7 +18,7 @@ export function newRouter() {
   return new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 }
 
-export function createApp(deps: Deps) {
+export function createApp(deps: Deps, options: { devnet?: Devnet } = {}) {
   const app = newRouter();
   app.use("*", async (c, next) => {
     c.set("deps", deps);
@@ -37,10 +39,13 @@ export function createApp(deps: Deps) {
 
   app.route("/", healthRoutes());
   app.route("/v1", walletRoutes());
+  app.route("/v1", paymentRoutes());
   app.route("/v1", webhookRoutes());
   app.route("/v1", sandboxRoutes());
   app.route("/admin/api", adminRoutes());
   app.route("/", docsRoutes(app));
+  // The development TRON node, for tests and merchants trying their integration; never in production.
+  if (options.devnet && deps.config.appEnv !== "production") app.route("/", options.devnet.app);
   return app;
 }
 

@@ -92,6 +92,9 @@ export async function insertApiKey(
 
 export type KeyLookupRow = ApiKeyRow & {
   merchant_status: MerchantRow["status"];
+  kyb_status: MerchantRow["kyb_status"];
+  enabled_rails: string[];
+  fee_schedule: Record<string, string>;
   rate_limits: Record<string, number>;
 };
 
@@ -99,7 +102,7 @@ export type KeyLookupRow = ApiKeyRow & {
 export async function findApiKeyByHash(db: Db, hash: string): Promise<KeyLookupRow | undefined> {
   const rows = await db.query<KeyLookupRow>(
     `SELECT k.id, k.merchant_id, k.kind, k.is_sandbox, k.display_prefix, k.scopes, k.revoked_at, k.created_at,
-            m.status AS merchant_status, m.rate_limits
+            m.status AS merchant_status, m.kyb_status, m.enabled_rails, m.fee_schedule, m.rate_limits
        FROM api_keys k JOIN merchants m ON m.id = k.merchant_id
       WHERE k.key_hash = $1`,
     [hash],

@@ -4,7 +4,13 @@ import { type ApiKeyAuth, hashApiKey, type KeyKind, looksLikeApiKey, type Scope 
 import type { Deps } from "./deps.ts";
 import { AppError } from "./errors.ts";
 
-export type Caller = ApiKeyAuth & { rateLimits: Record<string, number> };
+/** The key's holder, with the merchant settings most routes need, read in the same lookup. */
+export type Caller = ApiKeyAuth & {
+  rateLimits: Record<string, number>;
+  kybStatus: "PENDING" | "APPROVED" | "REJECTED";
+  enabledRails: string[];
+  feeSchedule: Record<string, string>;
+};
 
 /** Reads `X-Api-Key`, or `Authorization: Bearer <key>`. */
 export function presentedKey(
@@ -40,5 +46,8 @@ export async function authenticateApiKey(
     isSandbox: row.is_sandbox,
     scopes: row.scopes as Scope[] | null,
     rateLimits: row.rate_limits ?? {},
+    kybStatus: row.kyb_status,
+    enabledRails: row.enabled_rails,
+    feeSchedule: row.fee_schedule ?? {},
   };
 }

@@ -4,9 +4,12 @@ import type { Db } from "../db/mod.ts";
 import type { Clock } from "./clock.ts";
 import type { SecretBox } from "./crypto.ts";
 import type { Logger } from "./log.ts";
+import type { TronClient } from "../rails/tron/client.ts";
 
 /** Messages on the single KV queue; `jobs/mod.ts` dispatches on `type`. */
-export type JobMessage = { type: "webhook.deliver"; deliveryId: string };
+export type JobMessage =
+  | { type: "webhook.deliver"; deliveryId: string }
+  | { type: "tron.scan"; loopId: string };
 
 export type Queue = { enqueue(message: JobMessage, options?: { delayMs?: number }): Promise<void> };
 
@@ -20,6 +23,8 @@ export type Deps = {
   log: Logger;
   /** Outgoing HTTP (webhook deliveries); injectable so tests can observe or fail it. */
   fetch: typeof fetch;
+  /** The TRON full node's HTTP API (the embedded devnet in development). */
+  tron: TronClient;
 };
 
 export function kvQueue(kv: Deno.Kv): Queue {

@@ -1,12 +1,16 @@
 // Registers the background work: the single KV queue listener and the cron safety nets.
 // Every handler is idempotent: KV messages may repeat or vanish, and several processes may run them.
 import type { Deps, JobMessage } from "../domain/deps.ts";
+import { handleAddressPoolTopUp, handleIdempotencyPurge, handlePayinExpiry } from "./maintenance.ts";
+import { ensureTronScanLoop, handleTronScan } from "./tron_scanner.ts";
 import { handleWebhookDeliver, handleWebhookSweep } from "./webhook_delivery.ts";
 
 export async function dispatchJob(message: JobMessage, deps: Deps): Promise<void> {
   switch (message.type) {
     case "webhook.deliver":
       return await handleWebhookDeliver(message, deps);
+    case "tron.scan":
+      return await handleTronScan(message, deps);
     default:
       deps.log.warn("unknown job message dropped", { message });
   }
@@ -28,8 +32,26 @@ export function registerJobs(deps: Deps): { stop(): void } {
       deps.log.error("job failed", { type: message.type, error: String(err) });
     }
   });
-  Deno.cron("webhook-delivery-sweep", "* * * * *", async () => {
-    if (!stopped) await handleWebhookSweep(deps);
+  const cron = (name: string, schedule: string, job: (deps: Deps) => Promise<unknown>) =>
+    Deno.cron(name, schedule, async () => {
+      if (stopped) return;
+      try {
+        await job(deps);
+      } catch (err) {
+        deps.log.error("cron job failed", { name, error: String(err) });
+      }
+    });
+  cron("webhook-delivery-sweep", "* * * * *", handleWebhookSweep);
+  cron("tron-scan-watchdog", "* * * * *", ensureTronScanLoop);
+  cron("payin-expiry", "* * * * *", handlePayinExpiry);
+  cron("address-pool-top-up", "* * * * *", handleAddressPoolTopUp);
+  cron("idempotency-purge", "17 * * * *", handleIdempotencyPurge);
+  // Start at once rather than at the first cron minute.
+  queueMicrotask(() => {
+    ensureTronScanLoop(deps).catch((err) => deps.log.error("scanner start failed", { error: String(err) }));
+    handleAddressPoolTopUp(deps).catch((err) =>
+      deps.log.error("address pool fill failed", { error: String(err) })
+    );
   });
   return {
     stop() {

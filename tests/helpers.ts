@@ -12,6 +12,8 @@ import { SecretBox } from "../domain/crypto.ts";
 import type { Deps, JobMessage } from "../domain/deps.ts";
 import { memoryLogger } from "../domain/log.ts";
 import { type CreatedMerchant, createMerchant } from "../domain/merchants.ts";
+import { createTronClient } from "../rails/tron/client.ts";
+import { createDevnet } from "../rails/tron/devnet/mod.ts";
 
 export const ADMIN_TOKEN = "test-admin-token-0123456789";
 
@@ -52,8 +54,16 @@ export async function startTestGateway(
   const { db, drop } = await openTestDb(config.databaseUrl);
   await migrate(db);
   const kv = await Deno.openKv(":memory:");
-  const enqueued: Array<{ message: JobMessage; delayMs: number }> = [];
+  // Webhook deliveries carry `deliveryId`; the field is optional here so tests can read it off any message.
+  const enqueued: Array<{ message: JobMessage & { deliveryId?: string }; delayMs: number }> = [];
   const { logger, lines } = memoryLogger();
+  // An in-memory TRON devnet that only mines when a test asks (blockMs 0).
+  const devnet = await createDevnet({ blockMs: 0, usdtContract: config.tron.usdtContract });
+  const tron = createTronClient({
+    apiUrl: "http://devnet.internal/devnet",
+    fetch: (input: RequestInfo | URL, init?: RequestInit) =>
+      Promise.resolve(devnet.app.fetch(new Request(input, init))),
+  });
   const deps: Deps = {
     db,
     kv,
@@ -68,8 +78,9 @@ export async function startTestGateway(
     },
     log: logger,
     fetch: options.fetch ?? fetch,
+    tron,
   };
-  const app = createApp(deps);
+  const app = createApp(deps, { devnet });
 
   async function request(
     method: string,
@@ -100,6 +111,7 @@ export async function startTestGateway(
     app,
     db,
     kv,
+    devnet,
     enqueued,
     logLines: lines,
     request,
@@ -110,6 +122,7 @@ export async function startTestGateway(
       kybStatus: "APPROVED" | "PENDING" = "APPROVED",
     ): Promise<CreatedMerchant> => createMerchant(deps, { name, kybStatus }),
     async close() {
+      await devnet.stop();
       kv.close();
       await db.close();
       await drop();

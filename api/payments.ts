@@ -1,0 +1,172 @@
+// POST/GET /v1/payments and the sandbox simulation of a pay-in.
+import { createRoute, z } from "@hono/zod-openapi";
+import { AppError } from "../domain/errors.ts";
+import { resolveCreationMode, sandboxFlagged } from "../domain/sandbox_flag.ts";
+import { createUsdtPayin } from "../domain/payins/create.ts";
+import { getPayin, listPayins, simulateSandboxPayin } from "../domain/payins/queries.ts";
+import { PAYIN_STATUSES } from "../domain/payins/states.ts";
+import { usdtCreationView } from "../domain/payins/view.ts";
+import { newRouter } from "./app.ts";
+import {
+  errorResponses,
+  jsonContent,
+  ok,
+  pagedSchema,
+  pageOf,
+  PageQuerySchema,
+  successSchema,
+} from "./envelope.ts";
+import { requireKey } from "./middleware/auth.ts";
+import { idempotent } from "./middleware/idempotency.ts";
+
+const security: Array<Record<string, string[]>> = [{ ApiKey: [] }, { Bearer: [] }];
+const url = z.string().url().max(2048);
+
+const CreatePaymentBody = z.strictObject({
+  amount: z.string().openapi({
+    example: "25.00",
+    description: "USDT: decimal string; CARD and MOBILE_MONEY: XOF integer",
+  }),
+  paymentMethod: z.enum(["USDT_TRC20", "CARD", "MOBILE_MONEY"]).optional(),
+  externalRef: z.string().min(1).max(128).optional(),
+  expiresInSeconds: z.number().int().min(900).max(86400).optional().openapi({
+    description: "USDT only; default 1800",
+  }),
+  successUrl: url.optional(),
+  cancelUrl: url.optional(),
+  metadata: z.record(z.string().max(64), z.unknown()).optional()
+    .refine(
+      (m) => m === undefined || JSON.stringify(m).length <= 8192,
+      "metadata must be at most 8 KB of JSON",
+    ),
+  customerName: z.string().min(1).max(200).optional(),
+  customerEmail: z.string().email().max(320).optional(),
+  customerPhone: z.string().max(32).optional(),
+  operatorCode: z.enum(["OPERATOR_A_BF", "OPERATOR_B_BF"]).optional(),
+}).openapi("CreatePayment");
+
+const UsdtCreatedSchema = z.object({
+  transactionId: z.string(),
+  address: z.string(),
+  paymentUrl: z.string(),
+  qrCodeUrl: z.string(),
+  amount: z.string(),
+  amountExpected: z.string(),
+  networkFee: z.string(),
+  currency: z.literal("USDT_TRC20"),
+  chain: z.literal("TRON"),
+  status: z.string(),
+  expiresAt: z.string(),
+}).openapi("UsdtPayinCreated");
+
+const PayinSchema = z.object({
+  id: z.string(),
+  address: z.string().nullable(),
+  amount: z.string(),
+  amountReceived: z.string(),
+  serviceFee: z.string(),
+  status: z.enum(PAYIN_STATUSES),
+  txHash: z.string().nullable(),
+  externalRef: z.string().nullable(),
+  currency: z.string(),
+  chain: z.string().nullable(),
+  paymentUrl: z.string(),
+  isSandbox: z.boolean(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+}).passthrough().openapi("Payin");
+
+const IdParam = z.object({ id: z.string().min(1).max(64) });
+
+export function paymentRoutes() {
+  const r = newRouter();
+
+  r.openapi(
+    createRoute({
+      method: "post",
+      path: "/payments",
+      tags: ["Pay-ins"],
+      summary: "Create a pay-in (USDT deposit address, card hosted page, or mobile money)",
+      security,
+      middleware: [requireKey("payments_write", "write"), idempotent({ required: false })],
+      request: {
+        query: z.object({ sandbox: z.string().optional() }),
+        body: { required: true, content: { "application/json": { schema: CreatePaymentBody } } },
+      },
+      responses: { 201: jsonContent(successSchema(UsdtCreatedSchema), "Pay-in created"), ...errorResponses },
+    }),
+    async (c) => {
+      const caller = c.get("auth");
+      const isSandbox = resolveCreationMode(
+        caller.isSandbox,
+        sandboxFlagged(c.req.query("sandbox"), c.req.header("x-sandbox")),
+      );
+      const body = c.req.valid("json");
+      const method = body.paymentMethod ?? "USDT_TRC20";
+      if (method !== "USDT_TRC20") {
+        throw new AppError(
+          "PAYMENT_METHOD_NOT_ACCEPTED",
+          `${method} pay-ins are not available on this gateway yet`,
+        );
+      }
+      const { payin, qrPng } = await createUsdtPayin(c.get("deps"), caller, isSandbox, body);
+      return ok(c, usdtCreationView(c.get("deps").config, payin, qrPng), 201);
+    },
+  );
+
+  r.openapi(
+    createRoute({
+      method: "get",
+      path: "/payments/{id}",
+      tags: ["Pay-ins"],
+      security,
+      middleware: [requireKey("payments_read", "read")],
+      request: { params: IdParam },
+      responses: { 200: jsonContent(successSchema(PayinSchema), "The pay-in record"), ...errorResponses },
+    }),
+    async (c) => ok(c, await getPayin(c.get("deps"), c.get("auth"), c.req.valid("param").id)),
+  );
+
+  r.openapi(
+    createRoute({
+      method: "get",
+      path: "/payments",
+      tags: ["Pay-ins"],
+      security,
+      middleware: [requireKey("payments_read", "read")],
+      request: {
+        query: PageQuerySchema.extend({
+          status: z.enum(PAYIN_STATUSES).optional(),
+          currency: z.enum(["USDT_TRC20", "XOF"]).optional(),
+        }),
+      },
+      responses: { 200: jsonContent(pagedSchema(PayinSchema), "Pay-ins, newest first"), ...errorResponses },
+    }),
+    async (c) => {
+      const q = c.req.valid("query");
+      const { items, total } = await listPayins(c.get("deps"), c.get("auth"), q);
+      return ok(c, pageOf(items, total, q));
+    },
+  );
+
+  r.openapi(
+    createRoute({
+      method: "post",
+      path: "/sandbox/payments/{id}/simulate",
+      tags: ["Sandbox"],
+      summary: "Confirm a sandbox pay-in that awaits payment",
+      security,
+      middleware: [requireKey("sandbox_write", "write")],
+      request: { params: IdParam },
+      responses: {
+        200: jsonContent(
+          successSchema(z.object({ message: z.string(), transactionId: z.string() })),
+          "Settled",
+        ),
+        ...errorResponses,
+      },
+    }),
+    async (c) => ok(c, await simulateSandboxPayin(c.get("deps"), c.get("auth"), c.req.valid("param").id)),
+  );
+  return r;
+}

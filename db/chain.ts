@@ -1,0 +1,175 @@
+// SQL for what the scanner saw on chain: transfers to watched addresses, followed blocks, the cursor.
+import type { Db } from "./mod.ts";
+
+export type ChainTransferRow = {
+  tx_id: string;
+  log_index: number;
+  block_number: string;
+  block_hash: string;
+  from_address: string;
+  to_address: string;
+  amount: string;
+  merchant_id: string;
+  kind: "PAYIN" | "DEPOSIT";
+  payin_id: string;
+  is_sandbox: boolean;
+  status: "SEEN" | "CREDITED" | "ORPHANED";
+  block_time: Date;
+};
+
+export async function insertTransferOnce(
+  db: Db,
+  t: {
+    txId: string;
+    logIndex: number;
+    blockNumber: number;
+    blockHash: string;
+    blockTime: Date;
+    from: string;
+    to: string;
+    amount: string;
+    merchantId: string;
+    kind: "PAYIN" | "DEPOSIT";
+    payinId: string;
+    isSandbox: boolean;
+    now: Date;
+  },
+): Promise<boolean> {
+  const rows = await db.query(
+    `INSERT INTO chain_transfers (tx_id, log_index, block_number, block_hash, block_time, from_address, to_address,
+       amount, merchant_id, kind, payin_id, is_sandbox, seen_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+     ON CONFLICT (tx_id, log_index) DO NOTHING RETURNING tx_id`,
+    [
+      t.txId,
+      t.logIndex,
+      t.blockNumber,
+      t.blockHash,
+      t.blockTime,
+      t.from,
+      t.to,
+      t.amount,
+      t.merchantId,
+      t.kind,
+      t.payinId,
+      t.isSandbox,
+      t.now,
+    ],
+  );
+  return rows.length === 1;
+}
+
+/** The live (not orphaned) transfers counting toward a pay-in, oldest first. */
+export async function payinTransfers(db: Db, payinId: string): Promise<ChainTransferRow[]> {
+  return await db.query<ChainTransferRow>(
+    `SELECT * FROM chain_transfers WHERE payin_id = $1 AND kind = 'PAYIN' AND status <> 'ORPHANED'
+      ORDER BY block_number, tx_id, log_index`,
+    [payinId],
+  );
+}
+
+/** Pay-ins whose every open transfer is at least `minConfirmations` deep at `head`. */
+export async function payinsReadyToSettle(db: Db, head: number, minConfirmations: number): Promise<string[]> {
+  const rows = await db.query<{ payin_id: string }>(
+    `SELECT payin_id FROM chain_transfers WHERE kind = 'PAYIN' AND status = 'SEEN'
+      GROUP BY payin_id HAVING max(block_number) <= $1`,
+    [head - minConfirmations + 1],
+  );
+  return rows.map((r) => r.payin_id);
+}
+
+export async function depositsReadyToCredit(
+  db: Db,
+  head: number,
+  minConfirmations: number,
+): Promise<Array<{ tx_id: string; log_index: number }>> {
+  return await db.query(
+    `SELECT tx_id, log_index FROM chain_transfers WHERE kind = 'DEPOSIT' AND status = 'SEEN' AND block_number <= $1
+      ORDER BY block_number LIMIT 500`,
+    [head - minConfirmations + 1],
+  );
+}
+
+export async function lockTransfer(
+  db: Db,
+  txId: string,
+  logIndex: number,
+): Promise<ChainTransferRow | undefined> {
+  return (await db.query<ChainTransferRow>(
+    "SELECT * FROM chain_transfers WHERE tx_id = $1 AND log_index = $2 FOR UPDATE",
+    [txId, logIndex],
+  ))[0];
+}
+
+export async function markCredited(db: Db, keys: Array<{ tx_id: string; log_index: number }>, now: Date) {
+  for (const k of keys) {
+    await db.query(
+      "UPDATE chain_transfers SET status = 'CREDITED', credited_at = $3 WHERE tx_id = $1 AND log_index = $2",
+      [k.tx_id, k.log_index, now],
+    );
+  }
+}
+
+/** Orphans the open transfers above the fork point; answers them so their pay-ins can be recomputed. */
+export async function orphanTransfersAbove(db: Db, forkPoint: number): Promise<ChainTransferRow[]> {
+  return await db.query<ChainTransferRow>(
+    `UPDATE chain_transfers SET status = 'ORPHANED' WHERE block_number > $1 AND status = 'SEEN' RETURNING *`,
+    [forkPoint],
+  );
+}
+
+export async function creditedTransfersAbove(db: Db, forkPoint: number): Promise<ChainTransferRow[]> {
+  return await db.query<ChainTransferRow>(
+    "SELECT * FROM chain_transfers WHERE block_number > $1 AND status = 'CREDITED'",
+    [forkPoint],
+  );
+}
+
+export type ChainBlockRow = { number: string; hash: string; parent_hash: string };
+
+export async function lastBlock(db: Db): Promise<ChainBlockRow | undefined> {
+  return (await db.query<ChainBlockRow>(
+    "SELECT number, hash, parent_hash FROM chain_blocks ORDER BY number DESC LIMIT 1",
+  ))[0];
+}
+
+export async function blockAt(db: Db, number: number): Promise<ChainBlockRow | undefined> {
+  return (await db.query<ChainBlockRow>(
+    "SELECT number, hash, parent_hash FROM chain_blocks WHERE number = $1",
+    [number],
+  ))[0];
+}
+
+export async function insertBlock(
+  db: Db,
+  b: { number: number; hash: string; parentHash: string; time: Date; keep: number },
+): Promise<void> {
+  await db.query(
+    "INSERT INTO chain_blocks (number, hash, parent_hash, block_time) VALUES ($1, $2, $3, $4) ON CONFLICT (number) DO NOTHING",
+    [b.number, b.hash, b.parentHash, b.time],
+  );
+  await db.query("DELETE FROM chain_blocks WHERE number < $1", [b.number - b.keep]);
+}
+
+export async function deleteBlocksAbove(db: Db, forkPoint: number): Promise<void> {
+  await db.query("DELETE FROM chain_blocks WHERE number > $1", [forkPoint]);
+}
+
+/** The scanner's mutex across processes: the cursor row, locked for the length of one block's work. */
+export async function lockCursor(db: Db, network: string): Promise<{ head_seen: string } | undefined> {
+  await db.query("INSERT INTO chain_cursor (network) VALUES ($1) ON CONFLICT (network) DO NOTHING", [
+    network,
+  ]);
+  return (await db.query<{ head_seen: string }>(
+    "SELECT head_seen FROM chain_cursor WHERE network = $1 FOR UPDATE SKIP LOCKED",
+    [network],
+  ))[0];
+}
+
+export async function saveCursor(db: Db, network: string, headSeen: number, now: Date): Promise<void> {
+  await db.query("UPDATE chain_cursor SET head_seen = $2, updated_at = $3 WHERE network = $1", [
+    network,
+    headSeen,
+    now,
+  ]);
+}

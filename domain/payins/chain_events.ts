@@ -1,0 +1,212 @@
+// What the scanner's observations do to pay-ins: a transfer seen (CONFIRMING), late funds (a deposit),
+// a reorg (the transfer is gone again), and expiry with nothing received.
+import * as chain from "../../db/chain.ts";
+import { findWatched } from "../../db/deposit_addresses.ts";
+import { findSystemAccount, findWallet } from "../../db/ledger.ts";
+import { findMerchant } from "../../db/merchants.ts";
+import { findPayin, listExpiredAwaiting, lockPayin, moveStatus, updateReceived } from "../../db/payins.ts";
+import type { UsdtTransfer } from "../../rails/tron/transfers.ts";
+import type { Deps } from "../deps.ts";
+import { emitEvent } from "../events.ts";
+import { effectiveFees } from "../fees.ts";
+import { postJournal } from "../ledger.ts";
+import { Decimal, formatAmount } from "../money.ts";
+import { DUST_REASON, splitUsdtReceipt } from "./settle.ts";
+import { payinEventData } from "./view.ts";
+
+type ChainDeps = Pick<Deps, "db" | "queue" | "clock" | "config" | "log">;
+
+export type ObservedTransfer = UsdtTransfer & { blockHash: string; blockTime: Date };
+
+const OPEN = ["AWAITING_PAYMENT", "PENDING", "CONFIRMING"];
+
+/**
+ * Records the block's transfers to watched addresses (inside the scanner's block transaction). A transfer
+ * counts toward its pay-in while the pay-in is open and the block is not past its expiry; afterwards,
+ * within the watch window, it is late funds: a deposit credited on its own.
+ */
+export async function recordObservedTransfers(
+  deps: ChainDeps,
+  transfers: ObservedTransfer[],
+): Promise<number> {
+  const watched = new Map(
+    (await findWatched(deps.db, [...new Set(transfers.map((t) => t.toHex))])).map((w) => [w.address_hex, w]),
+  );
+  let recorded = 0;
+  for (const t of transfers) {
+    const address = watched.get(t.toHex);
+    if (!address || t.blockTime > address.watch_until) continue;
+    const payin = await lockPayin(deps.db, address.payin_id);
+    if (!payin) continue;
+    const counts = payin.status === "CONFIRMING" ||
+      (OPEN.includes(payin.status) && t.blockTime.getTime() <= payin.expires_at.getTime());
+    const now = deps.clock.now();
+    const fresh = await chain.insertTransferOnce(deps.db, {
+      txId: t.txId,
+      logIndex: t.logIndex,
+      blockNumber: t.blockNumber,
+      blockHash: t.blockHash,
+      blockTime: t.blockTime,
+      from: t.from,
+      to: t.to,
+      amount: t.amount,
+      merchantId: payin.merchant_id,
+      kind: counts ? "PAYIN" : "DEPOSIT",
+      payinId: payin.id,
+      isSandbox: payin.is_sandbox,
+      now,
+    });
+    if (!fresh) continue;
+    recorded++;
+    if (!counts) continue;
+    const transfersSoFar = await chain.payinTransfers(deps.db, payin.id);
+    const received = transfersSoFar.reduce((s, x) => s.plus(x.amount), new Decimal(0));
+    await updateReceived(
+      deps.db,
+      payin.id,
+      formatAmount(received, "USDT_TRC20"),
+      transfersSoFar[0].tx_id,
+      now,
+    );
+    // A transfer below the network fee is dust: it does not start confirmation on its own.
+    const isDust = new Decimal(t.amount).lessThan(payin.network_fee);
+    if (payin.status !== "CONFIRMING" && !isDust) {
+      const moved = await moveStatus(deps.db, payin.id, payin.status, "CONFIRMING", {}, now);
+      if (moved) {
+        await emitEvent(deps, {
+          merchantId: payin.merchant_id,
+          isSandbox: payin.is_sandbox,
+          type: "payin.confirming",
+          data: payinEventData(deps.config, moved, "payin.confirming"),
+        });
+      }
+    }
+  }
+  return recorded;
+}
+
+/** Credits one late transfer as a wallet deposit (`chain:<txid>:<log>`), net of the same fees as a pay-in. */
+export async function creditDeposit(deps: ChainDeps, txId: string, logIndex: number): Promise<boolean> {
+  return await deps.db.tx(async (tx) => {
+    const t = await chain.lockTransfer(tx, txId, logIndex);
+    if (!t || t.status !== "SEEN" || t.kind !== "DEPOSIT") return false;
+    const payin = await findPayin(tx, t.payin_id);
+    const merchant = await findMerchant(tx, t.merchant_id);
+    const networkFee = new Decimal(
+      payin?.network_fee ?? effectiveFees(merchant?.fee_schedule).usdtNetworkFee,
+    );
+    const dust = new Decimal(t.amount).lessThan(networkFee);
+    const split = dust
+      ? { received: new Decimal(t.amount), net: new Decimal(0), serviceFee: new Decimal(0) }
+      : splitUsdtReceipt(t.amount, networkFee, effectiveFees(merchant?.fee_schedule).usdtServicePercent);
+    const world = await findSystemAccount(tx, "WORLD", t.is_sandbox, "TRC20");
+    const fees = await findSystemAccount(tx, "FEES", t.is_sandbox, "TRC20");
+    const wallet = (await findWallet(tx, t.merchant_id, t.is_sandbox, "USDT_TRC20", "TRC20"))!;
+    const now = deps.clock.now();
+    const postings = [
+      { accountId: world.id, amount: split.received.negated() },
+      { accountId: wallet.id, amount: split.net },
+      { accountId: fees.id, amount: split.received.minus(split.net) },
+    ].filter((p) => !p.amount.isZero());
+    const result = await postJournal(tx, {
+      reference: `chain:${t.tx_id}:${t.log_index}`,
+      kind: "DEPOSIT",
+      merchantId: t.merchant_id,
+      isSandbox: t.is_sandbox,
+      postings,
+      metadata: { payinId: t.payin_id, txId: t.tx_id, logIndex: t.log_index },
+    }, async (jtx) => {
+      await chain.markCredited(jtx, [t], now);
+      const usdt = (v: Decimal.Value) => formatAmount(v, "USDT_TRC20");
+      const data = {
+        transactionId: `${t.tx_id}:${t.log_index}`,
+        payinId: t.payin_id,
+        address: t.to_address,
+        amount: usdt(t.amount),
+        fee: usdt(split.received.minus(split.net)),
+        netAmount: usdt(split.net),
+        currency: "USDT_TRC20",
+        chain: "TRON",
+        txHash: t.tx_id,
+        status: dust ? "FAILED" : "CONFIRMED",
+        ...(dust ? { reason: DUST_REASON, failedAt: now.toISOString() } : { confirmedAt: now.toISOString() }),
+      };
+      await emitEvent({ ...deps, db: jtx }, {
+        merchantId: t.merchant_id,
+        isSandbox: t.is_sandbox,
+        type: dust ? "deposit.failed" : "deposit.confirmed",
+        data,
+      });
+    });
+    return result.booked;
+  });
+}
+
+/**
+ * A reorg removed the blocks above `forkPoint`: their unsettled transfers are orphaned and each affected
+ * pay-in is recomputed; one left with nothing goes back to AWAITING_PAYMENT, or EXPIRED if its time is up.
+ */
+export async function rewindTransfers(deps: ChainDeps, forkPoint: number): Promise<string[]> {
+  const deep = await chain.creditedTransfersAbove(deps.db, forkPoint);
+  for (const t of deep) {
+    deps.log.error("reorg below a settled transfer: manual review needed", {
+      txId: t.tx_id,
+      payinId: t.payin_id,
+    });
+  }
+  const orphaned = await chain.orphanTransfersAbove(deps.db, forkPoint);
+  const payinIds = [...new Set(orphaned.filter((t) => t.kind === "PAYIN").map((t) => t.payin_id))];
+  const now = deps.clock.now();
+  for (const id of payinIds) {
+    const payin = await lockPayin(deps.db, id);
+    if (!payin || !OPEN.includes(payin.status)) continue;
+    const left = await chain.payinTransfers(deps.db, id);
+    const received = left.reduce((s, x) => s.plus(x.amount), new Decimal(0));
+    await deps.db.query(
+      "UPDATE payins SET amount_received = $2, tx_hash = $3, updated_at = $4 WHERE id = $1",
+      [
+        id,
+        formatAmount(received, "USDT_TRC20"),
+        left[0]?.tx_id ?? null,
+        now,
+      ],
+    );
+    const stillFunded = left.some((x) => !new Decimal(x.amount).lessThan(payin.network_fee));
+    if (payin.status === "CONFIRMING" && !stillFunded) {
+      const to = now > payin.expires_at && left.length === 0 ? "EXPIRED" : "AWAITING_PAYMENT";
+      const moved = await moveStatus(deps.db, id, "CONFIRMING", to, {}, now);
+      if (moved && to === "EXPIRED") {
+        await emitEvent(deps, {
+          merchantId: moved.merchant_id,
+          isSandbox: moved.is_sandbox,
+          type: "payin.expired",
+          data: payinEventData(deps.config, moved, "payin.expired"),
+        });
+      }
+    }
+  }
+  return payinIds;
+}
+
+/** Expires pay-ins whose time ran out with nothing received (dust waits for its settlement instead). */
+export async function expireDuePayins(deps: ChainDeps, limit = 200): Promise<number> {
+  let expired = 0;
+  for (const { id } of await listExpiredAwaiting(deps.db, deps.clock.now(), limit)) {
+    const done = await deps.db.tx(async (tx) => {
+      const payin = await lockPayin(tx, id);
+      if (!payin || payin.status !== "AWAITING_PAYMENT") return false;
+      if ((await chain.payinTransfers(tx, id)).length > 0) return false;
+      const moved = await moveStatus(tx, id, "AWAITING_PAYMENT", "EXPIRED", {}, deps.clock.now());
+      if (!moved) return false;
+      await emitEvent({ ...deps, db: tx }, {
+        merchantId: moved.merchant_id,
+        isSandbox: moved.is_sandbox,
+        type: "payin.expired",
+        data: payinEventData(deps.config, moved, "payin.expired"),
+      });
+      return true;
+    });
+    if (done) expired++;
+  }
+  return expired;
+}

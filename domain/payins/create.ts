@@ -1,0 +1,114 @@
+// Creating a USDT pay-in: checks, a fresh deposit address, the row and `payin.created`, in one transaction.
+import { PG_UNIQUE_VIOLATION, pgErrorCode } from "../../db/mod.ts";
+import { insertPayin, type PayinRow } from "../../db/payins.ts";
+import { claimDepositAddress } from "../address_pool.ts";
+import type { Caller } from "../auth.ts";
+import type { Deps } from "../deps.ts";
+import { AppError } from "../errors.ts";
+import { emitEvent } from "../events.ts";
+import { effectiveFees } from "../fees.ts";
+import { newId } from "../ids.ts";
+import { Decimal, DECIMAL_STRING, formatAmount, hasAtMostDecimals } from "../money.ts";
+import { payinEventData } from "./view.ts";
+
+export const USDT_MINIMUM = "5";
+export const DEFAULT_EXPIRES_IN_SECONDS = 1800;
+
+export type CreateUsdtPayinInput = {
+  amount: string;
+  externalRef?: string;
+  expiresInSeconds?: number;
+  successUrl?: string;
+  cancelUrl?: string;
+  metadata?: Record<string, unknown>;
+};
+
+/** Parses a USDT amount string: INVALID_AMOUNT when it is not a decimal of at most 6 places. */
+export function parseUsdtAmount(amount: string): Decimal {
+  if (!DECIMAL_STRING.test(amount) || !hasAtMostDecimals(amount, 6)) {
+    throw new AppError(
+      "INVALID_AMOUNT",
+      'amount must be a decimal string with at most 6 decimals, e.g. "25.50"',
+    );
+  }
+  return new Decimal(amount);
+}
+
+/** Rail and verification checks shared by every rail. */
+export function assertMayCreatePayin(
+  caller: Caller,
+  rail: "USDT_TRC20" | "CARD" | "MOBILE_MONEY",
+  isSandbox: boolean,
+) {
+  if (!caller.enabledRails.includes(rail)) {
+    const code = rail === "CARD"
+      ? "CARD_PAYMENTS_DISABLED"
+      : rail === "MOBILE_MONEY"
+      ? "MOBILE_MONEY_PAYMENTS_DISABLED"
+      : "USDT_PAYMENTS_DISABLED";
+    throw new AppError(code);
+  }
+  if (!isSandbox && caller.kybStatus !== "APPROVED") {
+    throw new AppError(
+      "KYB_REQUIRED",
+      "Live pay-ins need completed business verification (KYB); use the sandbox meanwhile",
+    );
+  }
+}
+
+export async function createUsdtPayin(
+  deps: Deps,
+  caller: Caller,
+  isSandbox: boolean,
+  input: CreateUsdtPayinInput,
+): Promise<{ payin: PayinRow; qrPng: string }> {
+  const amount = parseUsdtAmount(input.amount);
+  if (amount.lessThan(USDT_MINIMUM)) {
+    throw new AppError("AMOUNT_TOO_LOW", `The minimum USDT pay-in is ${USDT_MINIMUM} USDT`);
+  }
+  assertMayCreatePayin(caller, "USDT_TRC20", isSandbox);
+  const fees = effectiveFees(caller.feeSchedule);
+  const networkFee = new Decimal(fees.usdtNetworkFee);
+  const now = deps.clock.now();
+  const expiresAt = new Date(now.getTime() + (input.expiresInSeconds ?? DEFAULT_EXPIRES_IN_SECONDS) * 1000);
+  const id = newId("pay", now.getTime());
+  try {
+    return await deps.db.tx(async (tx) => {
+      const txDeps = { ...deps, db: tx };
+      const deposit = await claimDepositAddress(txDeps, { isSandbox, payinId: id, expiresAt });
+      const payin = await insertPayin(tx, {
+        id,
+        merchantId: caller.merchantId,
+        isSandbox,
+        paymentMethod: "USDT_TRC20",
+        currency: "USDT_TRC20",
+        chain: "TRON",
+        amount: formatAmount(amount, "USDT_TRC20"),
+        amountExpected: formatAmount(amount.plus(networkFee), "USDT_TRC20"),
+        networkFee: formatAmount(networkFee, "USDT_TRC20"),
+        address: deposit.address,
+        externalRef: input.externalRef ?? null,
+        metadata: input.metadata ?? {},
+        successUrl: input.successUrl ?? null,
+        cancelUrl: input.cancelUrl ?? null,
+        expiresAt,
+        now,
+      });
+      await emitEvent(txDeps, {
+        merchantId: caller.merchantId,
+        isSandbox,
+        type: "payin.created",
+        data: payinEventData(deps.config, payin, "payin.created"),
+      });
+      return { payin, qrPng: deposit.qrPng };
+    });
+  } catch (err) {
+    if (pgErrorCode(err) === PG_UNIQUE_VIOLATION && String(err).includes("payins_external_ref_unique")) {
+      throw new AppError(
+        "DUPLICATE_EXTERNAL_REF",
+        `externalRef ${input.externalRef} was already used by this merchant`,
+      );
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,61 @@
+// Reading pay-ins as a merchant, and the sandbox's simulated settlement.
+import { findMerchantPayin, listMerchantPayins } from "../../db/payins.ts";
+import type { Caller } from "../auth.ts";
+import { toHex } from "../crypto.ts";
+import type { Deps } from "../deps.ts";
+import { AppError } from "../errors.ts";
+import { Decimal } from "../money.ts";
+import { settleUsdtReceipt } from "./settle.ts";
+import { payinRecordView } from "./view.ts";
+
+export async function getPayin(deps: Pick<Deps, "db" | "config">, caller: Caller, id: string) {
+  const payin = await findMerchantPayin(deps.db, caller.merchantId, caller.isSandbox, id);
+  if (!payin) throw new AppError("NOT_FOUND", "Pay-in not found");
+  return payinRecordView(deps.config, payin);
+}
+
+export async function listPayins(
+  deps: Pick<Deps, "db" | "config">,
+  caller: Caller,
+  q: { page: number; limit: number; status?: string; currency?: string },
+) {
+  const { rows, total } = await listMerchantPayins(deps.db, {
+    merchantId: caller.merchantId,
+    isSandbox: caller.isSandbox,
+    status: q.status,
+    currency: q.currency,
+    limit: q.limit,
+    offset: (q.page - 1) * q.limit,
+  });
+  return { items: rows.map((p) => payinRecordView(deps.config, p)), total };
+}
+
+/**
+ * POST /v1/sandbox/payments/:id/simulate: settles a sandbox pay-in in AWAITING_PAYMENT as if the exact
+ * amount had arrived, through the same settlement (ledger credit, event, real signed webhook).
+ */
+export async function simulateSandboxPayin(deps: Deps, caller: Caller, id: string) {
+  const payin = await findMerchantPayin(deps.db, caller.merchantId, caller.isSandbox, id);
+  if (!payin) throw new AppError("NOT_FOUND", "Pay-in not found");
+  if (!payin.is_sandbox) throw new AppError("INVALID_STATE", "Only sandbox pay-ins can be simulated");
+  if (payin.status !== "AWAITING_PAYMENT") {
+    throw new AppError(
+      "INVALID_STATE",
+      `Pay-in is ${payin.status}; only AWAITING_PAYMENT pay-ins can be simulated`,
+    );
+  }
+  if (payin.payment_method !== "USDT_TRC20") {
+    throw new AppError(
+      "PAYMENT_METHOD_NOT_ACCEPTED",
+      "Simulation of card and mobile money pay-ins is not available yet",
+    );
+  }
+  const simulatedTx = toHex(crypto.getRandomValues(new Uint8Array(32)));
+  const settled = await settleUsdtReceipt(deps, payin.id, {
+    received: new Decimal(payin.amount_expected),
+    txHash: simulatedTx,
+    transferKeys: [],
+  });
+  if (!settled) throw new AppError("INVALID_STATE", "Pay-in was settled meanwhile");
+  return { message: "Sandbox pay-in confirmed", transactionId: payin.id };
+}
