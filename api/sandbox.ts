@@ -14,6 +14,8 @@ const ResetSchema = z.object({
     entries: z.number().int().openapi({ description: "their ledger entries" }),
     events: z.number().int(),
     webhookDeliveries: z.number().int(),
+    chainTransfers: z.number().int(),
+    payins: z.number().int(),
   }).catchall(z.number().int()).openapi({
     description: "rows deleted per kind; more kinds appear as sandbox features are added",
   }),

@@ -14,6 +14,9 @@ import { Decimal } from "./money.ts";
 export const SANDBOX_OWNED_TABLES = [
   { table: "webhook_deliveries", label: "webhookDeliveries" },
   { table: "events", label: "events" },
+  // Before payins, which they reference. The scanner skips a transfer whose pay-in is gone.
+  { table: "chain_transfers", label: "chainTransfers" },
+  { table: "payins", label: "payins" },
 ] as const;
 
 type OwnedLabel = typeof SANDBOX_OWNED_TABLES[number]["label"];

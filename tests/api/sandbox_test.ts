@@ -100,6 +100,19 @@ async function bookActivity(db: Db, merchantId: string, isSandbox: boolean, tag:
      VALUES ($1, $2, $3, $4, $5, 'payin.confirmed', '{}')`,
     [newId("dlv"), eventId, endpointId, merchantId, isSandbox],
   );
+  const payinId = newId("pay");
+  await db.query(
+    `INSERT INTO payins (id, merchant_id, is_sandbox, payment_method, status, currency, amount, amount_expected,
+                         expires_at)
+     VALUES ($1, $2, $3, 'USDT_TRC20', 'CONFIRMED', 'USDT_TRC20', 10, 11.5, now() + interval '30 minutes')`,
+    [payinId, merchantId, isSandbox],
+  );
+  await db.query(
+    `INSERT INTO chain_transfers (tx_id, log_index, block_number, block_hash, from_address, to_address, amount,
+                                  merchant_id, kind, payin_id, is_sandbox, block_time)
+     VALUES ($1, 0, 1, 'hash', 'Tfrom', 'Tto', 11.5, $2, 'PAYIN', $3, $4, now())`,
+    [`tx-${payinId}`, merchantId, payinId, isSandbox],
+  );
 }
 
 Deno.test("POST /v1/sandbox/reset", async (t) => {
@@ -166,8 +179,15 @@ Deno.test("POST /v1/sandbox/reset", async (t) => {
       assertEquals(res.status, 200);
       assertEquals(res.json.success, true);
       assertEquals(typeof res.json.data.message, "string");
-      // Three wallets, each with three credits and one fee; one event with one delivery.
-      assertEquals(res.json.data.deleted, { journals: 12, entries: 24, events: 1, webhookDeliveries: 1 });
+      // Three wallets, each with three credits and one fee; one event with one delivery; one pay-in.
+      assertEquals(res.json.data.deleted, {
+        journals: 12,
+        entries: 24,
+        events: 1,
+        webhookDeliveries: 1,
+        chainTransfers: 1,
+        payins: 1,
+      });
 
       const after = await allBalances(db);
       for (const id of aSandbox) assertEquals(after[id], "0", `A sandbox wallet ${id}`);
@@ -186,6 +206,12 @@ Deno.test("POST /v1/sandbox/reset", async (t) => {
       assertEquals(events.filter((e) => e.merchant_id === a.merchantId).map((e) => e.is_sandbox), [false]);
       assertEquals(events.filter((e) => e.merchant_id === b.merchantId).length, 2);
       assertEquals(await count(db, "SELECT count(*) AS n FROM webhook_deliveries"), 3);
+      const payins = await db.query<{ merchant_id: string; is_sandbox: boolean }>(
+        "SELECT merchant_id, is_sandbox FROM payins",
+      );
+      assertEquals(payins.filter((p) => p.merchant_id === a.merchantId).map((p) => p.is_sandbox), [false]);
+      assertEquals(payins.filter((p) => p.merchant_id === b.merchantId).length, 2);
+      assertEquals(await count(db, "SELECT count(*) AS n FROM chain_transfers"), 3);
       // Endpoints are configuration, not transactions: they survive.
       assertEquals(
         await count(db, "SELECT count(*) AS n FROM webhook_endpoints WHERE merchant_id = $1", [a.merchantId]),
@@ -205,7 +231,14 @@ Deno.test("POST /v1/sandbox/reset", async (t) => {
       const before = await allBalances(db);
       const res = await gw.request("POST", "/v1/sandbox/reset", { key: a.keys.testSecret });
       assertEquals(res.status, 200);
-      assertEquals(res.json.data.deleted, { journals: 0, entries: 0, events: 0, webhookDeliveries: 0 });
+      assertEquals(res.json.data.deleted, {
+        journals: 0,
+        entries: 0,
+        events: 0,
+        webhookDeliveries: 0,
+        chainTransfers: 0,
+        payins: 0,
+      });
       assertEquals(await allBalances(db), before);
       await assertLedgerConsistent(db);
     });
