@@ -26,6 +26,9 @@ const EnvSchema = z.object({
   DEVNET_BLOCK_MS: z.coerce.number().int().min(0).max(600_000).default(3000),
   PAYIN_CONFIRMATIONS: z.coerce.number().int().min(1).max(100).default(5),
   DEPOSIT_CONFIRMATIONS: z.coerce.number().int().min(1).max(200).default(20),
+  FIAT_PROVIDER: z.enum(["simulator"]).default("simulator"),
+  PROVIDER_CALLBACK_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  SIMULATOR_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(1500),
   DENO_DEPLOYMENT_ID: z.string().optional(),
 });
 
@@ -69,6 +72,16 @@ export type Config = {
   webhookTimeoutMs: number;
   onDenoDeploy: boolean;
   tron: TronConfig;
+  fiat: FiatConfig;
+};
+
+export type FiatConfig = {
+  /** Card acquirer and mobile money aggregator; only the simulators exist so far. */
+  provider: "simulator";
+  /** Shared secret of provider callbacks; undefined until the runtime derives one from APP_SECRET. */
+  callbackSecret?: string;
+  /** How long the simulators wait before answering asynchronously. */
+  simulatorDelayMs: number;
 };
 
 export class ConfigError extends Error {}
@@ -128,6 +141,11 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       devnetBlockMs: e.DEVNET_BLOCK_MS,
       payinConfirmations: e.PAYIN_CONFIRMATIONS,
       depositConfirmations: e.DEPOSIT_CONFIRMATIONS,
+    },
+    fiat: {
+      provider: e.FIAT_PROVIDER,
+      callbackSecret: e.PROVIDER_CALLBACK_SECRET,
+      simulatorDelayMs: e.SIMULATOR_DELAY_MS,
     },
   };
 }
