@@ -12,6 +12,7 @@ import type { Devnet } from "../rails/tron/devnet/mod.ts";
 import { sandboxRoutes } from "./sandbox.ts";
 import { walletRoutes } from "./wallets.ts";
 import { webhookRoutes } from "./webhooks.ts";
+import { checkoutRoutes } from "../pages/routes.ts";
 
 /** Every router uses this so validation failures become the VALIDATION_ERROR envelope. */
 export function newRouter() {
@@ -44,6 +45,7 @@ export function createApp(deps: Deps, options: { devnet?: Devnet } = {}) {
   app.route("/v1", sandboxRoutes());
   app.route("/admin/api", adminRoutes());
   app.route("/", docsRoutes(app));
+  app.route("/", checkoutRoutes());
   // The development TRON node, for tests and merchants trying their integration; never in production.
   if (options.devnet && deps.config.appEnv !== "production") app.route("/", options.devnet.app);
   return app;

@@ -1,0 +1,46 @@
+// SQL for the hosted checkout page: one round trip reads what a customer may see of a pay-in, with the
+// depth of its newest live transfer. Merchant-internal columns (metadata, externalRef, fees) are not read.
+import type { Db } from "./mod.ts";
+
+export type CheckoutRow = {
+  id: string;
+  status: string;
+  payment_method: string;
+  currency: "USDT_TRC20" | "XOF";
+  chain: string | null;
+  amount_expected: string;
+  amount_received: string;
+  address: string | null;
+  expires_at: Date;
+  success_url: string | null;
+  cancel_url: string | null;
+  is_sandbox: boolean;
+  failure_reason: string | null;
+  /** Only when asked for: the deposit address's QR code as a PNG data URL. */
+  qr_png: string | null;
+  /** Block of the least-confirmed live (not orphaned) transfer to this pay-in; null when none. */
+  newest_block: string | null;
+  /** The last block the scanner followed; null before its first block. */
+  head_block: string | null;
+};
+
+export async function findCheckoutRow(
+  db: Db,
+  payinId: string,
+  options: { withQr: boolean },
+): Promise<CheckoutRow | undefined> {
+  const qr = options.withQr
+    ? "(SELECT d.qr_png FROM deposit_addresses d WHERE d.address = p.address)"
+    : "NULL::text";
+  const rows = await db.query<CheckoutRow>(
+    `SELECT p.id, p.status, p.payment_method, p.currency, p.chain, p.amount_expected::text AS amount_expected,
+            p.amount_received::text AS amount_received, p.address, p.expires_at, p.success_url, p.cancel_url,
+            p.is_sandbox, p.failure_reason, ${qr} AS qr_png,
+            (SELECT max(t.block_number)::text FROM chain_transfers t
+              WHERE t.payin_id = p.id AND t.kind = 'PAYIN' AND t.status <> 'ORPHANED') AS newest_block,
+            (SELECT max(b.number)::text FROM chain_blocks b) AS head_block
+       FROM payins p WHERE p.id = $1`,
+    [payinId],
+  );
+  return rows[0];
+}

@@ -1,0 +1,240 @@
+// The hosted checkout page of a pay-in, rendered on the server. Every view (waiting, confirming, paid,
+// expired, under/overpaid, failed) is in the HTML, translated; the inline script only shows the one that
+// matches the polled status. Without JavaScript the page reloads itself until the pay-in is final.
+import { type CheckoutPhase, type CheckoutView, displayAmount } from "../domain/payins/checkout.ts";
+import { CHECKOUT_SCRIPT } from "./checkout_script.ts";
+import { type Lang, MESSAGES, type Messages } from "./i18n.ts";
+import { renderDocument } from "./layout.tsx";
+
+/** Reload interval of the no-script fallback, in seconds. */
+export const NOSCRIPT_REFRESH_SECONDS = 15;
+/** Seconds before the success view sends the customer back to the merchant (no-script fallback). */
+const NOSCRIPT_REDIRECT_SECONDS = 10;
+
+const UNIT: Record<CheckoutView["currency"], string> = { USDT_TRC20: "USDT", XOF: "XOF" };
+
+/** mm:ss, or h:mm:ss past an hour; the script formats the same way. */
+export function formatCountdown(seconds: number): string {
+  const s = Math.max(0, Math.floor(seconds));
+  const pad = (n: number) => String(n).padStart(2, "0");
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  return `${h ? `${h}:${pad(m)}` : pad(m)}:${pad(s % 60)}`;
+}
+
+function LangSwitch(props: { lang: Lang; t: Messages }) {
+  const other: Lang = props.lang === "fr" ? "en" : "fr";
+  return (
+    <a href={`?lang=${other}`} hreflang={other} lang={other}>
+      {props.t.switchTo}
+    </a>
+  );
+}
+
+function Section(
+  props: { phases: CheckoutPhase[]; current: CheckoutPhase; class?: string; children: unknown },
+) {
+  return (
+    <div
+      data-phase={props.phases.join(" ")}
+      class={props.class}
+      hidden={!props.phases.includes(props.current)}
+    >
+      {props.children as never}
+    </div>
+  );
+}
+
+function Outcome(props: {
+  phase: CheckoutPhase;
+  current: CheckoutPhase;
+  good: boolean;
+  title: string;
+  text: string;
+  link: string | null;
+  linkText: string;
+  children?: unknown;
+}) {
+  return (
+    <Section phases={[props.phase]} current={props.current} class="done">
+      <span class={props.good ? "mark" : "mark bad"} aria-hidden="true">{props.good ? "✓" : "!"}</span>
+      <h1>{props.title}</h1>
+      <p>{props.text}</p>
+      {props.children as never}
+      {props.link && <a class="btn" href={props.link}>{props.linkText}</a>}
+    </Section>
+  );
+}
+
+function CheckoutBody(props: { v: CheckoutView; lang: Lang }) {
+  const { v, lang } = props;
+  const t = MESSAGES[lang];
+  const unit = UNIT[v.currency];
+  const amount = displayAmount(v.amountExpected);
+  const received = displayAmount(v.amountReceived);
+  const phase = v.phase;
+  return (
+    <main
+      id="co"
+      data-status={`/checkout/${v.id}/status`}
+      data-left={String(v.secondsLeft)}
+      data-phase={phase}
+      data-final={v.final ? "1" : "0"}
+      data-copied={t.copied}
+      data-failed={t.copyFailed}
+    >
+      <div class="bar">
+        <span>{t.title}</span>
+        <LangSwitch lang={lang} t={t} />
+      </div>
+      <div class="card">
+        {v.isSandbox && <p class="sbx">{t.sandbox}</p>}
+        <Section phases={["waiting"]} current={phase}>
+          <p class="lbl">{t.sendExactly}</p>
+          <div class="amt">
+            <span class="big" id="amt" data-value={amount}>
+              {amount} <small>{unit}</small>
+            </span>
+            <button type="button" data-copy="amt" hidden aria-label={t.copyAmount}>{t.copy}</button>
+          </div>
+          {v.currency === "USDT_TRC20" && <p class="net">{t.network}</p>}
+          {v.address && (
+            <>
+              <p class="lbl">{t.toAddress}</p>
+              <p class="adr" id="adr">{v.address}</p>
+              <button type="button" class="wide" data-copy="adr" hidden>{t.copyAddress}</button>
+            </>
+          )}
+          {v.qrPng && <img class="qr" src={v.qrPng} alt={t.qrAlt} width={220} height={220} />}
+          <div class="cd">
+            <span>{t.timeLeft}</span>
+            <b data-cd="">{formatCountdown(v.secondsLeft)}</b>
+          </div>
+          <div class="st">
+            <p>{t.waiting}</p>
+            <p class="hint">{t.waitingHint}</p>
+          </div>
+        </Section>
+        <Section phases={["confirming"]} current={phase} class="st good">
+          <p>
+            {t.confirming} <b data-conf="">{v.confirmations}</b> /{" "}
+            <b data-req="">{v.requiredConfirmations}</b>
+          </p>
+          <progress data-conf="" max={v.requiredConfirmations} value={v.confirmations} />
+          <p class="hint">
+            {t.received} <b data-recv="">{received}</b> {unit}
+          </p>
+          <p class="hint">{t.confirmingHint}</p>
+        </Section>
+        <Outcome
+          phase="paid"
+          current={phase}
+          good
+          title={t.paidTitle}
+          text={t.paidText}
+          link={null}
+          linkText=""
+        >
+          <p class="big">
+            <span data-recv="">{received}</span> <small>{unit}</small>
+          </p>
+          {v.successUrl && (
+            <>
+              <a class="btn" id="succ" href={v.successUrl}>{t.backToShop}</a>
+              <p class="small">{t.redirecting}</p>
+            </>
+          )}
+        </Outcome>
+        <Outcome
+          phase="expired"
+          current={phase}
+          good={false}
+          title={t.expiredTitle}
+          text={t.expiredText}
+          link={v.cancelUrl}
+          linkText={t.returnLink}
+        />
+        <Outcome
+          phase="underpaid"
+          current={phase}
+          good={false}
+          title={t.underpaidTitle}
+          text={t.underpaidText}
+          link={v.cancelUrl ?? v.successUrl}
+          linkText={t.returnLink}
+        >
+          <p>
+            {t.received} <b data-recv="">{received}</b> / {amount} {unit}
+          </p>
+        </Outcome>
+        <Outcome
+          phase="overpaid"
+          current={phase}
+          good
+          title={t.overpaidTitle}
+          text={t.overpaidText}
+          link={v.successUrl ?? v.cancelUrl}
+          linkText={t.returnLink}
+        >
+          <p>
+            {t.received} <b data-recv="">{received}</b> / {amount} {unit}
+          </p>
+        </Outcome>
+        <Outcome
+          phase="failed"
+          current={phase}
+          good={false}
+          title={t.failedTitle}
+          text={t.failedText}
+          link={v.cancelUrl}
+          linkText={t.returnLink}
+        />
+      </div>
+      <noscript>
+        <p class="small">{t.noScript}</p>
+      </noscript>
+      <p class="small">{t.reference} {v.id}</p>
+    </main>
+  );
+}
+
+export function renderCheckoutPage(v: CheckoutView, lang: Lang, nonce: string): string {
+  const t = MESSAGES[lang];
+  const refresh = v.final
+    ? (v.phase === "paid" && v.successUrl ? `${NOSCRIPT_REDIRECT_SECONDS};url=${v.successUrl}` : null)
+    : String(NOSCRIPT_REFRESH_SECONDS);
+  return renderDocument({
+    lang,
+    nonce,
+    title: `${t.title} · ${displayAmount(v.amountExpected)} ${UNIT[v.currency]}`,
+    head: refresh && (
+      <noscript>
+        <meta http-equiv="refresh" content={refresh} />
+      </noscript>
+    ),
+    script: CHECKOUT_SCRIPT,
+    children: <CheckoutBody v={v} lang={lang} />,
+  });
+}
+
+export function renderCheckoutNotFound(lang: Lang, nonce: string): string {
+  const t = MESSAGES[lang];
+  return renderDocument({
+    lang,
+    nonce,
+    title: t.notFoundTitle,
+    children: (
+      <main>
+        <div class="bar">
+          <span>{t.title}</span>
+          <LangSwitch lang={lang} t={t} />
+        </div>
+        <div class="card done">
+          <span class="mark bad" aria-hidden="true">?</span>
+          <h1>{t.notFoundTitle}</h1>
+          <p>{t.notFoundText}</p>
+        </div>
+      </main>
+    ),
+  });
+}
