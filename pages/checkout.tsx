@@ -78,7 +78,7 @@ function CheckoutBody(props: { v: CheckoutView; lang: Lang }) {
       id="co"
       data-status={`/checkout/${v.id}/status`}
       data-left={String(v.secondsLeft)}
-      data-phase={phase}
+      data-at={phase}
       data-final={v.final ? "1" : "0"}
       data-copied={t.copied}
       data-failed={t.copyFailed}

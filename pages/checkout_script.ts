@@ -3,7 +3,7 @@
 // old phone browsers run it; everything it shows was rendered (and translated) by the server.
 export const CHECKOUT_SCRIPT = `(function(){
 var d=document,root=d.getElementById("co");if(!root)return;
-var ds=root.dataset,left=+ds.left,phase=ds.phase,final=ds.final==="1",timer=0,busy=0;
+var ds=root.dataset,left=+ds.left,phase=ds.at,final=ds.final==="1",timer=0,busy=0;
 function all(s){return Array.prototype.slice.call(d.querySelectorAll(s))}
 function show(p){phase=p;all("[data-phase]").forEach(function(e){e.hidden=e.getAttribute("data-phase").split(" ").indexOf(p)<0});if(p==="paid")redirect()}
 function redirect(){var a=d.getElementById("succ");if(a&&!ds.redir){ds.redir="1";setTimeout(function(){location.href=a.href},8000)}}

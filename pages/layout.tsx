@@ -28,7 +28,7 @@ button.ok{border-color:#137a3f;color:#137a3f}
 .cd b{font:700 20px ui-monospace,Menlo,Consolas,monospace}
 .st{margin:14px 0 0;padding:12px;border-radius:10px;background:#eaf2fb;color:#0b3d73}
 .st p{margin:0}.st .hint{font-size:14px;margin-top:4px;color:#47525e}
-.st.good{background:#e6f5ec;color:#0e5a2f}.st.bad{background:#fdecea;color:#8a1c13}
+.card>.st{margin:0}.st.good{background:#e6f5ec;color:#0e5a2f}.st.bad{background:#fdecea;color:#8a1c13}
 progress{width:100%;height:12px;margin-top:8px;accent-color:#137a3f}
 .done{text-align:center;padding:8px 0}.done h1{font-size:24px}
 .mark{display:inline-flex;width:64px;height:64px;border-radius:50%;align-items:center;justify-content:center;font-size:36px;
