@@ -92,8 +92,8 @@ function CheckoutBody(props: { v: CheckoutView; lang: Lang }) {
         <Section phases={["waiting"]} current={phase}>
           <p class="lbl">{t.sendExactly}</p>
           <div class="amt">
-            <span class="big" id="amt" data-value={amount}>
-              {amount} <small>{unit}</small>
+            <span class="big">
+              <span id="amt">{amount}</span> <small>{unit}</small>
             </span>
             <button type="button" data-copy="amt" hidden aria-label={t.copyAmount}>{t.copy}</button>
           </div>

@@ -21,7 +21,7 @@ function copied(b,ok){var t=b.textContent;b.textContent=ok?ds.copied:ds.failed;b
 setTimeout(function(){b.textContent=t;b.className=b.className.replace(" ok","")},2000)}
 function fallback(b,src){var ok=false;try{var r=d.createRange();r.selectNodeContents(src);var sel=getSelection();sel.removeAllRanges();sel.addRange(r);ok=d.execCommand("copy")}catch(e){}copied(b,ok)}
 all("button[data-copy]").forEach(function(b){b.hidden=false;b.addEventListener("click",function(){
-var src=d.getElementById(b.getAttribute("data-copy")),text=src.getAttribute("data-value")||src.textContent;
+var src=d.getElementById(b.getAttribute("data-copy")),text=src.textContent;
 if(navigator.clipboard&&window.isSecureContext){navigator.clipboard.writeText(text).then(function(){copied(b,true)},function(){fallback(b,src)})}else fallback(b,src)})});
 setInterval(tick,1000);if(phase==="paid")redirect();
 if(!final){timer=setInterval(poll,2500)}

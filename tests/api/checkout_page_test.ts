@@ -90,7 +90,7 @@ Deno.test("checkout page and live status", async (t) => {
         const html = res.text;
         assertMatch(html, /^<!doctype html><html lang="fr">/);
         assertMatch(html, /Envoyez exactement/);
-        assertMatch(html, /id="amt" data-value="11.50">11.50 <small>USDT<\/small>/);
+        assertMatch(html, /<span id="amt">11.50<\/span> <small>USDT<\/small>/);
         assertMatch(html, /USDT TRC20 \(TRON\)/);
         assert(html.includes(`<p class="adr" id="adr">${p.address}</p>`));
         assert(html.includes(`src="${p.qrCodeUrl}"`), "the stored QR PNG data URL");

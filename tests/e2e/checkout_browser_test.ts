@@ -77,7 +77,7 @@ Deno.test({
       assertEquals(await page.locator("html").getAttribute("lang"), "fr");
       await page.locator("#adr").waitFor();
       assertEquals((await page.locator("#adr").textContent())?.trim(), p.address);
-      assertMatch((await page.locator("#amt").textContent()) ?? "", /11\.50\s*USDT/);
+      assertEquals(await page.locator("#amt").textContent(), "11.50");
       // Browser-side code is passed as text: this file is type-checked without the DOM library.
       const scrollWidth = () => page.evaluate<number>("document.documentElement.scrollWidth");
       const width = await scrollWidth();
@@ -138,6 +138,39 @@ Deno.test({
       const en = await context.newPage();
       await en.goto(`${checkoutUrl}?lang=en`);
       assertMatch((await en.locator('[data-phase="paid"]').textContent()) ?? "", /Payment received/);
+
+      // Without a clipboard API (old browser, plain http): the copy button selects the text instead.
+      const old = await context.newPage();
+      await old.addInitScript("Object.defineProperty(navigator, 'clipboard', { value: undefined })");
+      const fresh = await (await fetch(`${gw.url}/v1/payments`, {
+        method: "POST",
+        headers: { "x-api-key": merchant.data.keys.liveSecret, "content-type": "application/json" },
+        body: JSON.stringify({ amount: "7" }),
+      })).json();
+      await old.goto(`${gw.url}/checkout/${fresh.data.transactionId}`);
+      await old.locator('button[data-copy="amt"]').click();
+      await old.locator('button[data-copy="amt"]', { hasText: /Copié|Sélectionnez/ }).waitFor({
+        timeout: 3000,
+      });
+      assertEquals(
+        await old.evaluate<string>("String(getSelection())"),
+        "8.50",
+        "only the number is selected",
+      );
+
+      // Without JavaScript: the same page, static, no copy buttons, reloading itself.
+      const noJs = await browser.newContext({
+        viewport: { width: 360, height: 740 },
+        javaScriptEnabled: false,
+      });
+      const still = await noJs.newPage();
+      await still.goto(`${gw.url}/checkout/${fresh.data.transactionId}`);
+      assert(await still.locator("#adr").isVisible());
+      assert(await still.locator("img.qr").isVisible());
+      assert(await still.locator('button[data-copy="adr"]').isHidden());
+      assertEquals(await still.locator('noscript meta[http-equiv="refresh"]').count(), 1);
+      assert((await still.evaluate<number>("document.documentElement.scrollWidth")) <= 360);
+      await noJs.close();
 
       assertEquals(problems, [], "no console errors, no CSP violations");
       assertEquals(foreign, [], "no request leaves the gateway");
