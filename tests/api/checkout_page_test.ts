@@ -255,6 +255,25 @@ Deno.test("checkout page and live status", async (t) => {
       assertEquals((await status(over.transactionId)).json.phase, "overpaid");
     });
 
+    await t.step("a sandbox pay-in says so; a simulated confirmation shows the paid view", async () => {
+      clock.advance(10);
+      const res = await gw.request("POST", "/v1/payments?sandbox=true", {
+        key: m.keys.testSecret,
+        body: { amount: "10" },
+      });
+      const sbx = res.json.data;
+      assertMatch((await page(sbx.transactionId)).text, /<p class="sbx">Mode test : aucun vrai fonds<\/p>/);
+      assert(!(await page(p.transactionId)).text.includes(`class="sbx"`), "live pay-ins have no banner");
+      await gw.request("POST", `/v1/sandbox/payments/${sbx.transactionId}/simulate`, {
+        key: m.keys.testSecret,
+      });
+      const s = await status(sbx.transactionId);
+      assertEquals([s.json.phase, s.json.final], ["paid", true]);
+      const html = (await page(sbx.transactionId, { "accept-language": "en" })).text;
+      assertMatch(html, /<div data-phase="paid" class="done">/);
+      assert(!html.includes(`id="succ"`), "no successUrl, no button back");
+    });
+
     await t.step("unknown ids: a friendly HTML 404 and a JSON 404", async () => {
       for (const id of ["pay_0000000000000000000000000z", "nope", "pay_<script>"]) {
         const res = await page(encodeURIComponent(id));
