@@ -106,6 +106,9 @@ export type CardSimulator = CardProvider & {
   };
 };
 
+/** How many simulated payments are remembered (oldest forgotten first). */
+export const MAX_PAYMENTS = 10_000;
+
 export function createCardSimulator(opts: {
   publicBase: string;
   secret: string;
@@ -143,6 +146,8 @@ export function createCardSimulator(opts: {
       return new Promise((resolve) => {
         checkInput(input);
         const providerRef = `sim_card_${crypto.randomUUID().replaceAll("-", "")}`;
+        // Bounded memory in a long-running process: the oldest simulated payments are forgotten first.
+        if (payments.size >= MAX_PAYMENTS) payments.delete(payments.keys().next().value!);
         payments.set(providerRef, {
           providerRef,
           reference: input.reference,

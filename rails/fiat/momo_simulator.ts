@@ -72,6 +72,9 @@ export type MomoSimulator = MomoProvider & {
 
 type Outcome = { status: "SUCCEEDED" | "FAILED"; reason?: string };
 
+/** How many simulated payments are remembered (oldest forgotten first). */
+export const MAX_PAYMENTS = 10_000;
+
 export function createMomoSimulator(opts: {
   secret: string;
   delayMs: number;
@@ -152,6 +155,8 @@ export function createMomoSimulator(opts: {
       step: mode,
       status: "PENDING",
     };
+    // Bounded memory in a long-running process: the oldest simulated payments are forgotten first.
+    if (payments.size >= MAX_PAYMENTS) payments.delete(payments.keys().next().value!);
     payments.set(providerRef, p);
     if (mode === "approval") {
       // The customer "approves on the phone" by themselves after the delay.

@@ -26,6 +26,7 @@ export function pickLang(acceptLanguage: string | undefined | null, query: strin
 const fr = {
   cardTitle: "Paiement par carte",
   simulator: "Simulateur de test : aucune vraie carte n'est débitée.",
+  simulatorMomo: "Simulateur de test : aucun vrai compte mobile money n'est débité.",
   amount: "Montant",
   number: "Numéro de carte",
   expiry: "Date d'expiration (MM/AA)",
@@ -74,6 +75,7 @@ type Messages = typeof fr;
 const en: Messages = {
   cardTitle: "Card payment",
   simulator: "Test simulator: no real card is charged.",
+  simulatorMomo: "Test simulator: no real mobile money account is debited.",
   amount: "Amount",
   number: "Card number",
   expiry: "Expiry date (MM/YY)",
@@ -128,7 +130,6 @@ label{display:block;font-weight:600;margin:.8rem 0 .25rem}
 input{width:100%;font-size:16px;padding:.65rem .7rem;border:1px solid #9aa4b2;border-radius:6px}
 input[aria-invalid=true]{border-color:#b42318;background:#fff5f5}
 .err{color:#b42318;font-size:.9rem;margin:.25rem 0 0}.summary{color:#b42318;font-weight:600}
-.row{display:flex;gap:.6rem}.row>div{flex:1;min-width:0}
 button,.btn{display:block;width:100%;margin-top:1.1rem;font-size:1rem;font-weight:600;padding:.75rem;border:0;
 border-radius:6px;background:#1f4f99;color:#fff;text-align:center;text-decoration:none;cursor:pointer}
 .secondary{background:#6b7280}details{margin-top:1rem;font-size:.9rem}code{font-size:.95em}
@@ -234,25 +235,23 @@ export function renderCardForm(
             placeholder="4242 4242 4242 4242"
             maxlength={23}
           />
-          <div class="row">
-            <Field
-              id="expiry"
-              label={t.expiry}
-              value={p.values?.expiry}
-              error={e.expiry && t.errors[e.expiry]}
-              autocomplete="cc-exp"
-              placeholder="MM/YY"
-              maxlength={7}
-            />
-            <Field
-              id="cvc"
-              label={t.cvc}
-              error={e.cvc && t.errors[e.cvc]}
-              autocomplete="cc-csc"
-              placeholder="123"
-              maxlength={4}
-            />
-          </div>
+          <Field
+            id="expiry"
+            label={t.expiry}
+            value={p.values?.expiry}
+            error={e.expiry && t.errors[e.expiry]}
+            autocomplete="cc-exp"
+            placeholder="MM/YY"
+            maxlength={7}
+          />
+          <Field
+            id="cvc"
+            label={t.cvc}
+            error={e.cvc && t.errors[e.cvc]}
+            autocomplete="cc-csc"
+            placeholder="123"
+            maxlength={4}
+          />
           <button type="submit">{t.pay} {formatXof(p.amount, p.lang)} XOF</button>
         </form>
         <details open={p.isSandbox}>
@@ -352,7 +351,7 @@ export function renderPhone(p: {
       <LangSwitch lang={p.lang} path={p.path} />
       <div class="card">
         <h1>{t.phoneTitle}</h1>
-        <p class="note">{t.simulator}</p>
+        <p class="note">{t.simulatorMomo}</p>
         <p>
           <strong>{p.operatorCode}</strong>
         </p>
