@@ -8,7 +8,13 @@ import type { CardProvider, MomoProvider } from "./provider.ts";
 import { type Deliver, Dispatcher } from "./signing.ts";
 import { simulatorRoutes } from "./simulator_routes.ts";
 
-export { isE164, OPERATOR_MODES, operatorInstruction, resolveOperator } from "./operators.ts";
+export {
+  isBurkinaFasoNumber,
+  isE164,
+  OPERATOR_MODES,
+  operatorInstruction,
+  resolveOperator,
+} from "./operators.ts";
 export { SIGNATURE_HEADER, signCallback, verifyCallback } from "./signing.ts";
 export { CHALLENGE_CODE, TEST_CARDS } from "./card_simulator.ts";
 export { SIMULATED_OTP, TEST_NUMBERS } from "./momo_simulator.ts";

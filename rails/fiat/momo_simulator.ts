@@ -4,7 +4,7 @@
 // (POST /simulators/momo/<ref>/approve|decline). Outcomes reach the gateway as signed callbacks.
 // State lives in a Map: a restart forgets pending simulated payments.
 import {
-  isE164,
+  isBurkinaFasoNumber,
   nationalNumber,
   OPERATOR_MODES,
   operatorInstruction,
@@ -132,7 +132,7 @@ export function createMomoSimulator(opts: {
       throw new ProviderError("initiate_failed", "amount must be a positive XOF integer string");
     }
     if (input.currency !== "XOF") throw new ProviderError("initiate_failed", "only XOF is supported");
-    if (!isE164(input.phone)) {
+    if (!isBurkinaFasoNumber(input.phone)) {
       throw new ProviderError(
         "initiate_failed",
         "phone must be a Burkina Faso number in E.164 (+226 and 8 digits)",

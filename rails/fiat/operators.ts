@@ -31,15 +31,25 @@ const BY_PREFIX = new Map<string, OperatorCode>(
 );
 
 const BF_E164 = /^\+226\d{8}$/;
+const E164 = /^\+[1-9]\d{6,14}$/;
 
-/** A Burkina Faso number in E.164: "+226" then exactly 8 digits, nothing else (no spaces). */
+/**
+ * An E.164 number: "+", then 7 to 15 digits, the first not 0, nothing else (no spaces). A Burkina Faso
+ * number (+226) must have exactly 8 national digits. Other countries pass here; resolveOperator answers
+ * null for them (the gateway's OPERATOR_NOT_SUPPORTED).
+ */
 export function isE164(phone: string): boolean {
+  return E164.test(phone) && (!phone.startsWith(BF_COUNTRY_CODE) || BF_E164.test(phone));
+}
+
+/** A Burkina Faso number in E.164: "+226" then exactly 8 digits. */
+export function isBurkinaFasoNumber(phone: string): boolean {
   return BF_E164.test(phone);
 }
 
 /** The 8 national digits of a valid number, or null. */
 export function nationalNumber(phone: string): string | null {
-  return isE164(phone) ? phone.slice(BF_COUNTRY_CODE.length) : null;
+  return BF_E164.test(phone) ? phone.slice(BF_COUNTRY_CODE.length) : null;
 }
 
 /** The operator of a Burkina Faso number, or null (malformed, another country, or an unknown prefix). */

@@ -2,6 +2,7 @@
 // and customer instructions.
 import {
   formatXof,
+  isBurkinaFasoNumber,
   isE164,
   OPERATOR_MODES,
   OPERATOR_PREFIXES,
@@ -13,30 +14,34 @@ import { assert, assertEquals, assertMatch } from "../assert.ts";
 const A = ["05", "06", "07", "54", "55", "56", "57", "64", "65", "66", "67", "74", "75", "76", "77"];
 const B = ["01", "02", "03", "50", "51", "52", "53", "60", "61", "62", "63", "70", "71", "72", "73"];
 
-Deno.test("isE164: +226 then exactly 8 digits", () => {
-  assert(isE164("+22670000000"));
-  assert(isE164("+22605123456"));
+Deno.test("isE164: + and 7-15 digits; a Burkina Faso number has exactly 8 national digits", () => {
+  for (const good of ["+22670000000", "+22605123456", "+33612345678", "+22507000000", "+12025550123"]) {
+    assert(isE164(good), good);
+  }
+  assert(isBurkinaFasoNumber("+22670000000"));
+  for (const foreign of ["+33612345678", "+22507000000"]) assertEquals(isBurkinaFasoNumber(foreign), false);
   for (
     const bad of [
       "",
+      "+",
       "+226",
-      "+2267000000", // 7 digits
-      "+226700000000", // 9 digits
+      "+2267000000", // 7 national digits
+      "+226700000000", // 9 national digits
       "22670000000", // no plus
       "0022670000000",
+      "+0226700000",
       "+226 70 00 00 00",
       "+226-70000000",
       "+22670000000 ",
       " +22670000000",
       "+226700000a0",
-      "+22570000000", // Niger
-      "+2257000000",
-      "+33612345678", // France
+      "+3361234567890123", // 16 digits
       "+226７0000000", // full-width digit
       "+22670000000\n",
     ]
   ) {
     assertEquals(isE164(bad), false, JSON.stringify(bad));
+    assertEquals(isBurkinaFasoNumber(bad), false, JSON.stringify(bad));
   }
 });
 
