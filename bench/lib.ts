@@ -125,3 +125,137 @@ export function formatTable(header: string[], rows: string[][]): string {
 export function fmt(value: number, decimals = 0): string {
   return value.toFixed(decimals);
 }
+
+/** The value at or below which `p` percent of `values` fall (nearest rank); `p` in 0..100. */
+export function percentile(values: ArrayLike<number>, p: number): number {
+  if (values.length === 0) throw new Error("percentile of nothing");
+  const sorted = Float64Array.from(values).sort();
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1];
+}
+
+export type LoadSpec = {
+  url: string;
+  method: string;
+  headers: Record<string, string>;
+  body?: string;
+  total: number;
+  concurrency: number;
+};
+
+export type LoadResult = {
+  /** Wall time from the first request sent to the last response read, in milliseconds. */
+  elapsedMs: number;
+  /** One latency per request (send to last body byte), in milliseconds. */
+  latencies: Float64Array;
+  /** Each request's HTTP status; 0 when the client itself failed (connection refused, reset). */
+  codes: Uint16Array;
+  /** How many responses had each HTTP status. */
+  statuses: Record<number, number>;
+  /** All responses per second, whatever their status. */
+  requestsPerSecond: number;
+  /** 2xx responses per second: the work actually done. */
+  okPerSecond: number;
+  /** Latency percentiles of the 2xx responses (a fast refusal is not a fast creation); NaN when none. */
+  p50: number;
+  p99: number;
+};
+
+// The load generator's code, run in a Worker: its own thread and event loop, so sending requests and
+// reading responses never queues behind the server's handlers (nor the reverse). Plain JavaScript, so the
+// worker starts without type-checking or importing anything. fetch keeps connections alive, so at most
+// `concurrency` sockets are opened and reused.
+const LOAD_WORKER_SOURCE = `
+self.onmessage = async (e) => {
+  const spec = e.data;
+  const latencies = new Float64Array(spec.total);
+  const codes = new Uint16Array(spec.total);
+  let next = 0;
+  const one = async (i) => {
+    const t0 = performance.now();
+    let status = 0;
+    try {
+      const res = await fetch(spec.url, { method: spec.method, headers: spec.headers, body: spec.body });
+      await res.arrayBuffer();
+      status = res.status;
+    } catch {
+      status = 0;
+    }
+    latencies[i] = performance.now() - t0;
+    codes[i] = status;
+  };
+  const worker = async () => {
+    while (next < spec.total) await one(next++);
+  };
+  const start = performance.now();
+  await Promise.all(Array.from({ length: Math.min(spec.concurrency, spec.total) }, worker));
+  const elapsedMs = performance.now() - start;
+  self.postMessage({ elapsedMs, latencies, codes }, [latencies.buffer, codes.buffer]);
+};
+`;
+
+/**
+ * A load generator on another thread (a Worker with its own event loop). `run` sends `total` requests with
+ * at most `concurrency` in flight and answers the timing; runs are sequential.
+ */
+export class LoadGenerator {
+  #worker: Worker;
+  #url: string;
+  #busy: Promise<unknown> = Promise.resolve();
+
+  constructor() {
+    this.#url = URL.createObjectURL(new Blob([LOAD_WORKER_SOURCE], { type: "application/javascript" }));
+    this.#worker = new Worker(this.#url, { type: "module" });
+  }
+
+  run(spec: LoadSpec): Promise<LoadResult> {
+    const result = this.#busy.then(() =>
+      new Promise<LoadResult>((resolve, reject) => {
+        this.#worker.onmessage = (e: MessageEvent) => {
+          const { elapsedMs, latencies, codes } = e.data as {
+            elapsedMs: number;
+            latencies: Float64Array;
+            codes: Uint16Array;
+          };
+          resolve(summarizeLoad(elapsedMs, latencies, codes));
+        };
+        this.#worker.onerror = (e) => {
+          e.preventDefault();
+          reject(new Error(`load worker failed: ${e.message}`));
+        };
+        this.#worker.postMessage(spec);
+      })
+    );
+    this.#busy = result.catch(() => {});
+    return result;
+  }
+
+  close(): void {
+    this.#worker.terminate();
+    URL.revokeObjectURL(this.#url);
+  }
+}
+
+function summarizeLoad(elapsedMs: number, latencies: Float64Array, codes: Uint16Array): LoadResult {
+  const statuses: Record<number, number> = {};
+  const ok: number[] = [];
+  codes.forEach((code, i) => {
+    statuses[code] = (statuses[code] ?? 0) + 1;
+    if (code >= 200 && code < 300) ok.push(latencies[i]);
+  });
+  return {
+    elapsedMs,
+    latencies,
+    codes,
+    statuses,
+    requestsPerSecond: perSecond(codes.length, elapsedMs),
+    okPerSecond: perSecond(ok.length, elapsedMs),
+    p50: ok.length ? percentile(ok, 50) : NaN,
+    p99: ok.length ? percentile(ok, 99) : NaN,
+  };
+}
+
+/** A summary of HTTP statuses such as "201 x5000" or "201 x4990, 429 x10". */
+export function formatStatuses(statuses: Record<number, number>): string {
+  return Object.entries(statuses).sort().map(([status, n]) => `${status} x${n}`).join(", ");
+}

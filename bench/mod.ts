@@ -1,13 +1,17 @@
 // `deno task bench <name>`: runs one benchmark. Each lives in its own file and exports one run function;
 // the shared timing, median and table helpers are in bench/lib.ts.
 import { runLedgerBench } from "./ledger.ts";
+import { runPayinBench } from "./payin.ts";
 
 const BENCHES: Record<string, { about: string; run: () => Promise<void> }> = {
   ledger: {
     about: "journals/s through postJournal vs plain INSERTs, concurrency 1/10/50",
     run: runLedgerBench,
   },
-  // payin: { about: "pay-in creation requests/s vs a bare Hono route", run: runPayinBench },
+  payin: {
+    about: "POST /v1/payments requests/s and p50/p99 vs a bare Hono INSERT route, concurrency 50",
+    run: runPayinBench,
+  },
   // scanner: { about: "TRON blocks/s through the scanner against the devnet", run: runScannerBench },
 };
 
