@@ -30,8 +30,9 @@ async function main() {
     }
     throw err;
   }
-  const { deps, devnet } = runtime;
-  const app = createApp(deps, { devnet });
+  const { deps, devnet, simulators } = runtime;
+  const app = createApp(deps, { devnet, simulators });
+  runtime.bindApp(app.fetch);
   devnet?.start();
   const jobs = config.jobsEnabled ? registerJobs(deps) : undefined;
 

@@ -11,6 +11,8 @@ import { createLogger } from "./domain/log.ts";
 import { loadTronMnemonic } from "./domain/tron_mnemonic.ts";
 import { createTronClient } from "./rails/tron/client.ts";
 import { createDevnet, type Devnet } from "./rails/tron/devnet/mod.ts";
+import { createSimulators } from "./rails/fiat/mod.ts";
+import { hmacSha256Hex } from "./domain/crypto.ts";
 
 /**
  * In development a missing APP_SECRET is generated once and kept in DATA_DIR, so secrets encrypted at
@@ -47,7 +49,40 @@ async function lockEmbeddedDatabase(config: Config): Promise<Deno.FsFile | undef
   return file;
 }
 
-export type Runtime = { deps: Deps; devnet?: Devnet; close(): Promise<void> };
+export type Simulators = ReturnType<typeof createSimulators>;
+
+export type Runtime = {
+  deps: Deps;
+  devnet?: Devnet;
+  simulators: Simulators;
+  /** Lets the simulators call the gateway back in-process, once the app exists. */
+  bindApp(fetch: (request: Request) => Response | Promise<Response>): void;
+  close(): Promise<void>;
+};
+
+/**
+ * The card and mobile money simulators. They answer sandbox pay-ins always, and live ones too outside
+ * production (where a real provider must be configured instead). Their callbacks reach the gateway's own
+ * app without a socket, so they work whatever port or public URL the process has.
+ */
+export async function openSimulators(config: Config, appSecret: string, now?: () => number) {
+  const secret = config.fiat.callbackSecret ?? await hmacSha256Hex(appSecret, "provider-callback-secret");
+  let gateway: ((request: Request) => Response | Promise<Response>) | undefined;
+  const simulators = createSimulators({
+    publicBase: config.publicUrl,
+    secret,
+    delayMs: config.fiat.simulatorDelayMs,
+    now,
+    deliver: async (url, body, headers) => {
+      const request = new Request(url, { method: "POST", body, headers });
+      const response = gateway ? await gateway(request) : await fetch(request);
+      await response.body?.cancel();
+      return response.status;
+    },
+  });
+  const fiat = { sandbox: simulators, live: config.appEnv === "production" ? undefined : simulators };
+  return { simulators, fiat, secret, bind: (fn: typeof gateway) => (gateway = fn) };
+}
 
 /** In development the TRON devnet runs in-process; the client then calls it without a socket. */
 async function openTron(config: Config) {
@@ -79,21 +114,31 @@ export async function openRuntime(config: Config): Promise<Runtime> {
   const secrets = await SecretBox.fromAppSecret(appSecret);
   const mnemonic = await loadTronMnemonic(db, secrets, config.tron.mnemonic);
   const { devnet, tron } = await openTron(config);
+  const sims = await openSimulators(config, appSecret);
   const deps: Deps = {
     db,
     kv,
     clock: systemClock,
-    config: { ...config, appSecret, tron: { ...config.tron, mnemonic } },
+    config: {
+      ...config,
+      appSecret,
+      tron: { ...config.tron, mnemonic },
+      fiat: { ...config.fiat, callbackSecret: sims.secret },
+    },
     secrets,
     queue: kvQueue(kv),
     log: createLogger(config.logLevel),
     fetch: globalThis.fetch,
     tron,
+    fiat: sims.fiat,
   };
   return {
     deps,
     devnet,
+    simulators: sims.simulators,
+    bindApp: (fn) => sims.bind(fn),
     async close() {
+      sims.simulators.stop();
       await devnet?.stop();
       kv.close();
       await db.close();

@@ -8,7 +8,9 @@ import type { AppEnv } from "./env.ts";
 import { notFound, onError, validationHook } from "./errors.ts";
 import { healthRoutes } from "./health.ts";
 import { paymentRoutes } from "./payments.ts";
+import { providerRoutes } from "./providers.ts";
 import type { Devnet } from "../rails/tron/devnet/mod.ts";
+import type { Hono } from "hono";
 import { sandboxRoutes } from "./sandbox.ts";
 import { walletRoutes } from "./wallets.ts";
 import { webhookRoutes } from "./webhooks.ts";
@@ -19,7 +21,7 @@ export function newRouter() {
   return new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 }
 
-export function createApp(deps: Deps, options: { devnet?: Devnet } = {}) {
+export function createApp(deps: Deps, options: { devnet?: Devnet; simulators?: { app: Hono } } = {}) {
   const app = newRouter();
   app.use("*", async (c, next) => {
     c.set("deps", deps);
@@ -41,6 +43,7 @@ export function createApp(deps: Deps, options: { devnet?: Devnet } = {}) {
   app.route("/", healthRoutes());
   app.route("/v1", walletRoutes());
   app.route("/v1", paymentRoutes());
+  app.route("/v1", providerRoutes());
   app.route("/v1", webhookRoutes());
   app.route("/v1", sandboxRoutes());
   app.route("/admin/api", adminRoutes());
@@ -48,6 +51,8 @@ export function createApp(deps: Deps, options: { devnet?: Devnet } = {}) {
   app.route("/", checkoutRoutes());
   // The development TRON node, for tests and merchants trying their integration; never in production.
   if (options.devnet && deps.config.appEnv !== "production") app.route("/", options.devnet.app);
+  // The card and mobile money simulators' own pages (a real provider hosts these on its side).
+  if (options.simulators) app.route("/", options.simulators.app);
   return app;
 }
 

@@ -1,11 +1,14 @@
 // POST/GET /v1/payments and the sandbox simulation of a pay-in.
 import { createRoute, z } from "@hono/zod-openapi";
-import { AppError } from "../domain/errors.ts";
 import { resolveCreationMode, sandboxFlagged } from "../domain/sandbox_flag.ts";
 import { createUsdtPayin } from "../domain/payins/create.ts";
+import { createCardPayin, createMobileMoneyPayin } from "../domain/payins/create_fiat.ts";
+import { submitPayinOtp } from "../domain/payins/otp.ts";
+import type { Deps } from "../domain/deps.ts";
+import type { Caller } from "../domain/auth.ts";
 import { getPayin, listPayins, simulateSandboxPayin } from "../domain/payins/queries.ts";
 import { PAYIN_STATUSES } from "../domain/payins/states.ts";
-import { usdtCreationView } from "../domain/payins/view.ts";
+import { cardCreationView, mobileMoneyCreationView, usdtCreationView } from "../domain/payins/view.ts";
 import { newRouter } from "./app.ts";
 import {
   errorResponses,
@@ -78,6 +81,31 @@ const PayinSchema = z.object({
 
 const IdParam = z.object({ id: z.string().min(1).max(64) });
 
+type CreateBody = z.infer<typeof CreatePaymentBody>;
+
+/** One domain function per rail; the route only picks which. */
+async function createPayinOnRail(deps: Deps, caller: Caller, isSandbox: boolean, body: CreateBody) {
+  switch (body.paymentMethod ?? "USDT_TRC20") {
+    case "CARD":
+      return cardCreationView((await createCardPayin(deps, caller, isSandbox, body)).payin);
+    case "MOBILE_MONEY": {
+      const created = await createMobileMoneyPayin(deps, caller, isSandbox, body);
+      return mobileMoneyCreationView(created.payin, created);
+    }
+    default: {
+      const { payin, qrPng } = await createUsdtPayin(deps, caller, isSandbox, body);
+      return usdtCreationView(deps.config, payin, qrPng);
+    }
+  }
+}
+
+const OtpBody = z.strictObject({
+  otp: z.string().regex(/^\d{4,8}$/, "must be 4 to 8 digits").openapi({ example: "123456" }),
+});
+const OtpAnswer = successSchema(
+  z.object({ transactionId: z.string(), status: z.literal("AWAITING_PAYMENT") }),
+);
+
 export function paymentRoutes() {
   const r = newRouter();
 
@@ -101,18 +129,72 @@ export function paymentRoutes() {
         caller.isSandbox,
         sandboxFlagged(c.req.query("sandbox"), c.req.header("x-sandbox")),
       );
-      const body = c.req.valid("json");
-      const method = body.paymentMethod ?? "USDT_TRC20";
-      if (method !== "USDT_TRC20") {
-        throw new AppError(
-          "PAYMENT_METHOD_NOT_ACCEPTED",
-          `${method} pay-ins are not available on this gateway yet`,
-        );
-      }
-      const { payin, qrPng } = await createUsdtPayin(c.get("deps"), caller, isSandbox, body);
-      return ok(c, usdtCreationView(c.get("deps").config, payin, qrPng), 201);
+      return ok(c, await createPayinOnRail(c.get("deps"), caller, isSandbox, c.req.valid("json")), 201);
     },
   );
+
+  r.openapi(
+    createRoute({
+      method: "post",
+      path: "/card-payments",
+      tags: ["Pay-ins"],
+      summary: "Create a card pay-in (the card row set of POST /v1/payments)",
+      security,
+      middleware: [requireKey("payments_write", "write"), idempotent({ required: false })],
+      request: {
+        query: z.object({ sandbox: z.string().optional() }),
+        body: {
+          required: true,
+          content: {
+            "application/json": {
+              schema: CreatePaymentBody.extend({ paymentMethod: z.literal("CARD").optional() }),
+            },
+          },
+        },
+      },
+      responses: {
+        201: jsonContent(
+          successSchema(z.object({ transactionId: z.string(), hostedPaymentUrl: z.string() }).passthrough()),
+          "Card pay-in created",
+        ),
+        ...errorResponses,
+      },
+    }),
+    async (c) => {
+      const caller = c.get("auth");
+      const flagged = sandboxFlagged(c.req.query("sandbox"), c.req.header("x-sandbox"));
+      const isSandbox = resolveCreationMode(caller.isSandbox, flagged);
+      const body = { ...c.req.valid("json"), paymentMethod: "CARD" as const };
+      return ok(c, await createPayinOnRail(c.get("deps"), caller, isSandbox, body), 201);
+    },
+  );
+
+  for (const base of ["/payments", "/payins"]) {
+    r.openapi(
+      createRoute({
+        method: "post",
+        path: `${base}/{id}/submit-otp`,
+        tags: ["Pay-ins"],
+        summary: base === "/payins"
+          ? "Submit a mobile money OTP (kept for existing callers)"
+          : "Submit a mobile money OTP",
+        security,
+        middleware: [requireKey("payments_write", "write")],
+        request: {
+          params: IdParam,
+          body: { required: true, content: { "application/json": { schema: OtpBody } } },
+        },
+        responses: {
+          200: jsonContent(OtpAnswer, "Code passed on; the outcome arrives by webhook"),
+          ...errorResponses,
+        },
+      }),
+      async (c) => {
+        const { id } = c.req.valid("param");
+        return ok(c, await submitPayinOtp(c.get("deps"), c.get("auth"), id, c.req.valid("json").otp));
+      },
+    );
+  }
 
   r.openapi(
     createRoute({

@@ -27,6 +27,11 @@ export type PayinRow = {
   operator_code: string | null;
   provider_ref: string | null;
   failure_reason: string | null;
+  next_step: "otp" | "approval" | "redirect" | null;
+  hosted_payment_url: string | null;
+  pricing_currency: string | null;
+  pricing_amount: string | null;
+  fx_rate: string | null;
   expires_at: Date;
   confirmed_at: Date | null;
   created_at: Date;
@@ -151,6 +156,8 @@ export type PayinPatch = Partial<{
   failure_reason: string | null;
   confirmed_at: Date | null;
   provider_ref: string | null;
+  next_step: string | null;
+  hosted_payment_url: string | null;
 }>;
 
 /**
@@ -195,7 +202,55 @@ export async function updateReceived(
 
 export async function listExpiredAwaiting(db: Db, now: Date, limit: number): Promise<Array<{ id: string }>> {
   return await db.query<{ id: string }>(
-    `SELECT id FROM payins WHERE status = 'AWAITING_PAYMENT' AND expires_at <= $1 ORDER BY expires_at LIMIT $2`,
+    `SELECT id FROM payins WHERE status = 'AWAITING_PAYMENT' AND payment_method = 'USDT_TRC20' AND expires_at <= $1
+      ORDER BY expires_at LIMIT $2`,
     [now, limit],
   );
+}
+
+/** Pricing of a fiat pay-in: in XOF directly today, in another currency once paylinks convert. */
+export async function setPricing(
+  db: Db,
+  id: string,
+  p: { currency: string; amount: string; fxRate: string },
+) {
+  await db.query("UPDATE payins SET pricing_currency = $2, pricing_amount = $3, fx_rate = $4 WHERE id = $1", [
+    id,
+    p.currency,
+    p.amount,
+    p.fxRate,
+  ]);
+}
+
+export async function findByProviderRef(
+  db: Db,
+  method: string,
+  providerRef: string,
+): Promise<PayinRow | undefined> {
+  return (await db.query<PayinRow>("SELECT * FROM payins WHERE payment_method = $1 AND provider_ref = $2", [
+    method,
+    providerRef,
+  ]))[0];
+}
+
+/** Fiat pay-ins still open after `olderThan`: their provider is asked, in case a callback was lost. */
+export async function listStaleFiat(db: Db, olderThan: Date, limit: number): Promise<PayinRow[]> {
+  return await db.query<PayinRow>(
+    `SELECT * FROM payins WHERE status = 'AWAITING_PAYMENT' AND payment_method <> 'USDT_TRC20' AND created_at <= $1
+      AND provider_ref IS NOT NULL ORDER BY created_at LIMIT $2`,
+    [olderThan, limit],
+  );
+}
+
+/** Records a provider notification once; false when it was seen before (a replay). */
+export async function recordNotificationOnce(
+  db: Db,
+  n: { provider: string; notificationId: string; payinId: string | null; status: string; now: Date },
+): Promise<boolean> {
+  const rows = await db.query(
+    `INSERT INTO provider_notifications (provider, notification_id, payin_id, status, received_at)
+     VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING RETURNING notification_id`,
+    [n.provider, n.notificationId, n.payinId, n.status, n.now],
+  );
+  return rows.length === 1;
 }

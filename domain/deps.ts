@@ -5,6 +5,7 @@ import type { Clock } from "./clock.ts";
 import type { SecretBox } from "./crypto.ts";
 import type { Logger } from "./log.ts";
 import type { TronClient } from "../rails/tron/client.ts";
+import type { CardProvider, MomoProvider } from "../rails/fiat/provider.ts";
 
 /** Messages on the single KV queue; `jobs/mod.ts` dispatches on `type`. */
 export type JobMessage =
@@ -25,7 +26,14 @@ export type Deps = {
   fetch: typeof fetch;
   /** The TRON full node's HTTP API (the embedded devnet in development). */
   tron: TronClient;
+  /**
+   * Card acquirers and mobile money aggregators. Sandbox pay-ins only ever reach the simulators; live ones
+   * the configured providers, absent in production until a real one is plugged in.
+   */
+  fiat: { sandbox: FiatProviders; live?: FiatProviders };
 };
+
+export type FiatProviders = { card: CardProvider; momo: MomoProvider };
 
 export function kvQueue(kv: Deno.Kv): Queue {
   return {

@@ -3,6 +3,7 @@ import { fillAddressPool } from "../domain/address_pool.ts";
 import type { Deps } from "../domain/deps.ts";
 import { purgeExpiredIdempotencyRecords } from "../domain/idempotency.ts";
 import { expireDuePayins } from "../domain/payins/chain_events.ts";
+import { reconcileFiatPayins } from "../domain/payins/settle_fiat.ts";
 
 export async function handleAddressPoolTopUp(deps: Deps): Promise<void> {
   for (const isSandbox of [false, true]) {
@@ -17,4 +18,9 @@ export async function handlePayinExpiry(deps: Deps): Promise<void> {
 
 export async function handleIdempotencyPurge(deps: Deps): Promise<void> {
   await purgeExpiredIdempotencyRecords(deps);
+}
+
+/** Asks providers about card and mobile money pay-ins whose callback is late, and expires stale ones. */
+export async function handleFiatReconcile(deps: Deps): Promise<void> {
+  await reconcileFiatPayins(deps);
 }

@@ -1,7 +1,12 @@
 // Registers the background work: the single KV queue listener and the cron safety nets.
 // Every handler is idempotent: KV messages may repeat or vanish, and several processes may run them.
 import type { Deps, JobMessage } from "../domain/deps.ts";
-import { handleAddressPoolTopUp, handleIdempotencyPurge, handlePayinExpiry } from "./maintenance.ts";
+import {
+  handleAddressPoolTopUp,
+  handleFiatReconcile,
+  handleIdempotencyPurge,
+  handlePayinExpiry,
+} from "./maintenance.ts";
 import { ensureTronScanLoop, handleTronScan } from "./tron_scanner.ts";
 import { handleWebhookDeliver, handleWebhookSweep } from "./webhook_delivery.ts";
 
@@ -44,6 +49,7 @@ export function registerJobs(deps: Deps): { stop(): void } {
   cron("webhook-delivery-sweep", "* * * * *", handleWebhookSweep);
   cron("tron-scan-watchdog", "* * * * *", ensureTronScanLoop);
   cron("payin-expiry", "* * * * *", handlePayinExpiry);
+  cron("fiat-reconcile", "* * * * *", handleFiatReconcile);
   cron("address-pool-top-up", "* * * * *", handleAddressPoolTopUp);
   cron("idempotency-purge", "17 * * * *", handleIdempotencyPurge);
   // Start at once rather than at the first cron minute.

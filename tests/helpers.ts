@@ -14,6 +14,7 @@ import { memoryLogger } from "../domain/log.ts";
 import { type CreatedMerchant, createMerchant } from "../domain/merchants.ts";
 import { createTronClient } from "../rails/tron/client.ts";
 import { createDevnet } from "../rails/tron/devnet/mod.ts";
+import { openSimulators } from "../runtime.ts";
 
 export const ADMIN_TOKEN = "test-admin-token-0123456789";
 
@@ -64,6 +65,24 @@ export async function startTestGateway(
     fetch: (input: RequestInfo | URL, init?: RequestInit) =>
       Promise.resolve(devnet.app.fetch(new Request(input, init))),
   });
+  // The simulators run on a frozen clock of their own: nothing they schedule happens until a test calls
+  // `gw.simulators.flush()`, which moves that clock past the delay and delivers what became due.
+  const simulatorStart = Date.now();
+  let simulatorElapsed = 0;
+  const sims = await openSimulators(
+    { ...config, fiat: { ...config.fiat, simulatorDelayMs: 1000 } },
+    config.appSecret!,
+    () => simulatorStart + simulatorElapsed,
+  );
+  const simulators = {
+    app: sims.simulators.app,
+    card: sims.simulators.card,
+    momo: sims.simulators.momo,
+    async flush() {
+      simulatorElapsed += 1000;
+      await sims.simulators.flush();
+    },
+  };
   const deps: Deps = {
     db,
     kv,
@@ -79,8 +98,11 @@ export async function startTestGateway(
     log: logger,
     fetch: options.fetch ?? fetch,
     tron,
+    fiat: sims.fiat,
   };
-  const app = createApp(deps, { devnet });
+  deps.config = { ...config, fiat: { ...config.fiat, callbackSecret: sims.secret } };
+  const app = createApp(deps, { devnet, simulators: sims.simulators });
+  sims.bind((request) => app.fetch(request));
 
   async function request(
     method: string,
@@ -112,6 +134,7 @@ export async function startTestGateway(
     db,
     kv,
     devnet,
+    simulators,
     enqueued,
     logLines: lines,
     request,
@@ -122,6 +145,7 @@ export async function startTestGateway(
       kybStatus: "APPROVED" | "PENDING" = "APPROVED",
     ): Promise<CreatedMerchant> => createMerchant(deps, { name, kybStatus }),
     async close() {
+      sims.simulators.stop();
       await devnet.stop();
       kv.close();
       await db.close();

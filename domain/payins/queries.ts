@@ -6,6 +6,7 @@ import type { Deps } from "../deps.ts";
 import { AppError } from "../errors.ts";
 import { Decimal } from "../money.ts";
 import { settleUsdtReceipt } from "./settle.ts";
+import { applyFiatOutcome } from "./settle_fiat.ts";
 import { payinRecordView } from "./view.ts";
 
 export async function getPayin(deps: Pick<Deps, "db" | "config">, caller: Caller, id: string) {
@@ -44,18 +45,19 @@ export async function simulateSandboxPayin(deps: Deps, caller: Caller, id: strin
       `Pay-in is ${payin.status}; only AWAITING_PAYMENT pay-ins can be simulated`,
     );
   }
-  if (payin.payment_method !== "USDT_TRC20") {
-    throw new AppError(
-      "PAYMENT_METHOD_NOT_ACCEPTED",
-      "Simulation of card and mobile money pay-ins is not available yet",
-    );
-  }
   const simulatedTx = toHex(crypto.getRandomValues(new Uint8Array(32)));
-  const settled = await settleUsdtReceipt(deps, payin.id, {
-    received: new Decimal(payin.amount_expected),
-    txHash: simulatedTx,
-    transferKeys: [],
-  });
+  // Card and mobile money settle as if the provider had captured the full amount.
+  const settled = payin.payment_method === "USDT_TRC20"
+    ? await settleUsdtReceipt(deps, payin.id, {
+      received: new Decimal(payin.amount_expected),
+      txHash: simulatedTx,
+      transferKeys: [],
+    })
+    : await applyFiatOutcome(deps, payin.id, {
+      status: "SUCCEEDED",
+      amount: payin.amount,
+      providerRef: payin.provider_ref ?? `sim_${simulatedTx.slice(0, 24)}`,
+    });
   if (!settled) throw new AppError("INVALID_STATE", "Pay-in was settled meanwhile");
   return { message: "Sandbox pay-in confirmed", transactionId: payin.id };
 }

@@ -8,6 +8,38 @@ export function paymentUrl(config: Pick<Config, "publicUrl">, payinId: string): 
   return `${config.publicUrl}/checkout/${payinId}`;
 }
 
+/** Creation response of a card pay-in (the specification shows only hostedPaymentUrl and status). */
+export function cardCreationView(p: PayinRow) {
+  return {
+    transactionId: p.id,
+    paymentMethod: "CARD" as const,
+    hostedPaymentUrl: p.hosted_payment_url!,
+    amount: formatAmount(p.amount, p.currency),
+    currency: p.currency,
+    status: p.status,
+    expiresAt: p.expires_at.toISOString(),
+  };
+}
+
+/** Creation response of a mobile money pay-in: exactly the specification's fields. */
+export function mobileMoneyCreationView(
+  p: PayinRow,
+  extra: { nextStep: "otp" | "approval"; operatorCode: string; instruction: { fr: string; en: string } },
+) {
+  return {
+    transactionId: p.id,
+    paymentMethod: "MOBILE_MONEY" as const,
+    hostedPaymentUrl: p.hosted_payment_url!,
+    nextStep: extra.nextStep,
+    operatorCode: extra.operatorCode,
+    instruction: extra.instruction,
+    amount: formatAmount(p.amount, p.currency),
+    currency: p.currency,
+    status: p.status,
+    expiresAt: p.expires_at.toISOString(),
+  };
+}
+
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 /** Exactly the specification's creation response fields (USDT rail). */
@@ -40,11 +72,19 @@ export function payinRecordView(config: Pick<Config, "publicUrl">, p: PayinRow) 
     externalRef: p.external_ref,
     currency: p.currency,
     chain: p.chain,
-    paymentUrl: paymentUrl(config, p.id),
+    paymentUrl: p.hosted_payment_url ?? paymentUrl(config, p.id),
     isSandbox: p.is_sandbox,
     createdAt: p.created_at.toISOString(),
     updatedAt: p.updated_at.toISOString(),
     paymentMethod: p.payment_method,
+    ...(p.payment_method === "USDT_TRC20" ? {} : {
+      hostedPaymentUrl: p.hosted_payment_url,
+      nextStep: p.next_step,
+      operatorCode: p.operator_code,
+      pricingCurrency: p.pricing_currency,
+      pricingAmount: p.pricing_amount,
+      fxRate: p.fx_rate === null ? null : new Decimal(p.fx_rate).toFixed(8),
+    }),
     amountExpected: formatAmount(p.amount_expected, p.currency),
     networkFee: formatAmount(p.network_fee, p.currency),
     netAmount: formatAmount(p.net_amount, p.currency),
@@ -64,8 +104,32 @@ type PayinEvent =
   | "payin.underpaid"
   | "payin.overpaid";
 
+/** `payin.confirmed` on card and mobile money: the specification's fiat field list. */
+function fiatConfirmedData(p: PayinRow) {
+  const money = (v: string) => formatAmount(v, p.currency);
+  return {
+    transactionId: p.id,
+    status: p.status,
+    currency: p.currency,
+    chain: p.chain,
+    externalRef: p.external_ref,
+    amount: money(p.amount_received),
+    amountRequested: money(p.amount),
+    txHash: p.tx_hash,
+    confirmedAt: iso(p.confirmed_at),
+    pricingCurrency: p.pricing_currency ?? p.currency,
+    pricingAmount: p.pricing_amount ?? p.amount,
+    fxRate: new Decimal(p.fx_rate ?? 1).toFixed(8),
+    paymentMethod: p.payment_method,
+    fee: money(p.service_fee),
+    netAmount: money(p.net_amount),
+    metadata: p.metadata,
+  };
+}
+
 /** Payload fields per the specification's Part 2 table; `metadata` is echoed on every pay-in event. */
 export function payinEventData(config: Pick<Config, "publicUrl">, p: PayinRow, event: PayinEvent) {
+  if (event === "payin.confirmed" && p.payment_method !== "USDT_TRC20") return fiatConfirmedData(p);
   const money = (v: string) => formatAmount(v, p.currency);
   const base = {
     transactionId: p.id,

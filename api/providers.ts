@@ -1,0 +1,59 @@
+// Where card and mobile money providers report outcomes. Public: the provider's signature is the auth.
+import { createRoute, z } from "@hono/zod-openapi";
+import { handleProviderCallback } from "../domain/payins/settle_fiat.ts";
+import { newRouter } from "./app.ts";
+import { errorResponses, jsonContent, ok, successSchema } from "./envelope.ts";
+
+export function providerRoutes() {
+  const r = newRouter();
+  r.openapi(
+    createRoute({
+      method: "post",
+      path: "/providers/{source}/{rail}/callback",
+      tags: ["Providers"],
+      summary: "Signed outcome from a card acquirer or mobile money aggregator",
+      request: { params: z.object({ source: z.literal("simulator"), rail: z.enum(["card", "momo"]) }) },
+      responses: {
+        200: jsonContent(
+          successSchema(z.object({ payinId: z.string(), status: z.string() })),
+          "Outcome applied",
+        ),
+        ...errorResponses,
+        409: jsonContent(z.object({}), "Replayed notification"),
+      },
+    }),
+    async (c) => {
+      const rawBody = await c.req.text();
+      const source = { rail: c.req.valid("param").rail, simulator: true };
+      return ok(
+        c,
+        await handleProviderCallback(c.get("deps"), source, { headers: c.req.raw.headers, rawBody }),
+      );
+    },
+  );
+  r.openapi(
+    createRoute({
+      method: "post",
+      path: "/providers/{rail}/callback",
+      tags: ["Providers"],
+      summary: "Signed outcome from the live card acquirer or mobile money aggregator",
+      request: { params: z.object({ rail: z.enum(["card", "momo"]) }) },
+      responses: {
+        200: jsonContent(
+          successSchema(z.object({ payinId: z.string(), status: z.string() })),
+          "Outcome applied",
+        ),
+        ...errorResponses,
+      },
+    }),
+    async (c) => {
+      const rawBody = await c.req.text();
+      const source = { rail: c.req.valid("param").rail, simulator: false };
+      return ok(
+        c,
+        await handleProviderCallback(c.get("deps"), source, { headers: c.req.raw.headers, rawBody }),
+      );
+    },
+  );
+  return r;
+}

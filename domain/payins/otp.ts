@@ -1,0 +1,42 @@
+// Mobile money OTP: the customer's SMS code goes to the provider; the final state still arrives only
+// through the provider's callback, so the pay-in stays AWAITING_PAYMENT here.
+import { findMerchantPayin, findPayin, type PayinRow } from "../../db/payins.ts";
+import type { Caller } from "../auth.ts";
+import type { Deps } from "../deps.ts";
+import { AppError } from "../errors.ts";
+import { fiatProvidersFor } from "./create_fiat.ts";
+
+async function submitOtpFor(deps: Pick<Deps, "fiat">, payin: PayinRow, otp: string) {
+  if (
+    payin.payment_method !== "MOBILE_MONEY" || payin.next_step !== "otp" ||
+    payin.status !== "AWAITING_PAYMENT"
+  ) {
+    throw new AppError(
+      "OTP_NOT_APPLICABLE",
+      "This pay-in does not take an OTP (not mobile money, approval mode, or no longer awaiting payment)",
+    );
+  }
+  const result = await fiatProvidersFor(deps, payin.is_sandbox).momo.submitOtp(payin.provider_ref!, otp);
+  if (!result.ok) throw new AppError(result.code);
+  return { transactionId: payin.id, status: "AWAITING_PAYMENT" as const };
+}
+
+/** POST /v1/payments/:id/submit-otp (and /v1/payins/:id/submit-otp): the merchant drives the flow. */
+export async function submitPayinOtp(
+  deps: Pick<Deps, "db" | "fiat">,
+  caller: Caller,
+  id: string,
+  otp: string,
+) {
+  const payin = await findMerchantPayin(deps.db, caller.merchantId, caller.isSandbox, id);
+  if (!payin) throw new AppError("NOT_FOUND", "Pay-in not found");
+  return await submitOtpFor(deps, payin, otp);
+}
+
+/** The hosted page's form: the customer enters the code on our page. */
+export async function submitCheckoutOtp(deps: Pick<Deps, "db" | "fiat">, id: string, otp: string) {
+  const payin = await findPayin(deps.db, id);
+  if (!payin) throw new AppError("NOT_FOUND", "Pay-in not found");
+  if (!/^\d{4,8}$/.test(otp)) throw new AppError("OTP_INVALID", "The code is 4 to 8 digits");
+  return await submitOtpFor(deps, payin, otp);
+}

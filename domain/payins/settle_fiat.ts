@@ -1,0 +1,215 @@
+// Card and mobile money outcomes arrive from the provider: a signed callback (refused when forged,
+// stale or replayed), or our own status query when a callback never came. Either way the pay-in settles
+// once: the XOF wallet of its rail is credited net of the rail's fee through the ledger helper.
+import { findSystemAccount, findWallet } from "../../db/ledger.ts";
+import { findMerchant } from "../../db/merchants.ts";
+import {
+  findPayin,
+  listStaleFiat,
+  lockPayin,
+  moveStatus,
+  type PayinRow,
+  recordNotificationOnce,
+} from "../../db/payins.ts";
+import type { ProviderOutcome, StatusAnswer } from "../../rails/fiat/provider.ts";
+import { ProviderError } from "../../rails/fiat/provider.ts";
+import type { Deps } from "../deps.ts";
+import { AppError } from "../errors.ts";
+import { emitEvent } from "../events.ts";
+import { effectiveFees } from "../fees.ts";
+import { postJournal } from "../ledger.ts";
+import { Decimal, formatAmount, roundFee } from "../money.ts";
+import { assertMove, type PayinStatus } from "./states.ts";
+import { fiatProvidersFor } from "./create_fiat.ts";
+import { payinEventData } from "./view.ts";
+
+type FiatDeps = Pick<Deps, "db" | "queue" | "clock" | "config" | "log" | "fiat">;
+
+const RAIL_OF = { CARD: "CARD", MOBILE_MONEY: "MOMO" } as const;
+
+/** The rail's fee, rounded up to a whole franc in the platform's favour, never more than the amount. */
+export function fiatFee(received: Decimal, percent: string): Decimal {
+  return Decimal.min(roundFee(received.times(percent).dividedBy(100), "XOF"), received);
+}
+
+/** Applies a final outcome to an open fiat pay-in; answers the settled row, or undefined if already final. */
+export async function applyFiatOutcome(
+  deps: FiatDeps,
+  payinId: string,
+  outcome: { status: "SUCCEEDED" | "FAILED"; amount?: string; reason?: string; providerRef: string },
+): Promise<PayinRow | undefined> {
+  return await deps.db.tx(async (tx) => {
+    const payin = await lockPayin(tx, payinId);
+    if (!payin || payin.status !== "AWAITING_PAYMENT" || payin.payment_method === "USDT_TRC20") {
+      return undefined;
+    }
+    const now = deps.clock.now();
+    const txDeps = { ...deps, db: tx };
+    if (outcome.status === "FAILED") {
+      const failed = await moveStatus(tx, payin.id, "AWAITING_PAYMENT", "FAILED", {
+        failure_reason: outcome.reason ?? "PROVIDER_FAILURE",
+      }, now);
+      if (failed) {
+        await emitEvent(txDeps, {
+          merchantId: failed.merchant_id,
+          isSandbox: failed.is_sandbox,
+          type: "payin.failed",
+          data: payinEventData(deps.config, failed, "payin.failed"),
+        });
+      }
+      return failed;
+    }
+    const received = new Decimal(outcome.amount ?? payin.amount);
+    const expected = new Decimal(payin.amount);
+    const to: PayinStatus = received.equals(expected)
+      ? "CONFIRMED"
+      : received.lessThan(expected)
+      ? "UNDERPAID"
+      : "OVERPAID";
+    assertMove("AWAITING_PAYMENT", to);
+    const fees = effectiveFees((await findMerchant(tx, payin.merchant_id))?.fee_schedule);
+    const fee = fiatFee(
+      received,
+      payin.payment_method === "CARD" ? fees.cardPercent : fees.mobileMoneyPercent,
+    );
+    const net = received.minus(fee);
+    const rail = RAIL_OF[payin.payment_method as "CARD" | "MOBILE_MONEY"];
+    const world = await findSystemAccount(tx, "WORLD", payin.is_sandbox, rail);
+    const feesAccount = await findSystemAccount(tx, "FEES", payin.is_sandbox, rail);
+    const wallet = (await findWallet(tx, payin.merchant_id, payin.is_sandbox, "XOF", rail))!;
+    let settled: PayinRow | undefined;
+    await postJournal(tx, {
+      reference: `payin:${payin.id}`,
+      kind: "PAYIN_SETTLEMENT",
+      merchantId: payin.merchant_id,
+      isSandbox: payin.is_sandbox,
+      postings: [
+        { accountId: world.id, amount: received.negated() },
+        { accountId: wallet.id, amount: net },
+        { accountId: feesAccount.id, amount: fee },
+      ].filter((p) => !p.amount.isZero()),
+      metadata: { payinId: payin.id, providerRef: outcome.providerRef, outcome: to },
+    }, async (jtx) => {
+      settled = await moveStatus(jtx, payin.id, "AWAITING_PAYMENT", to, {
+        amount_received: formatAmount(received, "XOF"),
+        service_fee: formatAmount(fee, "XOF"),
+        net_amount: formatAmount(net, "XOF"),
+        tx_hash: outcome.providerRef,
+        confirmed_at: now,
+      }, now);
+      if (!settled) throw new Error(`pay-in ${payin.id} moved while locked`);
+      const event = to === "CONFIRMED"
+        ? "payin.confirmed"
+        : to === "UNDERPAID"
+        ? "payin.underpaid"
+        : "payin.overpaid";
+      await emitEvent({ ...deps, db: jtx }, {
+        merchantId: payin.merchant_id,
+        isSandbox: payin.is_sandbox,
+        type: event,
+        data: payinEventData(deps.config, settled, event),
+      });
+    });
+    return settled;
+  });
+}
+
+/**
+ * POST /v1/providers/:rail/callback. Forged or stale: INVALID_WEBHOOK_SIGNATURE. Replayed (a notification
+ * id already processed): CONFLICT. Unknown pay-in: NOT_FOUND. Nothing changes in any of those cases.
+ */
+export async function handleProviderCallback(
+  deps: FiatDeps,
+  source: { rail: "card" | "momo"; simulator: boolean },
+  request: { headers: Headers; rawBody: string },
+): Promise<{ payinId: string; status: string }> {
+  const rail = source.rail;
+  const providers = fiatProvidersFor(deps, source.simulator);
+  const provider = rail === "card" ? providers.card : providers.momo;
+  let outcome: ProviderOutcome;
+  try {
+    outcome = await provider.parseCallback(request);
+  } catch (err) {
+    if (err instanceof ProviderError) {
+      throw new AppError("INVALID_WEBHOOK_SIGNATURE", "Provider callback refused: " + err.message);
+    }
+    throw err;
+  }
+  const payin = await findPayin(deps.db, outcome.reference);
+  const method = rail === "card" ? "CARD" : "MOBILE_MONEY";
+  // A simulator's callback may only settle sandbox pay-ins, unless the simulator is also the live provider.
+  const sameProvider = deps.fiat.live === deps.fiat.sandbox;
+  if (!payin || payin.payment_method !== method || (!sameProvider && payin.is_sandbox !== source.simulator)) {
+    throw new AppError("NOT_FOUND", "No pay-in for this callback");
+  }
+  if (payin.provider_ref && payin.provider_ref !== outcome.providerRef) {
+    throw new AppError("BAD_REQUEST", "Callback reference does not match the pay-in's provider reference");
+  }
+  const fresh = await recordNotificationOnce(deps.db, {
+    provider: provider.name,
+    notificationId: outcome.notificationId,
+    payinId: payin.id,
+    status: outcome.status,
+    now: deps.clock.now(),
+  });
+  if (!fresh) throw new AppError("CONFLICT", "This provider notification was already processed");
+  const settled = await applyFiatOutcome(deps, payin.id, outcome);
+  if (!settled && outcome.status === "SUCCEEDED") {
+    deps.log.error("provider captured money for a closed pay-in: manual review", {
+      payinId: payin.id,
+      providerRef: outcome.providerRef,
+    });
+  }
+  return { payinId: payin.id, status: settled?.status ?? (await findPayin(deps.db, payin.id))!.status };
+}
+
+/**
+ * Asks the provider about fiat pay-ins whose callback is late. A final answer settles them; one still
+ * pending past its expiry becomes EXPIRED. A capture reported after that is logged for manual review.
+ */
+export async function reconcileFiatPayins(
+  deps: FiatDeps,
+  options: { olderThanMs?: number } = {},
+): Promise<number> {
+  const now = deps.clock.now();
+  const stale = await listStaleFiat(deps.db, new Date(now.getTime() - (options.olderThanMs ?? 60_000)), 100);
+  let changed = 0;
+  for (const payin of stale) {
+    const providers = deps.fiat[payin.is_sandbox ? "sandbox" : "live"];
+    if (!providers) continue;
+    const provider = payin.payment_method === "CARD" ? providers.card : providers.momo;
+    let answer: StatusAnswer;
+    try {
+      answer = await provider.queryStatus(payin.provider_ref!);
+    } catch (err) {
+      deps.log.warn("provider status query failed", { payinId: payin.id, error: String(err) });
+      continue;
+    }
+    if (answer.status !== "PENDING") {
+      if (
+        await applyFiatOutcome(deps, payin.id, {
+          ...answer,
+          status: answer.status,
+          providerRef: payin.provider_ref!,
+        })
+      ) changed++;
+    } else if (payin.expires_at <= now && await expireFiat(deps, payin.id)) {
+      changed++;
+    }
+  }
+  return changed;
+}
+
+async function expireFiat(deps: FiatDeps, payinId: string): Promise<boolean> {
+  return await deps.db.tx(async (tx) => {
+    const expired = await moveStatus(tx, payinId, "AWAITING_PAYMENT", "EXPIRED", {}, deps.clock.now());
+    if (!expired) return false;
+    await emitEvent({ ...deps, db: tx }, {
+      merchantId: expired.merchant_id,
+      isSandbox: expired.is_sandbox,
+      type: "payin.expired",
+      data: payinEventData(deps.config, expired, "payin.expired"),
+    });
+    return true;
+  });
+}
