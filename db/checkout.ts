@@ -1,5 +1,5 @@
 // SQL for the hosted checkout page: one round trip reads what a customer may see of a pay-in, with the
-// depth of its newest live transfer. Merchant-internal columns (metadata, externalRef, fees) are not read.
+// depth of its newest live transfer (USDT) or the provider step (card, mobile money). Merchant-internal columns (metadata, externalRef, fees) are not read.
 import type { Db } from "./mod.ts";
 
 export type CheckoutRow = {
@@ -16,6 +16,13 @@ export type CheckoutRow = {
   cancel_url: string | null;
   is_sandbox: boolean;
   failure_reason: string | null;
+  /** Card and mobile money: otp, approval or redirect (card); null for USDT. */
+  next_step: "otp" | "approval" | "redirect" | null;
+  operator_code: string | null;
+  /** Card: the acquirer's hosted card page. Mobile money: this checkout page. */
+  hosted_payment_url: string | null;
+  /** The provider's reference (used only to link the simulated phone of the sandbox simulator). */
+  provider_ref: string | null;
   /** Only when asked for: the deposit address's QR code as a PNG data URL. */
   qr_png: string | null;
   /** Block of the least-confirmed live (not orphaned) transfer to this pay-in; null when none. */
@@ -35,7 +42,8 @@ export async function findCheckoutRow(
   const rows = await db.query<CheckoutRow>(
     `SELECT p.id, p.status, p.payment_method, p.currency, p.chain, p.amount_expected::text AS amount_expected,
             p.amount_received::text AS amount_received, p.address, p.expires_at, p.success_url, p.cancel_url,
-            p.is_sandbox, p.failure_reason, ${qr} AS qr_png,
+            p.is_sandbox, p.failure_reason, p.next_step, p.operator_code, p.hosted_payment_url, p.provider_ref,
+            ${qr} AS qr_png,
             (SELECT max(t.block_number)::text FROM chain_transfers t
               WHERE t.payin_id = p.id AND t.kind = 'PAYIN' AND t.status <> 'ORPHANED') AS newest_block,
             (SELECT max(b.number)::text FROM chain_blocks b) AS head_block

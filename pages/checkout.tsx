@@ -1,7 +1,14 @@
 // The hosted checkout page of a pay-in, rendered on the server. Every view (waiting, confirming, paid,
 // expired, under/overpaid, failed) is in the HTML, translated; the inline script only shows the one that
-// matches the polled status. Without JavaScript the page reloads itself until the pay-in is final.
-import { type CheckoutPhase, type CheckoutView, displayAmount } from "../domain/payins/checkout.ts";
+// matches the polled status. Without JavaScript the page reloads itself until the pay-in is final (but
+// not while the customer types an SMS code). Card and mobile money views are in checkout_fiat.tsx.
+import {
+  type CheckoutPhase,
+  type CheckoutView,
+  displayAmount,
+  displayAmountIn,
+} from "../domain/payins/checkout.ts";
+import { FailureReasons, FiatWaiting, type OtpNotice, Section } from "./checkout_fiat.tsx";
 import { CHECKOUT_SCRIPT } from "./checkout_script.ts";
 import { type Lang, MESSAGES, type Messages } from "./i18n.ts";
 import { renderDocument } from "./layout.tsx";
@@ -31,20 +38,6 @@ function LangSwitch(props: { lang: Lang; t: Messages }) {
   );
 }
 
-function Section(
-  props: { phases: CheckoutPhase[]; current: CheckoutPhase; class?: string; children: unknown },
-) {
-  return (
-    <div
-      data-phase={props.phases.join(" ")}
-      class={props.class}
-      hidden={!props.phases.includes(props.current)}
-    >
-      {props.children as never}
-    </div>
-  );
-}
-
 function Outcome(props: {
   phase: CheckoutPhase;
   current: CheckoutPhase;
@@ -66,16 +59,26 @@ function Outcome(props: {
   );
 }
 
-function CheckoutBody(props: { v: CheckoutView; lang: Lang }) {
+/**
+ * The phase the page opens in: a mobile money pay-in whose SMS code was just accepted shows "processing"
+ * (the pay-in stays AWAITING_PAYMENT until the operator's callback).
+ */
+export function pagePhase(v: CheckoutView, notice: OtpNotice | null): CheckoutPhase {
+  return v.phase === "waiting" && v.rail === "momo_otp" && notice === "sent" ? "processing" : v.phase;
+}
+
+function CheckoutBody(props: { v: CheckoutView; lang: Lang; notice: OtpNotice | null }) {
   const { v, lang } = props;
   const t = MESSAGES[lang];
   const unit = UNIT[v.currency];
-  const amount = displayAmount(v.amountExpected);
+  const fiat = v.rail !== "usdt";
+  const amount = displayAmountIn(v.amountExpected, v.currency, lang);
   const received = displayAmount(v.amountReceived);
-  const phase = v.phase;
+  const phase = pagePhase(v, props.notice);
   return (
     <main
       id="co"
+      data-cur={v.currency}
       data-status={`/checkout/${v.id}/status`}
       data-left={String(v.secondsLeft)}
       data-at={phase}
@@ -89,32 +92,45 @@ function CheckoutBody(props: { v: CheckoutView; lang: Lang }) {
       </div>
       <div class="card">
         {v.isSandbox && <p class="sbx">{t.sandbox}</p>}
-        <Section phases={["waiting"]} current={phase}>
-          <p class="lbl">{t.sendExactly}</p>
-          <div class="amt">
-            <span class="big">
-              <span id="amt">{amount}</span> <small>{unit}</small>
-            </span>
-            <button type="button" data-copy="amt" hidden aria-label={t.copyAmount}>{t.copy}</button>
-          </div>
-          {v.currency === "USDT_TRC20" && <p class="net">{t.network}</p>}
-          {v.address && (
-            <>
-              <p class="lbl">{t.toAddress}</p>
-              <p class="adr" id="adr">{v.address}</p>
-              <button type="button" class="wide" data-copy="adr" hidden>{t.copyAddress}</button>
-            </>
-          )}
-          {v.qrPng && <img class="qr" src={v.qrPng} alt={t.qrAlt} width={220} height={220} />}
-          <div class="cd">
-            <span>{t.timeLeft}</span>
-            <b data-cd="">{formatCountdown(v.secondsLeft)}</b>
-          </div>
-          <div class="st">
-            <p>{t.waiting}</p>
-            <p class="hint">{t.waitingHint}</p>
-          </div>
-        </Section>
+        {fiat && (
+          <FiatWaiting
+            v={v}
+            lang={lang}
+            t={t}
+            phase={phase}
+            amount={amount}
+            countdown={formatCountdown(v.secondsLeft)}
+            notice={props.notice}
+          />
+        )}
+        {!fiat && (
+          <Section phases={["waiting"]} current={phase}>
+            <p class="lbl">{t.sendExactly}</p>
+            <div class="amt">
+              <span class="big">
+                <span id="amt">{amount}</span> <small>{unit}</small>
+              </span>
+              <button type="button" data-copy="amt" hidden aria-label={t.copyAmount}>{t.copy}</button>
+            </div>
+            {v.currency === "USDT_TRC20" && <p class="net">{t.network}</p>}
+            {v.address && (
+              <>
+                <p class="lbl">{t.toAddress}</p>
+                <p class="adr" id="adr">{v.address}</p>
+                <button type="button" class="wide" data-copy="adr" hidden>{t.copyAddress}</button>
+              </>
+            )}
+            {v.qrPng && <img class="qr" src={v.qrPng} alt={t.qrAlt} width={220} height={220} />}
+            <div class="cd">
+              <span>{t.timeLeft}</span>
+              <b data-cd="">{formatCountdown(v.secondsLeft)}</b>
+            </div>
+            <div class="st">
+              <p>{t.waiting}</p>
+              <p class="hint">{t.waitingHint}</p>
+            </div>
+          </Section>
+        )}
         <Section phases={["confirming"]} current={phase} class="st good">
           <p>
             {t.confirming} <b data-conf="">{v.confirmations}</b> /{" "}
@@ -136,7 +152,7 @@ function CheckoutBody(props: { v: CheckoutView; lang: Lang }) {
           linkText=""
         >
           <p class="big">
-            <span data-recv="">{received}</span> <small>{unit}</small>
+            {fiat ? amount : <span data-recv="">{received}</span>} <small>{unit}</small>
           </p>
           {v.successUrl && (
             <>
@@ -150,7 +166,7 @@ function CheckoutBody(props: { v: CheckoutView; lang: Lang }) {
           current={phase}
           good={false}
           title={t.expiredTitle}
-          text={t.expiredText}
+          text={fiat ? t.fiatExpiredText : t.expiredText}
           link={v.cancelUrl}
           linkText={t.returnLink}
         />
@@ -185,35 +201,47 @@ function CheckoutBody(props: { v: CheckoutView; lang: Lang }) {
           current={phase}
           good={false}
           title={t.failedTitle}
-          text={t.failedText}
+          text={fiat ? t.fiatFailedText : t.failedText}
           link={v.cancelUrl}
           linkText={t.returnLink}
-        />
+        >
+          {fiat && <FailureReasons v={v} t={t} />}
+        </Outcome>
       </div>
-      <noscript>
-        <p class="small">{t.noScript}</p>
-      </noscript>
+      {!(v.rail === "momo_otp" && phase === "waiting") && (
+        <noscript>
+          <p class="small">{t.noScript}</p>
+        </noscript>
+      )}
       <p class="small">{t.reference} {v.id}</p>
     </main>
   );
 }
 
-export function renderCheckoutPage(v: CheckoutView, lang: Lang, nonce: string): string {
+export function renderCheckoutPage(
+  v: CheckoutView,
+  lang: Lang,
+  nonce: string,
+  notice: OtpNotice | null = null,
+): string {
   const t = MESSAGES[lang];
+  const typingCode = v.rail === "momo_otp" && pagePhase(v, notice) === "waiting";
   const refresh = v.final
     ? (v.phase === "paid" && v.successUrl ? `${NOSCRIPT_REDIRECT_SECONDS};url=${v.successUrl}` : null)
+    : typingCode
+    ? null
     : String(NOSCRIPT_REFRESH_SECONDS);
   return renderDocument({
     lang,
     nonce,
-    title: `${t.title} · ${displayAmount(v.amountExpected)} ${UNIT[v.currency]}`,
+    title: `${t.title} · ${displayAmountIn(v.amountExpected, v.currency, lang)} ${UNIT[v.currency]}`,
     head: refresh && (
       <noscript>
         <meta http-equiv="refresh" content={refresh} />
       </noscript>
     ),
     script: CHECKOUT_SCRIPT,
-    children: <CheckoutBody v={v} lang={lang} />,
+    children: <CheckoutBody v={v} lang={lang} notice={notice} />,
   });
 }
 

@@ -35,6 +35,16 @@ progress{width:100%;height:12px;margin-top:8px;accent-color:#137a3f}
 color:#fff;background:#137a3f;margin:6px 0}.mark.bad{background:#b3261e}
 a.btn{display:block;text-align:center;background:#0b57a4;color:#fff;font-weight:600;padding:13px 16px;border-radius:10px;
 text-decoration:none;margin-top:14px;min-height:48px}
+.instr{margin:10px 0 12px;padding:10px 12px;border-left:4px solid #0b57a4;background:#f3f6f9;border-radius:0 8px 8px 0}
+label{display:block;font-weight:600;margin:0 0 6px}
+input.otp{display:block;width:100%;min-height:52px;padding:8px 12px;border:2px solid #8795a3;border-radius:10px;
+font:700 24px/1.2 ui-monospace,Menlo,Consolas,monospace;letter-spacing:.3em;text-align:center;background:#fff;color:#16202a}
+input.otp:focus{outline:3px solid #9cc3ec;border-color:#0b57a4}
+button.go{width:100%;margin-top:10px;background:#0b57a4;color:#fff;min-height:48px}
+button.go:disabled{opacity:.6}
+.err{color:#8a1c13;background:#fdecea;border-radius:8px;padding:8px 10px;margin:8px 0 0;font-size:15px}
+.alt{margin:14px 0 0;font-size:15px;color:#47525e}
+a.sim{display:inline-block;margin-top:12px;padding:10px 0;color:#6b4a00;font-size:14px}
 .small{font-size:13px;color:#5c6773;overflow-wrap:anywhere}
 [hidden]{display:none!important}`;
 
@@ -73,8 +83,11 @@ export function newNonce(): string {
   return btoa(String.fromCharCode(...bytes));
 }
 
-/** Only self, the inline code carrying this nonce, and data: images (the QR code). */
-export function securityHeaders(nonce: string): Record<string, string> {
+/**
+ * Only self, the inline code carrying this nonce, and data: images (the QR code). Forms may post only to
+ * this origin when the page has one (the SMS code), and nowhere otherwise.
+ */
+export function securityHeaders(nonce: string, options: { forms?: boolean } = {}): Record<string, string> {
   return {
     "Content-Security-Policy": [
       "default-src 'none'",
@@ -83,7 +96,7 @@ export function securityHeaders(nonce: string): Record<string, string> {
       "img-src data:",
       "connect-src 'self'",
       "base-uri 'none'",
-      "form-action 'none'",
+      options.forms ? "form-action 'self'" : "form-action 'none'",
       "frame-ancestors 'none'",
     ].join("; "),
     "X-Content-Type-Options": "nosniff",

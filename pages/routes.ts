@@ -1,40 +1,119 @@
-// Public customer pages: the hosted checkout of a pay-in and its live status. No authentication: the
-// pay-in id (80 random bits) is the capability, and the page shows nothing merchant-internal.
-import { Hono } from "hono";
+// Public customer pages: the hosted checkout of a pay-in, its live status, and the mobile money SMS code
+// form. No authentication: the pay-in id (80 random bits) is the capability, and the page shows nothing
+// merchant-internal.
+import { type Context, Hono } from "hono";
 import type { AppEnv } from "../api/env.ts";
 import { getCheckoutStatus, getCheckoutView } from "../domain/payins/checkout.ts";
+import { submitCheckoutOtp } from "../domain/payins/otp.ts";
+import { AppError } from "../domain/errors.ts";
 import { renderCheckoutNotFound, renderCheckoutPage } from "./checkout.tsx";
-import { pickLang } from "./i18n.ts";
+import { OTP_NOTICES, type OtpNotice } from "./checkout_fiat.tsx";
+import { type Lang, pickLang } from "./i18n.ts";
 import { newNonce, securityHeaders } from "./layout.tsx";
 
 /** Ids look like `pay_` + 26 base32 characters; anything else is not looked up. */
 const PAYIN_ID = /^pay_[0-9a-z]{10,40}$/;
 
+const JSON_HEADERS = { "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff" };
+
+/** The answers of the SMS code form a customer can act on; anything else is an internal error. */
+const OTP_CODES = ["OTP_INVALID", "OTP_EXPIRED", "OTP_NOT_APPLICABLE", "NOT_FOUND"] as const;
+
+function langOf(c: Context<AppEnv>): Lang {
+  return pickLang(c.req.header("accept-language"), c.req.query("lang"));
+}
+
+function pageHeaders(lang: Lang, nonce: string) {
+  return {
+    ...securityHeaders(nonce, { forms: true }),
+    "Content-Language": lang,
+    Vary: "Accept-Language",
+  };
+}
+
+function notFoundJson(c: Context<AppEnv>) {
+  return c.json(
+    { success: false, error: { code: "NOT_FOUND", message: "Payment not found" }, statusCode: 404 },
+    404,
+    JSON_HEADERS,
+  );
+}
+
+/** The code from a form post or from the page's script (JSON); "" when absent or unreadable. */
+async function readOtp(c: Context<AppEnv>, isJson: boolean): Promise<string> {
+  try {
+    const body: Record<string, unknown> = isJson ? await c.req.json() : await c.req.parseBody();
+    return typeof body?.otp === "string" ? body.otp.replace(/\s+/g, "").slice(0, 32) : "";
+  } catch {
+    return "";
+  }
+}
+
 export function checkoutRoutes() {
   const r = new Hono<AppEnv>();
 
   r.get("/checkout/:id", async (c) => {
-    const lang = pickLang(c.req.header("accept-language"), c.req.query("lang"));
+    const lang = langOf(c);
     const nonce = newNonce();
-    const headers = { ...securityHeaders(nonce), "Content-Language": lang, Vary: "Accept-Language" };
+    const headers = pageHeaders(lang, nonce);
     const id = c.req.param("id");
     const view = PAYIN_ID.test(id) ? await getCheckoutView(c.get("deps"), id) : null;
     if (!view) return c.html(renderCheckoutNotFound(lang, nonce), 404, headers);
-    return c.html(renderCheckoutPage(view, lang, nonce), 200, headers);
+    const asked = c.req.query("otp");
+    const notice = (OTP_NOTICES as readonly string[]).includes(asked ?? "") ? asked as OtpNotice : null;
+    return c.html(renderCheckoutPage(view, lang, nonce, notice), 200, headers);
   });
 
   r.get("/checkout/:id/status", async (c) => {
     const id = c.req.param("id");
     const status = PAYIN_ID.test(id) ? await getCheckoutStatus(c.get("deps"), id) : null;
-    const headers = { "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff" };
-    if (!status) {
+    if (!status) return notFoundJson(c);
+    return c.json(status, 200, JSON_HEADERS);
+  });
+
+  // The SMS code of a mobile money pay-in (OTP mode). A form post answers 303 back to the page, which
+  // shows "processing" or the refusal inline; the page's script sends JSON and gets JSON. The pay-in
+  // stays AWAITING_PAYMENT: the operator's callback decides.
+  r.post("/checkout/:id/otp", async (c) => {
+    const id = c.req.param("id");
+    const isJson = (c.req.header("content-type") ?? "").startsWith("application/json");
+    const lang = langOf(c);
+    if (!PAYIN_ID.test(id)) {
+      if (isJson) return notFoundJson(c);
+      const nonce = newNonce();
+      return c.html(renderCheckoutNotFound(lang, nonce), 404, pageHeaders(lang, nonce));
+    }
+    const otp = await readOtp(c, isJson);
+    let outcome: OtpNotice | "NOT_FOUND";
+    try {
+      await submitCheckoutOtp(c.get("deps"), id, otp);
+      outcome = "sent";
+    } catch (err) {
+      if (!(err instanceof AppError) || !(OTP_CODES as readonly string[]).includes(err.code)) throw err;
+      outcome = err.code as typeof OTP_CODES[number];
+    }
+    if (isJson) {
+      if (outcome === "NOT_FOUND") return notFoundJson(c);
+      if (outcome === "sent") {
+        return c.json({ status: "AWAITING_PAYMENT", phase: "processing" }, 200, JSON_HEADERS);
+      }
+      const message = {
+        OTP_INVALID: "OTP incorrect",
+        OTP_EXPIRED: "OTP expired",
+        OTP_NOT_APPLICABLE: "OTP not applicable",
+      }[outcome];
       return c.json(
-        { success: false, error: { code: "NOT_FOUND", message: "Payment not found" }, statusCode: 404 },
-        404,
-        headers,
+        { success: false, error: { code: outcome, message }, statusCode: 400 },
+        400,
+        JSON_HEADERS,
       );
     }
-    return c.json(status, 200, headers);
+    if (outcome === "NOT_FOUND") {
+      const nonce = newNonce();
+      return c.html(renderCheckoutNotFound(lang, nonce), 404, pageHeaders(lang, nonce));
+    }
+    c.header("Cache-Control", "no-store");
+    return c.redirect(`/checkout/${id}?lang=${lang}&otp=${outcome}`, 303);
   });
 
   return r;

@@ -1,6 +1,10 @@
 // What the customer's hosted checkout page shows of a pay-in: what to send, where, until when, and how
 // far along the payment is. Nothing merchant-internal (metadata, externalRef, fees) ever reaches it.
+// Card and mobile money pay-ins add what the customer does on the provider's side: the acquirer's card
+// page, the operator's instruction and whether it asks for an SMS code or an approval on the phone.
 import { type CheckoutRow, findCheckoutRow } from "../../db/checkout.ts";
+import { formatXof, OPERATOR_MODES, operatorInstruction } from "../../rails/fiat/operators.ts";
+import type { OperatorCode } from "../../rails/fiat/provider.ts";
 import type { Deps } from "../deps.ts";
 import { Decimal, formatAmount } from "../money.ts";
 import { isFinal, PAYIN_STATUSES, type PayinStatus } from "./states.ts";
@@ -13,7 +17,20 @@ export type CheckoutPhase =
   | "expired"
   | "underpaid"
   | "overpaid"
-  | "failed";
+  | "failed"
+  /** Mobile money, OTP mode: the code was accepted, the operator's confirmation is awaited. */
+  | "processing";
+
+/** Which page the customer gets: a USDT deposit, a card, or mobile money by SMS code or approval. */
+export type CheckoutRail = "usdt" | "card" | "momo_otp" | "momo_approval";
+
+/** Why a card or mobile money payment failed, as the customer may be told (never the raw provider text). */
+export type CheckoutFailure =
+  | "card_declined"
+  | "insufficient_funds"
+  | "customer_rejected"
+  | "too_many_attempts"
+  | "other";
 
 export type CheckoutView = {
   id: string;
@@ -37,15 +54,24 @@ export type CheckoutView = {
   successUrl: string | null;
   cancelUrl: string | null;
   isSandbox: boolean;
+  rail: CheckoutRail;
+  /** Mobile money: what the operator asks the customer to do, in both languages. */
+  instruction: { fr: string; en: string } | null;
+  /** Card: the acquirer's hosted card page (http/https only). */
+  cardPageUrl: string | null;
+  /** Only while the sandbox simulator is the provider: its simulated phone (shows the SMS code, approves). */
+  simulatedPhoneUrl: string | null;
+  /** Card and mobile money once FAILED: why, for the customer. */
+  failure: CheckoutFailure | null;
 };
 
-/** The small JSON the page polls for live updates. */
+/**
+ * The small JSON the page polls for live updates. USDT adds its confirmations; card and mobile money add
+ * the failure reason (null until FAILED).
+ */
 export type CheckoutStatus =
-  & Pick<
-    CheckoutView,
-    "status" | "phase" | "final" | "confirmations" | "amountReceived" | "secondsLeft"
-  >
-  & { required: number };
+  & Pick<CheckoutView, "status" | "phase" | "final" | "amountReceived" | "secondsLeft">
+  & ({ confirmations: number; required: number } | { reason: CheckoutFailure | null });
 
 type CheckoutDeps = Pick<Deps, "db" | "clock" | "config">;
 
@@ -81,6 +107,34 @@ function phaseOf(status: PayinStatus, secondsLeft: number): CheckoutPhase {
   }
 }
 
+function railOf(row: CheckoutRow): CheckoutRail {
+  if (row.payment_method === "CARD") return "card";
+  if (row.payment_method !== "MOBILE_MONEY") return "usdt";
+  if (row.next_step === "otp" || row.next_step === "approval") return `momo_${row.next_step}`;
+  const mode = OPERATOR_MODES[row.operator_code as OperatorCode];
+  return mode === "otp" ? "momo_otp" : "momo_approval";
+}
+
+const FAILURES: Record<string, CheckoutFailure> = {
+  CARD_DECLINED: "card_declined",
+  CHALLENGE_FAILED: "card_declined",
+  INSUFFICIENT_FUNDS: "insufficient_funds",
+  CUSTOMER_REJECTED: "customer_rejected",
+  OTP_ATTEMPTS_EXCEEDED: "too_many_attempts",
+};
+
+function fiatFailure(row: CheckoutRow, status: PayinStatus): CheckoutFailure | null {
+  if (status !== "FAILED" || row.payment_method === "USDT_TRC20") return null;
+  return FAILURES[row.failure_reason ?? ""] ?? "other";
+}
+
+function instructionOf(row: CheckoutRow): { fr: string; en: string } | null {
+  if (row.payment_method !== "MOBILE_MONEY") return null;
+  const operator = row.operator_code as OperatorCode;
+  if (!OPERATOR_MODES[operator]) return null;
+  return operatorInstruction(operator, formatAmount(row.amount_expected, "XOF"));
+}
+
 function toView(deps: CheckoutDeps, row: CheckoutRow): CheckoutView {
   const status = (PAYIN_STATUSES as readonly string[]).includes(row.status)
     ? row.status as PayinStatus
@@ -113,6 +167,13 @@ function toView(deps: CheckoutDeps, row: CheckoutRow): CheckoutView {
     successUrl: safeLink(row.success_url),
     cancelUrl: safeLink(row.cancel_url),
     isSandbox: row.is_sandbox,
+    rail: railOf(row),
+    instruction: instructionOf(row),
+    cardPageUrl: row.payment_method === "CARD" ? safeLink(row.hosted_payment_url) : null,
+    simulatedPhoneUrl: row.payment_method === "MOBILE_MONEY" && row.provider_ref?.startsWith("sim_momo_")
+      ? `/simulators/momo/${encodeURIComponent(row.provider_ref)}`
+      : null,
+    failure: fiatFailure(row, status),
   };
 }
 
@@ -129,19 +190,33 @@ export async function getCheckoutStatus(deps: CheckoutDeps, payinId: string): Pr
 }
 
 export function checkoutStatusOf(v: CheckoutView): CheckoutStatus {
-  return {
+  const common = {
     status: v.status,
     phase: v.phase,
     final: v.final,
-    confirmations: v.confirmations,
-    required: v.requiredConfirmations,
     amountReceived: v.amountReceived,
     secondsLeft: v.secondsLeft,
   };
+  return v.rail === "usdt"
+    ? { ...common, confirmations: v.confirmations, required: v.requiredConfirmations }
+    : { ...common, reason: v.failure };
 }
 
 /** An amount as a person reads it: no trailing zeros past the cents ("11.50", "11.523"). */
 export function displayAmount(amount: string): string {
   const d = new Decimal(amount);
   return d.decimalPlaces() <= 2 ? d.toFixed(2) : d.toFixed();
+}
+
+/**
+ * An amount in the pay-in's currency as the customer reads it: USDT as `displayAmount`, XOF (no minor
+ * unit) grouped by thousands for the language: "5 000" (narrow no-break space) or "5,000".
+ */
+export function displayAmountIn(
+  amount: string,
+  currency: CheckoutView["currency"],
+  lang: "fr" | "en",
+): string {
+  if (currency === "USDT_TRC20") return displayAmount(amount);
+  return formatXof(new Decimal(amount).toFixed(0, Decimal.ROUND_DOWN), lang);
 }
