@@ -2,6 +2,7 @@
 // the shared timing, median and table helpers are in bench/lib.ts.
 import { runLedgerBench } from "./ledger.ts";
 import { runPayinBench } from "./payin.ts";
+import { runScannerBench } from "./scanner.ts";
 
 const BENCHES: Record<string, { about: string; run: () => Promise<void> }> = {
   ledger: {
@@ -12,7 +13,10 @@ const BENCHES: Record<string, { about: string; run: () => Promise<void> }> = {
     about: "POST /v1/payments requests/s and p50/p99 vs a bare Hono INSERT route, concurrency 50",
     run: runPayinBench,
   },
-  // scanner: { about: "TRON blocks/s through the scanner against the devnet", run: runScannerBench },
+  scanner: {
+    about: "TRON blocks/s, node requests per block and block-to-CONFIRMING delay through the scanner",
+    run: runScannerBench,
+  },
 };
 
 function usage(): string {
