@@ -61,20 +61,27 @@ export async function startBenchGateway(db: Db): Promise<BenchGateway> {
   };
   const deps = base as Deps;
   const app = createApp(deps, { devnet });
-  const created = await createMerchant(deps, { name: "Bench Merchant", kybStatus: "APPROVED" });
-  await updateMerchantSettings(deps, created.merchantId, {
-    rateLimits: { "POST /v1/payments": 1_000_000, default: 1_000_000 },
-  });
+  const close = async () => {
+    await devnet.stop();
+    kv.close();
+    await Deno.remove(kvDir, { recursive: true });
+  };
+  let created;
+  try {
+    created = await createMerchant(deps, { name: "Bench Merchant", kybStatus: "APPROVED" });
+    await updateMerchantSettings(deps, created.merchantId, {
+      rateLimits: { "POST /v1/payments": 1_000_000, default: 1_000_000 },
+    });
+  } catch (err) {
+    await close();
+    throw err;
+  }
   return {
     deps,
     app,
     devnet,
     nodeRequests: () => requests,
     merchant: { merchantId: created.merchantId, liveSecret: created.keys.liveSecret },
-    async close() {
-      await devnet.stop();
-      kv.close();
-      await Deno.remove(kvDir, { recursive: true });
-    },
+    close,
   };
 }

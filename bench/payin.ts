@@ -112,16 +112,18 @@ async function benchTarget(target: BenchTarget, load: LoadGenerator): Promise<Re
   const { db } = target;
   const requests = REQUESTS[db.driver];
   const gw = await startBenchGateway(db);
-  await createBaselineTable(db);
-  const gatewayServer = serve(gw.app.fetch);
-  const baselineServer = serve(baselineApp(db).fetch);
+  let gatewayServer: Deno.HttpServer<Deno.NetAddr> | undefined;
+  let baselineServer: Deno.HttpServer<Deno.NetAddr> | undefined;
   try {
+    await createBaselineTable(db);
+    gatewayServer = serve(gw.app.fetch);
+    baselineServer = serve(baselineApp(db).fetch);
     console.log(`${target.label}: filling the address pool...`);
     const fill = await fillPool(gw, WARMUP + ROUNDS * requests);
     const before = await countFree(db, false);
 
-    const spec = (server: Deno.HttpServer<Deno.NetAddr>, total: number) => ({
-      url: `http://127.0.0.1:${server.addr.port}/v1/payments`,
+    const spec = (server: Deno.HttpServer<Deno.NetAddr> | undefined, total: number) => ({
+      url: `http://127.0.0.1:${server!.addr.port}/v1/payments`,
       method: "POST",
       headers: { "content-type": "application/json", "x-api-key": gw.merchant.liveSecret },
       body: BODY,
@@ -161,8 +163,8 @@ async function benchTarget(target: BenchTarget, load: LoadGenerator): Promise<Re
       derivedDuringRun: after.nextIndex - before.nextIndex,
     };
   } finally {
-    await gatewayServer.shutdown();
-    await baselineServer.shutdown();
+    await gatewayServer?.shutdown();
+    await baselineServer?.shutdown();
     await gw.close();
   }
 }
