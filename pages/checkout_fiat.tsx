@@ -59,14 +59,16 @@ export function FiatWaiting(props: {
   notice: OtpNotice | null;
 }) {
   const { v, lang, t, phase } = props;
-  const amount = (
+  // Shown in the waiting and the processing views; only the first carries the id.
+  const amountOf = (withId: boolean) => (
     <>
       <p class="lbl">{t.amountToPay}</p>
-      <p class="big amt">
-        <span id="amt">{props.amount}</span> <small>XOF</small>
+      <p class="big fig">
+        <span id={withId ? "amt" : undefined}>{props.amount}</span> <small>XOF</small>
       </p>
     </>
   );
+  const amount = amountOf(true);
   if (v.rail === "card") {
     return (
       <Section phases={["waiting"]} current={phase}>
@@ -132,7 +134,7 @@ export function FiatWaiting(props: {
         <SimulatedPhone v={v} lang={lang} t={t} />
       </Section>
       <Section phases={["processing"]} current={phase}>
-        {amount}
+        {amountOf(false)}
         <div class="st good">
           <p>{t.processing}</p>
           <p class="hint">{t.processingHint}</p>

@@ -35,6 +35,7 @@ progress{width:100%;height:12px;margin-top:8px;accent-color:#137a3f}
 color:#fff;background:#137a3f;margin:6px 0}.mark.bad{background:#b3261e}
 a.btn{display:block;text-align:center;background:#0b57a4;color:#fff;font-weight:600;padding:13px 16px;border-radius:10px;
 text-decoration:none;margin-top:14px;min-height:48px}
+.fig{margin:0 0 8px}
 .instr{margin:10px 0 12px;padding:10px 12px;border-left:4px solid #0b57a4;background:#f3f6f9;border-radius:0 8px 8px 0}
 label{display:block;font-weight:600;margin:0 0 6px}
 input.otp{display:block;width:100%;min-height:52px;padding:8px 12px;border:2px solid #8795a3;border-radius:10px;
