@@ -26,7 +26,10 @@ export type MomoInitiateResult = {
   instruction: { fr: string; en: string };
 };
 
-export type OtpResult = { ok: true } | { ok: false; code: "OTP_INVALID" | "OTP_EXPIRED" | "OTP_NOT_APPLICABLE" };
+export type OtpResult = { ok: true } | {
+  ok: false;
+  code: "OTP_INVALID" | "OTP_EXPIRED" | "OTP_NOT_APPLICABLE";
+};
 
 /** The outcome a provider reports, after its signature and freshness were checked. */
 export type ProviderOutcome = {
@@ -45,7 +48,10 @@ export type ProviderOutcome = {
 export type StatusAnswer = { status: "PENDING" | "SUCCEEDED" | "FAILED"; amount?: string; reason?: string };
 
 export class ProviderError extends Error {
-  constructor(readonly kind: "initiate_failed" | "missing_url" | "unavailable" | "bad_callback", message: string) {
+  constructor(
+    readonly kind: "initiate_failed" | "missing_url" | "unavailable" | "bad_callback",
+    message: string,
+  ) {
     super(message);
     this.name = "ProviderError";
   }
