@@ -16,6 +16,14 @@ async function main() {
     }
     throw err;
   }
+  if (config.port === 0) {
+    // PORT=0 asks for any free port; pick it now so PUBLIC_URL's default (customer links) names it.
+    const probe = Deno.listen({ port: 0, hostname: "127.0.0.1" });
+    const port = (probe.addr as Deno.NetAddr).port;
+    probe.close();
+    const defaultUrl = config.publicUrl === "http://localhost:0";
+    config = { ...config, port, publicUrl: defaultUrl ? `http://localhost:${port}` : config.publicUrl };
+  }
   if (!config.adminToken && config.appEnv === "development") {
     config = { ...config, adminToken: `adm_${randomToken(24)}` };
     console.log(`ADMIN_TOKEN was not set; this run's admin token is: ${config.adminToken}`);

@@ -4,6 +4,7 @@ import type { Deps } from "../domain/deps.ts";
 import { purgeExpiredIdempotencyRecords } from "../domain/idempotency.ts";
 import { expireDuePayins } from "../domain/payins/chain_events.ts";
 import { reconcileFiatPayins } from "../domain/payins/settle_fiat.ts";
+import { purgeRateLimitWindows } from "../domain/rate_limit.ts";
 
 export async function handleAddressPoolTopUp(deps: Deps): Promise<void> {
   for (const isSandbox of [false, true]) {
@@ -23,4 +24,8 @@ export async function handleIdempotencyPurge(deps: Deps): Promise<void> {
 /** Asks providers about card and mobile money pay-ins whose callback is late, and expires stale ones. */
 export async function handleFiatReconcile(deps: Deps): Promise<void> {
   await reconcileFiatPayins(deps);
+}
+
+export async function handleRateLimitPurge(deps: Deps): Promise<void> {
+  await purgeRateLimitWindows(deps);
 }

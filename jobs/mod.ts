@@ -6,6 +6,7 @@ import {
   handleFiatReconcile,
   handleIdempotencyPurge,
   handlePayinExpiry,
+  handleRateLimitPurge,
 } from "./maintenance.ts";
 import { ensureTronScanLoop, handleTronScan } from "./tron_scanner.ts";
 import { handleWebhookDeliver, handleWebhookSweep } from "./webhook_delivery.ts";
@@ -52,6 +53,7 @@ export function registerJobs(deps: Deps): { stop(): void } {
   cron("fiat-reconcile", "* * * * *", handleFiatReconcile);
   cron("address-pool-top-up", "* * * * *", handleAddressPoolTopUp);
   cron("idempotency-purge", "17 * * * *", handleIdempotencyPurge);
+  cron("rate-limit-purge", "*/5 * * * *", handleRateLimitPurge);
   // Start at once rather than at the first cron minute.
   queueMicrotask(() => {
     ensureTronScanLoop(deps).catch((err) => deps.log.error("scanner start failed", { error: String(err) }));

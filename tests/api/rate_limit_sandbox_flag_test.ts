@@ -131,3 +131,32 @@ Deno.test("rate limits and the sandbox flag", async (t) => {
     await gw.close();
   }
 });
+
+Deno.test("rate limits under concurrency: demand within the limit is never refused, the limit never exceeded", async () => {
+  const gw = await startTestGateway();
+  try {
+    const m = await gw.createMerchant("Concurrent");
+    await gw.admin("PATCH", `/admin/api/merchants/${m.merchantId}`, { rateLimits: { default: 150 } });
+    const burst = (n: number) =>
+      Promise.all(
+        Array.from({ length: n }, () =>
+          gw.request("GET", "/v1/wallets/balance", { key: m.keys.liveSecret }).then((r) => r.status)),
+      );
+    const first = await burst(100);
+    assertEquals(
+      first.filter((s) => s === 200).length,
+      100,
+      "100 concurrent requests under a limit of 150 all pass",
+    );
+    const second = await burst(100);
+    const admitted = first.length + second.filter((s) => s === 200).length;
+    assert(admitted <= 150, `never more than the limit (${admitted})`);
+    assert(second.every((s) => s === 200 || s === 429));
+    const { purgeRateLimitWindows } = await import("../../domain/rate_limit.ts");
+    const { manualClock } = await import("../../domain/clock.ts");
+    const later = manualClock(new Date(Date.now() + 120_000));
+    assert((await purgeRateLimitWindows({ kv: gw.kv, clock: later })) >= 1, "past windows are purged");
+  } finally {
+    await gw.close();
+  }
+});
