@@ -16,25 +16,29 @@ export const DEFAULT_LIMITS: Record<string, number> = {
 export type RateDecision = { limit: number; remaining: number; retryAfterSeconds: number; allowed: boolean };
 
 /**
- * Counts one request in the bucket's current window. An atomic `sum` never conflicts, so concurrent
- * requests are all counted (an optimistic check-and-set refused traffic under contention); the read after
- * it is at least this request's position. So demand within the limit is never refused and the limit is
- * never exceeded; a burst that overshoots it may be refused a little more than strictly needed until the
- * window ends. Past windows are deleted by `purgeRateLimitWindows`.
+ * Counts one request in each bucket's current window with one atomic commit and one read, whatever the
+ * number of buckets. An atomic `sum` never conflicts, so concurrent requests are all counted (an
+ * optimistic check-and-set refused traffic under contention); the read after it is at least this
+ * request's position. So demand within a limit is never refused and a limit is never exceeded; a burst
+ * that overshoots it may be refused a little more than strictly needed until the window ends. Past
+ * windows are deleted by `purgeRateLimitWindows`.
  */
-export async function takeToken(
+export async function takeTokens(
   deps: Pick<Deps, "kv" | "clock">,
-  bucket: string[],
-  limit: number,
-): Promise<RateDecision> {
+  buckets: Array<{ bucket: string[]; limit: number }>,
+): Promise<RateDecision[]> {
   const nowMs = deps.clock.now().getTime();
   const window = Math.floor(nowMs / (WINDOW_SECONDS * 1000));
   const retryAfterSeconds = Math.max(1, Math.ceil(((window + 1) * WINDOW_SECONDS * 1000 - nowMs) / 1000));
-  const key = [RATE_LIMIT_PREFIX, window, ...bucket];
-  await deps.kv.atomic().sum(key, 1n).commit();
-  const count = Number((await deps.kv.get<Deno.KvU64>(key)).value?.value ?? 1n);
-  const allowed = count <= limit;
-  return { limit, remaining: Math.max(0, limit - count), retryAfterSeconds, allowed };
+  const keys = buckets.map((b) => [RATE_LIMIT_PREFIX, window, ...b.bucket]);
+  const op = deps.kv.atomic();
+  for (const key of keys) op.sum(key, 1n);
+  await op.commit();
+  const counts = await deps.kv.getMany<Deno.KvU64[]>(keys);
+  return buckets.map((b, i) => {
+    const count = Number(counts[i].value?.value ?? 1n);
+    return { limit: b.limit, remaining: Math.max(0, b.limit - count), retryAfterSeconds, allowed: count <= b.limit };
+  });
 }
 
 /** Deletes the counters of windows that ended; a cron runs it. */
@@ -59,10 +63,11 @@ export async function enforceRateLimit(
 ): Promise<RateDecision> {
   const limitOf = (name: string) => caller.rateLimits[name] ?? DEFAULT_LIMITS[name];
   const routeName = `${method} ${path.replace(/\/+$/, "")}`;
-  const decisions = [await takeToken(deps, ["key", caller.keyId], limitOf("default"))];
+  const buckets = [{ bucket: ["key", caller.keyId], limit: limitOf("default") }];
   if (routeName in DEFAULT_LIMITS && routeName !== "default") {
-    decisions.push(await takeToken(deps, ["merchant", caller.merchantId, routeName], limitOf(routeName)));
+    buckets.push({ bucket: ["merchant", caller.merchantId, routeName], limit: limitOf(routeName) });
   }
+  const decisions = await takeTokens(deps, buckets);
   const refused = decisions.find((d) => !d.allowed);
   if (refused) {
     throw new AppError("RATE_LIMIT_EXCEEDED", `Too many requests; retry in ${refused.retryAfterSeconds} s`, {
