@@ -4,7 +4,7 @@ import * as chain from "../../db/chain.ts";
 import { findWatched } from "../../db/deposit_addresses.ts";
 import { findSystemAccount, findWallet } from "../../db/ledger.ts";
 import { findMerchant } from "../../db/merchants.ts";
-import { findPayin, listExpiredAwaiting, lockPayin, moveStatus, updateReceived } from "../../db/payins.ts";
+import { findPayin, listExpiredAwaiting, lockPayin, updateReceived } from "../../db/payins.ts";
 import type { UsdtTransfer } from "../../rails/tron/transfers.ts";
 import type { Deps } from "../deps.ts";
 import { emitEvent } from "../events.ts";
@@ -12,7 +12,7 @@ import { effectiveFees } from "../fees.ts";
 import { postJournal } from "../ledger.ts";
 import { Decimal, formatAmount } from "../money.ts";
 import { DUST_REASON, splitUsdtReceipt } from "./settle.ts";
-import { payinEventData } from "./view.ts";
+import { transitionPayin } from "./transition.ts";
 
 type ChainDeps = Pick<Deps, "db" | "queue" | "clock" | "config" | "log">;
 
@@ -71,15 +71,7 @@ export async function recordObservedTransfers(
     // A transfer below the network fee is dust: it does not start confirmation on its own.
     const isDust = new Decimal(t.amount).lessThan(payin.network_fee);
     if (payin.status !== "CONFIRMING" && !isDust) {
-      const moved = await moveStatus(deps.db, payin.id, payin.status, "CONFIRMING", {}, now);
-      if (moved) {
-        await emitEvent(deps, {
-          merchantId: payin.merchant_id,
-          isSandbox: payin.is_sandbox,
-          type: "payin.confirming",
-          data: payinEventData(deps.config, moved, "payin.confirming"),
-        });
-      }
+      await transitionPayin(deps, payin, "CONFIRMING");
     }
   }
   return recorded;
@@ -174,15 +166,7 @@ export async function rewindTransfers(deps: ChainDeps, forkPoint: number): Promi
     const stillFunded = left.some((x) => !new Decimal(x.amount).lessThan(payin.network_fee));
     if (payin.status === "CONFIRMING" && !stillFunded) {
       const to = now > payin.expires_at && left.length === 0 ? "EXPIRED" : "AWAITING_PAYMENT";
-      const moved = await moveStatus(deps.db, id, "CONFIRMING", to, {}, now);
-      if (moved && to === "EXPIRED") {
-        await emitEvent(deps, {
-          merchantId: moved.merchant_id,
-          isSandbox: moved.is_sandbox,
-          type: "payin.expired",
-          data: payinEventData(deps.config, moved, "payin.expired"),
-        });
-      }
+      await transitionPayin(deps, payin, to);
     }
   }
   return payinIds;
@@ -196,15 +180,7 @@ export async function expireDuePayins(deps: ChainDeps, limit = 200): Promise<num
       const payin = await lockPayin(tx, id);
       if (!payin || payin.status !== "AWAITING_PAYMENT") return false;
       if ((await chain.payinTransfers(tx, id)).length > 0) return false;
-      const moved = await moveStatus(tx, id, "AWAITING_PAYMENT", "EXPIRED", {}, deps.clock.now());
-      if (!moved) return false;
-      await emitEvent({ ...deps, db: tx }, {
-        merchantId: moved.merchant_id,
-        isSandbox: moved.is_sandbox,
-        type: "payin.expired",
-        data: payinEventData(deps.config, moved, "payin.expired"),
-      });
-      return true;
+      return (await transitionPayin({ ...deps, db: tx }, payin, "EXPIRED")) !== undefined;
     });
     if (done) expired++;
   }

@@ -1,6 +1,6 @@
 // Creating card and mobile money pay-ins in XOF: the row and `payin.created` commit first, then the
 // provider is asked to start; a provider that fails leaves the pay-in FAILED, never half-made.
-import { insertPayin, moveStatus, type PayinRow, setPricing } from "../../db/payins.ts";
+import { insertPayin, type PayinRow, setPricing } from "../../db/payins.ts";
 import { PG_UNIQUE_VIOLATION, pgErrorCode } from "../../db/mod.ts";
 import { isE164, OPERATOR_MODES, operatorInstruction, resolveOperator } from "../../rails/fiat/operators.ts";
 import { type OperatorCode, ProviderError } from "../../rails/fiat/provider.ts";
@@ -11,6 +11,7 @@ import { emitEvent } from "../events.ts";
 import { newId } from "../ids.ts";
 import { assertMayCreatePayin } from "./create.ts";
 import { payinEventData } from "./view.ts";
+import { transitionPayin } from "./transition.ts";
 
 export const CARD_MINIMUM_XOF = 100;
 export const MOBILE_MONEY_MINIMUM_XOF = 500;
@@ -106,22 +107,7 @@ async function failInitiation(deps: Deps, payin: PayinRow, err: unknown): Promis
   const missingUrl = err instanceof ProviderError && err.kind === "missing_url";
   const reason = missingUrl ? "PROVIDER_MISSING_URL" : "PROVIDER_INITIATE_FAILED";
   await deps.db.tx(async (tx) => {
-    const failed = await moveStatus(
-      tx,
-      payin.id,
-      "AWAITING_PAYMENT",
-      "FAILED",
-      { failure_reason: reason },
-      deps.clock.now(),
-    );
-    if (failed) {
-      await emitEvent({ ...deps, db: tx }, {
-        merchantId: failed.merchant_id,
-        isSandbox: failed.is_sandbox,
-        type: "payin.failed",
-        data: payinEventData(deps.config, failed, "payin.failed"),
-      });
-    }
+    await transitionPayin({ ...deps, db: tx }, payin, "FAILED", { failure_reason: reason });
   });
   deps.log.warn("provider initiation failed", { payinId: payin.id, error: String(err) });
   throw new AppError(

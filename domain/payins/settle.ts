@@ -3,16 +3,15 @@
 // serviceFee = rate x (received - networkFee) rounded up; judged against amountExpected to 6 decimals.
 import { findSystemAccount, findWallet } from "../../db/ledger.ts";
 import type { Db } from "../../db/mod.ts";
-import { lockPayin, moveStatus, type PayinPatch, type PayinRow } from "../../db/payins.ts";
+import { lockPayin, type PayinPatch, type PayinRow } from "../../db/payins.ts";
 import { markCredited, payinTransfers } from "../../db/chain.ts";
 import type { Deps } from "../deps.ts";
-import { emitEvent } from "../events.ts";
 import { effectiveFees } from "../fees.ts";
 import { type Posting, postJournal } from "../ledger.ts";
 import { Decimal, formatAmount, roundFee } from "../money.ts";
 import { findMerchant } from "../../db/merchants.ts";
+import { transitionPayin } from "./transition.ts";
 import { assertMove, type PayinStatus } from "./states.ts";
-import { payinEventData } from "./view.ts";
 
 export const DUST_REASON = "BELOW_DUST_THRESHOLD";
 
@@ -97,22 +96,9 @@ export async function settleUsdtReceipt(
         confirmed_at: to === "FAILED" ? null : now,
         failure_reason: to === "FAILED" ? DUST_REASON : null,
       };
-      settled = await moveStatus(jtx, payin.id, payin.status, to, patch, now);
+      settled = await transitionPayin({ ...deps, db: jtx }, payin, to, patch);
       if (!settled) throw new Error(`pay-in ${payin.id} moved while locked`);
       await markCredited(jtx, receipt.transferKeys, now);
-      const event = to === "CONFIRMED"
-        ? "payin.confirmed"
-        : to === "UNDERPAID"
-        ? "payin.underpaid"
-        : to === "OVERPAID"
-        ? "payin.overpaid"
-        : "payin.failed";
-      await emitEvent({ ...deps, db: jtx }, {
-        merchantId: payin.merchant_id,
-        isSandbox: payin.is_sandbox,
-        type: event,
-        data: payinEventData(deps.config, settled, event),
-      });
     });
     return journal.booked ? settled : undefined;
   });

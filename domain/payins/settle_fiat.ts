@@ -7,7 +7,6 @@ import {
   findPayin,
   listStaleFiat,
   lockPayin,
-  moveStatus,
   type PayinRow,
   recordNotificationOnce,
 } from "../../db/payins.ts";
@@ -15,13 +14,12 @@ import type { ProviderOutcome, StatusAnswer } from "../../rails/fiat/provider.ts
 import { ProviderError } from "../../rails/fiat/provider.ts";
 import type { Deps } from "../deps.ts";
 import { AppError } from "../errors.ts";
-import { emitEvent } from "../events.ts";
 import { effectiveFees } from "../fees.ts";
 import { postJournal } from "../ledger.ts";
 import { Decimal, formatAmount, roundFee } from "../money.ts";
+import { transitionPayin } from "./transition.ts";
 import { assertMove, type PayinStatus } from "./states.ts";
 import { fiatProvidersFor } from "./create_fiat.ts";
-import { payinEventData } from "./view.ts";
 
 type FiatDeps = Pick<Deps, "db" | "queue" | "clock" | "config" | "log" | "fiat">;
 
@@ -46,18 +44,9 @@ export async function applyFiatOutcome(
     const now = deps.clock.now();
     const txDeps = { ...deps, db: tx };
     if (outcome.status === "FAILED") {
-      const failed = await moveStatus(tx, payin.id, "AWAITING_PAYMENT", "FAILED", {
+      return await transitionPayin(txDeps, payin, "FAILED", {
         failure_reason: outcome.reason ?? "PROVIDER_FAILURE",
-      }, now);
-      if (failed) {
-        await emitEvent(txDeps, {
-          merchantId: failed.merchant_id,
-          isSandbox: failed.is_sandbox,
-          type: "payin.failed",
-          data: payinEventData(deps.config, failed, "payin.failed"),
-        });
-      }
-      return failed;
+      });
     }
     const received = new Decimal(outcome.amount ?? payin.amount);
     const expected = new Decimal(payin.amount);
@@ -90,25 +79,14 @@ export async function applyFiatOutcome(
       ].filter((p) => !p.amount.isZero()),
       metadata: { payinId: payin.id, providerRef: outcome.providerRef, outcome: to },
     }, async (jtx) => {
-      settled = await moveStatus(jtx, payin.id, "AWAITING_PAYMENT", to, {
+      settled = await transitionPayin({ ...deps, db: jtx }, payin, to, {
         amount_received: formatAmount(received, "XOF"),
         service_fee: formatAmount(fee, "XOF"),
         net_amount: formatAmount(net, "XOF"),
         tx_hash: outcome.providerRef,
         confirmed_at: now,
-      }, now);
-      if (!settled) throw new Error(`pay-in ${payin.id} moved while locked`);
-      const event = to === "CONFIRMED"
-        ? "payin.confirmed"
-        : to === "UNDERPAID"
-        ? "payin.underpaid"
-        : "payin.overpaid";
-      await emitEvent({ ...deps, db: jtx }, {
-        merchantId: payin.merchant_id,
-        isSandbox: payin.is_sandbox,
-        type: event,
-        data: payinEventData(deps.config, settled, event),
       });
+      if (!settled) throw new Error(`pay-in ${payin.id} moved while locked`);
     });
     return settled;
   });
@@ -202,14 +180,8 @@ export async function reconcileFiatPayins(
 
 async function expireFiat(deps: FiatDeps, payinId: string): Promise<boolean> {
   return await deps.db.tx(async (tx) => {
-    const expired = await moveStatus(tx, payinId, "AWAITING_PAYMENT", "EXPIRED", {}, deps.clock.now());
-    if (!expired) return false;
-    await emitEvent({ ...deps, db: tx }, {
-      merchantId: expired.merchant_id,
-      isSandbox: expired.is_sandbox,
-      type: "payin.expired",
-      data: payinEventData(deps.config, expired, "payin.expired"),
-    });
-    return true;
+    const payin = await lockPayin(tx, payinId);
+    if (!payin || payin.status !== "AWAITING_PAYMENT") return false;
+    return (await transitionPayin({ ...deps, db: tx }, payin, "EXPIRED")) !== undefined;
   });
 }

@@ -95,7 +95,7 @@ export function payinRecordView(config: Pick<Config, "publicUrl">, p: PayinRow) 
   };
 }
 
-type PayinEvent =
+export type PayinEvent =
   | "payin.created"
   | "payin.confirming"
   | "payin.confirmed"

@@ -1,0 +1,38 @@
+// The one way a pay-in changes state: the move must be in the transition table, it only happens from
+// the state the caller saw (a concurrent move wins, and this one answers undefined), and the event that
+// reports it is written in the same transaction.
+import { moveStatus, type PayinPatch, type PayinRow } from "../../db/payins.ts";
+import type { Deps } from "../deps.ts";
+import { emitEvent } from "../events.ts";
+import { assertMove, type PayinStatus } from "./states.ts";
+import { type PayinEvent, payinEventData } from "./view.ts";
+
+/** The event each arrival state reports; a move to AWAITING_PAYMENT (after a reorg) reports none. */
+export const EVENT_OF: Partial<Record<PayinStatus, PayinEvent>> = {
+  CONFIRMING: "payin.confirming",
+  CONFIRMED: "payin.confirmed",
+  UNDERPAID: "payin.underpaid",
+  OVERPAID: "payin.overpaid",
+  EXPIRED: "payin.expired",
+  FAILED: "payin.failed",
+};
+
+export async function transitionPayin(
+  deps: Pick<Deps, "db" | "queue" | "clock" | "config">,
+  payin: Pick<PayinRow, "id" | "status">,
+  to: PayinStatus,
+  patch: PayinPatch = {},
+): Promise<PayinRow | undefined> {
+  assertMove(payin.status as PayinStatus, to);
+  const moved = await moveStatus(deps.db, payin.id, payin.status, to, patch, deps.clock.now());
+  const event = EVENT_OF[to];
+  if (moved && event) {
+    await emitEvent(deps, {
+      merchantId: moved.merchant_id,
+      isSandbox: moved.is_sandbox,
+      type: event,
+      data: payinEventData(deps.config, moved, event),
+    });
+  }
+  return moved;
+}
