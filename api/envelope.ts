@@ -84,3 +84,6 @@ export function iso(date: Date | string | null | undefined): string | null {
   if (date === null || date === undefined) return null;
   return (date instanceof Date ? date : new Date(date)).toISOString();
 }
+
+/** OpenAPI security of routes that take an API key (X-Api-Key or Authorization: Bearer). */
+export const KEY_SECURITY: Array<Record<string, string[]>> = [{ ApiKey: [] }, { Bearer: [] }];

@@ -13,6 +13,7 @@ import { newRouter } from "./app.ts";
 import {
   errorResponses,
   jsonContent,
+  KEY_SECURITY,
   ok,
   pagedSchema,
   pageOf,
@@ -22,7 +23,7 @@ import {
 import { requireKey } from "./middleware/auth.ts";
 import { idempotent } from "./middleware/idempotency.ts";
 
-const security: Array<Record<string, string[]>> = [{ ApiKey: [] }, { Bearer: [] }];
+const security = KEY_SECURITY;
 const url = z.string().url().max(2048);
 
 const CreatePaymentBody = z.strictObject({

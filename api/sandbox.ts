@@ -2,10 +2,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { resetSandbox } from "../domain/sandbox.ts";
 import { newRouter } from "./app.ts";
-import { errorResponses, jsonContent, ok, successSchema } from "./envelope.ts";
+import { errorResponses, jsonContent, KEY_SECURITY, ok, successSchema } from "./envelope.ts";
 import { requireKey } from "./middleware/auth.ts";
 
-const security: Array<Record<string, string[]>> = [{ ApiKey: [] }, { Bearer: [] }];
+const security = KEY_SECURITY;
 
 const ResetSchema = z.object({
   message: z.string(),

@@ -2,7 +2,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { getBalanceByCurrency, getBalanceSummary, listMerchantWallets } from "../domain/wallets.ts";
 import { newRouter } from "./app.ts";
-import { errorResponses, iso, jsonContent, ok, successSchema } from "./envelope.ts";
+import { errorResponses, iso, jsonContent, KEY_SECURITY, ok, successSchema } from "./envelope.ts";
 import { requireKey } from "./middleware/auth.ts";
 
 const CurrencySchema = z.enum(["USDT_TRC20", "XOF"]);
@@ -15,7 +15,7 @@ const WalletSchema = z.object({
   updatedAt: z.string(),
 }).openapi("Wallet");
 
-const security: Array<Record<string, string[]>> = [{ ApiKey: [] }, { Bearer: [] }];
+const security = KEY_SECURITY;
 
 export function walletRoutes() {
   const r = newRouter();

@@ -27,6 +27,7 @@ import {
   errorResponses,
   iso,
   jsonContent,
+  KEY_SECURITY,
   ok,
   pagedSchema,
   pageOf,
@@ -36,7 +37,7 @@ import {
 import type { AppEnv } from "./env.ts";
 import { requireKey } from "./middleware/auth.ts";
 
-const security: Array<Record<string, string[]>> = [{ ApiKey: [] }, { Bearer: [] }];
+const security = KEY_SECURITY;
 const read = [requireKey("webhooks_read", "read")];
 const write = [requireKey("webhooks_write", "write")];
 const IdParam = z.object({ id: z.string().min(1).max(64) });

@@ -2,7 +2,8 @@
 // schema on the PostgreSQL named by DATABASE_URL), an in-memory KV, and the Hono app.
 import postgres from "postgres";
 import { type Config, parseConfig, readConfig } from "../config.ts";
-import { createApp } from "../api/app.ts";
+import { createApp, newRouter } from "../api/app.ts";
+import { onError } from "../api/errors.ts";
 import { openPglite } from "../db/pglite.ts";
 import { openPostgres } from "../db/postgres.ts";
 import { migrate } from "../db/migrate.ts";
@@ -167,4 +168,16 @@ export function withGateway(
       await gw.close();
     }
   };
+}
+
+/** A bare router with the app's context and error envelope, to test middleware on probe routes. */
+export function probeRouter(gw: TestGateway) {
+  const probe = newRouter();
+  probe.use("*", async (c, next) => {
+    c.set("deps", gw.deps);
+    c.set("requestId", "req_test");
+    await next();
+  });
+  probe.onError(onError);
+  return probe;
 }

@@ -1,25 +1,17 @@
 // The idempotency middleware on a probe route that counts how often its body really runs.
-import { newRouter } from "../../api/app.ts";
-import { onError } from "../../api/errors.ts";
 import { requireKey } from "../../api/middleware/auth.ts";
 import { idempotent } from "../../api/middleware/idempotency.ts";
 import { manualClock } from "../../domain/clock.ts";
 import { RECORD_TTL_MS, RUNNING_LOCK_MS } from "../../domain/idempotency.ts";
 import { assertEquals } from "../assert.ts";
-import { startTestGateway } from "../helpers.ts";
+import { probeRouter, startTestGateway } from "../helpers.ts";
 
 Deno.test("idempotency middleware", async (t) => {
   const clock = manualClock(new Date());
   const gw = await startTestGateway({ clock });
   let executions = 0;
   let release: (() => void) | undefined;
-  const probe = newRouter();
-  probe.use("*", async (c, next) => {
-    c.set("deps", gw.deps);
-    c.set("requestId", "req_test");
-    await next();
-  });
-  probe.onError(onError);
+  const probe = probeRouter(gw);
   probe.post(
     "/v1/probe",
     requireKey("webhooks_write", "write"),

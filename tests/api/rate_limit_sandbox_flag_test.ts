@@ -1,23 +1,15 @@
 // Rate limits counted in KV, and the sandbox flag rule of Authentication section 5, on probe routes
 // shaped like the creation routes that use them.
-import { newRouter } from "../../api/app.ts";
-import { onError } from "../../api/errors.ts";
 import { requireKey } from "../../api/middleware/auth.ts";
 import { requireSandboxFlagMatch } from "../../api/middleware/sandbox_flag.ts";
 import { manualClock } from "../../domain/clock.ts";
 import { assert, assertEquals } from "../assert.ts";
-import { startTestGateway } from "../helpers.ts";
+import { probeRouter, startTestGateway } from "../helpers.ts";
 
 Deno.test("rate limits and the sandbox flag", async (t) => {
   const clock = manualClock(new Date("2026-03-01T10:00:05.000Z"));
   const gw = await startTestGateway({ clock });
-  const probe = newRouter();
-  probe.use("*", async (c, next) => {
-    c.set("deps", gw.deps);
-    c.set("requestId", "req_test");
-    await next();
-  });
-  probe.onError(onError);
+  const probe = probeRouter(gw);
   probe.post(
     "/v1/payments",
     requireKey("payments_write", "write"),

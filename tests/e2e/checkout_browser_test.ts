@@ -4,19 +4,10 @@
 // is the paid view, committed for the README).
 import { assert, assertEquals, assertMatch } from "../assert.ts";
 import { hasChromium, launchBrowser, phoneContext } from "./browser.ts";
-import { startGateway } from "./process.ts";
+import { startGateway, until } from "./process.ts";
 
 const ADMIN_TOKEN = "e2e-admin-token-0123456789";
 const SHOTS = new URL("./screenshots/", import.meta.url).pathname;
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 const DOCS_SHOT = new URL("../../docs/checkout-360.png", import.meta.url).pathname;
 

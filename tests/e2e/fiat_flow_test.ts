@@ -7,20 +7,10 @@
 // The mobile money simulator approves by itself SIMULATOR_DELAY_MS after creation, so the approval done
 // by hand on the simulated phone runs on a second server whose delay is long enough never to fire.
 import { assert, assertEquals, assertMatch } from "../assert.ts";
-import { type RunningGateway, startGateway } from "./process.ts";
+import { type RunningGateway, startGateway, until } from "./process.ts";
 import { startReceiver } from "./receiver.ts";
 
 const ADMIN_TOKEN = "e2e-admin-token-0123456789";
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 /** A port free right now: PUBLIC_URL must name the real port, or the acquirer's return URL is wrong. */
 function freePort(): number {

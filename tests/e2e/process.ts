@@ -81,3 +81,18 @@ export async function startGateway(env: Record<string, string>, timeoutMs = 30_0
     },
   };
 }
+
+/** Polls `probe` until it answers something other than undefined. */
+export async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined>,
+  timeoutMs = 30_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}

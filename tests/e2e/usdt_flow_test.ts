@@ -1,20 +1,10 @@
 // The whole story over HTTP against the real server and its devnet, as a merchant following README would
 // drive it: merchant, webhook endpoint, pay-in, customer transfer, blocks, settlement, signed webhooks.
 import { assert, assertEquals, assertMatch } from "../assert.ts";
-import { startGateway } from "./process.ts";
+import { startGateway, until } from "./process.ts";
 import { startReceiver } from "./receiver.ts";
 
 const ADMIN_TOKEN = "e2e-admin-token-0123456789";
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 Deno.test({
   name: "USDT pay-in end to end: real server, devnet, scanner, webhooks, restart",

@@ -2,20 +2,10 @@
 // each confirmation and the reorg happen exactly when the test says. (Expiry and late funds need 15
 // minutes to pass; they are driven with a manual clock in tests/api/payins_usdt_test.ts.)
 import { assert, assertEquals } from "../assert.ts";
-import { startGateway } from "./process.ts";
+import { startGateway, until } from "./process.ts";
 import { startReceiver } from "./receiver.ts";
 
 const ADMIN_TOKEN = "e2e-admin-token-0123456789";
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 Deno.test({
   name: "USDT outcomes over HTTP: underpaid, overpaid, two transfers, dust, reorg",
