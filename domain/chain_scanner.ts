@@ -19,17 +19,22 @@ export type ScannerDeps = Pick<Deps, "db" | "queue" | "clock" | "config" | "log"
 
 /** Blocks kept to recognise a fork; deeper reorgs than this are not followed. */
 export const KEPT_BLOCKS = 200;
+/**
+ * How far back the very first scan starts: a pay-in created and paid in the seconds before the scanner's
+ * first tick must still be seen (100 blocks is 5 minutes on TRON).
+ */
+export const FIRST_SCAN_LOOKBACK = 100;
 
 export type StepResult = "scanned" | "idle" | "locked" | "reorg";
 
-/** Scans the next block after the last one followed; on the very first run starts at the head. */
+/** Scans the next block after the last one followed; the very first run starts a little before the head. */
 export async function scanNextBlock(deps: ScannerDeps, head: TronBlock): Promise<StepResult> {
   const network = deps.config.tron.network;
   return await deps.db.tx(async (tx) => {
     if (!(await chain.lockCursor(tx, network))) return "locked";
     const txDeps = { ...deps, db: tx };
     const last = await chain.lastBlock(tx);
-    const nextNumber = last ? Number(last.number) + 1 : head.number;
+    const nextNumber = last ? Number(last.number) + 1 : Math.max(1, head.number - FIRST_SCAN_LOOKBACK + 1);
     if (nextNumber > head.number) return "idle";
     const block = nextNumber === head.number ? head : await deps.tron.getBlockByNumber(nextNumber);
     if (!block) return "idle";
