@@ -102,6 +102,11 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   if (e.APP_ENV === "production" && !e.ADMIN_TOKEN) {
     throw new ConfigError("Invalid configuration: ADMIN_TOKEN is required when APP_ENV=production");
   }
+  if (onDenoDeploy && !e.APP_SECRET) {
+    throw new ConfigError(
+      "Invalid configuration: APP_SECRET is required on Deno Deploy (no local disk to keep a generated one)",
+    );
+  }
   if (onDenoDeploy && !e.DATABASE_URL) {
     throw new ConfigError("Invalid configuration: DATABASE_URL is required on Deno Deploy (no local disk)");
   }
