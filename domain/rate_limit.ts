@@ -37,7 +37,12 @@ export async function takeTokens(
   const counts = await deps.kv.getMany<Deno.KvU64[]>(keys);
   return buckets.map((b, i) => {
     const count = Number(counts[i].value?.value ?? 1n);
-    return { limit: b.limit, remaining: Math.max(0, b.limit - count), retryAfterSeconds, allowed: count <= b.limit };
+    return {
+      limit: b.limit,
+      remaining: Math.max(0, b.limit - count),
+      retryAfterSeconds,
+      allowed: count <= b.limit,
+    };
   });
 }
 
