@@ -2,6 +2,8 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Deps } from "../domain/deps.ts";
 import { newId } from "../domain/ids.ts";
+import { AppError } from "../domain/errors.ts";
+import { bodyLimit } from "hono/body-limit";
 import { adminRoutes } from "./admin.ts";
 import { docsRoutes } from "./docs.ts";
 import type { AppEnv } from "./env.ts";
@@ -15,6 +17,8 @@ import { sandboxRoutes } from "./sandbox.ts";
 import { walletRoutes } from "./wallets.ts";
 import { webhookRoutes } from "./webhooks.ts";
 import { checkoutRoutes } from "../pages/routes.ts";
+
+export const MAX_BODY_BYTES = 1024 * 1024;
 
 /** Every router uses this so validation failures become the VALIDATION_ERROR envelope. */
 export function newRouter() {
@@ -30,6 +34,16 @@ export function createApp(deps: Deps, options: { devnet?: Devnet; simulators?: {
     c.header("GIT_REV", deps.config.gitRev);
     c.header("X-Request-Id", c.get("requestId"));
   });
+  // JSON bodies are small; a larger one is refused before anything parses it (uploads will set their own).
+  app.use(
+    "*",
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: () => {
+        throw new AppError("BAD_REQUEST", `Request body larger than ${MAX_BODY_BYTES / 1024 / 1024} MB`);
+      },
+    }),
+  );
   app.onError(onError);
   app.notFound(notFound);
 
