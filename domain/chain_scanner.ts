@@ -80,8 +80,9 @@ export async function settleMatured(
 ): Promise<{ settled: number; deposits: number }> {
   const { payinConfirmations, depositConfirmations } = deps.config.tron;
   let settled = 0;
+  const maturedAtOrBelow = headNumber - payinConfirmations + 1;
   for (const id of await chain.payinsReadyToSettle(deps.db, headNumber, payinConfirmations)) {
-    if (await settlePayinFromChain(deps, id)) settled++;
+    if (await settlePayinFromChain(deps, id, maturedAtOrBelow)) settled++;
   }
   let deposits = 0;
   for (const d of await chain.depositsReadyToCredit(deps.db, headNumber, depositConfirmations)) {

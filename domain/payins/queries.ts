@@ -48,11 +48,16 @@ export async function simulateSandboxPayin(deps: Deps, caller: Caller, id: strin
   const simulatedTx = toHex(crypto.getRandomValues(new Uint8Array(32)));
   // Card and mobile money settle as if the provider had captured the full amount.
   const settled = payin.payment_method === "USDT_TRC20"
-    ? await settleUsdtReceipt(deps, payin.id, {
-      received: new Decimal(payin.amount_expected),
-      txHash: simulatedTx,
-      transferKeys: [],
-    })
+    ? await settleUsdtReceipt(
+      deps,
+      payin.id,
+      () =>
+        Promise.resolve({
+          received: new Decimal(payin.amount_expected),
+          txHash: simulatedTx,
+          transferKeys: [],
+        }),
+    )
     : await applyFiatOutcome(deps, payin.id, {
       status: "SUCCEEDED",
       amount: payin.amount,

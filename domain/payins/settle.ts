@@ -57,18 +57,26 @@ async function receiptPostings(db: Db, payin: PayinRow, split: UsdtSplit): Promi
  * Books a final receipt for a pay-in in one transaction: ledger journal `payin:<id>`, the state move,
  * and its event. A second call finds the journal booked and changes nothing.
  */
+export type UsdtReceipt = {
+  received: Decimal;
+  txHash: string | null;
+  transferKeys: Array<{ tx_id: string; log_index: number }>;
+};
+
+/**
+ * `receiptOf` runs after the pay-in is locked, so no transfer can be recorded between reading what
+ * arrived and settling on it (one would otherwise stay uncredited forever); undefined means "not yet".
+ */
 export async function settleUsdtReceipt(
   deps: SettleDeps,
   payinId: string,
-  receipt: {
-    received: Decimal;
-    txHash: string | null;
-    transferKeys: Array<{ tx_id: string; log_index: number }>;
-  },
+  receiptOf: (tx: Db) => Promise<UsdtReceipt | undefined>,
 ): Promise<PayinRow | undefined> {
   return await deps.db.tx(async (tx) => {
     const payin = await lockPayin(tx, payinId);
     if (!payin || !["AWAITING_PAYMENT", "PENDING", "CONFIRMING"].includes(payin.status)) return undefined;
+    const receipt = await receiptOf(tx);
+    if (!receipt) return undefined;
     const merchant = await findMerchant(tx, payin.merchant_id);
     const fees = effectiveFees(merchant?.fee_schedule);
     const expected = new Decimal(payin.amount_expected);
@@ -104,11 +112,20 @@ export async function settleUsdtReceipt(
   });
 }
 
-/** Settles a pay-in from its recorded transfers, when all of them have enough confirmations. */
-export async function settlePayinFromChain(deps: SettleDeps, payinId: string): Promise<PayinRow | undefined> {
-  const transfers = await payinTransfers(deps.db, payinId);
-  const open = transfers.filter((t) => t.status === "SEEN");
-  if (open.length === 0) return undefined;
-  const received = transfers.reduce((sum, t) => sum.plus(t.amount), new Decimal(0));
-  return await settleUsdtReceipt(deps, payinId, { received, txHash: transfers[0].tx_id, transferKeys: open });
+/**
+ * Settles a pay-in from its recorded transfers, once every transfer still open is in a block at or below
+ * `maturedAtOrBelow` (the last block with enough confirmations).
+ */
+export async function settlePayinFromChain(
+  deps: SettleDeps,
+  payinId: string,
+  maturedAtOrBelow: number,
+): Promise<PayinRow | undefined> {
+  return await settleUsdtReceipt(deps, payinId, async (tx) => {
+    const transfers = await payinTransfers(tx, payinId);
+    const open = transfers.filter((t) => t.status === "SEEN");
+    if (open.length === 0 || open.some((t) => Number(t.block_number) > maturedAtOrBelow)) return undefined;
+    const received = transfers.reduce((sum, t) => sum.plus(t.amount), new Decimal(0));
+    return { received, txHash: transfers[0].tx_id, transferKeys: open };
+  });
 }
