@@ -123,22 +123,29 @@ export async function handleProviderCallback(
   if (payin.provider_ref && payin.provider_ref !== outcome.providerRef) {
     throw new AppError("BAD_REQUEST", "Callback reference does not match the pay-in's provider reference");
   }
-  const fresh = await recordNotificationOnce(deps.db, {
-    provider: provider.name,
-    notificationId: outcome.notificationId,
-    payinId: payin.id,
-    status: outcome.status,
-    now: deps.clock.now(),
+  // The notification is remembered in the same transaction that applies it: if applying fails, the
+  // provider's retry is not mistaken for a replay.
+  const settled = await deps.db.tx(async (tx) => {
+    const fresh = await recordNotificationOnce(tx, {
+      provider: provider.name,
+      notificationId: outcome.notificationId,
+      payinId: payin.id,
+      status: outcome.status,
+      now: deps.clock.now(),
+    });
+    if (!fresh) throw new AppError("CONFLICT", "This provider notification was already processed");
+    return await applyFiatOutcome({ ...deps, db: tx }, payin.id, outcome);
   });
-  if (!fresh) throw new AppError("CONFLICT", "This provider notification was already processed");
-  const settled = await applyFiatOutcome(deps, payin.id, outcome);
-  if (!settled && outcome.status === "SUCCEEDED") {
+  const current = settled ?? (await findPayin(deps.db, payin.id))!;
+  const credited = ["CONFIRMED", "UNDERPAID", "OVERPAID"].includes(current.status);
+  if (outcome.status === "SUCCEEDED" && !credited) {
     deps.log.error("provider captured money for a closed pay-in: manual review", {
       payinId: payin.id,
+      status: current.status,
       providerRef: outcome.providerRef,
     });
   }
-  return { payinId: payin.id, status: settled?.status ?? (await findPayin(deps.db, payin.id))!.status };
+  return { payinId: payin.id, status: current.status };
 }
 
 /**

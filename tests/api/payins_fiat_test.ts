@@ -340,6 +340,55 @@ Deno.test("mobile money and card pay-ins: rules, OTP and approval flows, provide
       assertEquals((await get(p.transactionId)).status, "AWAITING_PAYMENT");
     });
 
+    await t.step(
+      "a callback that fails to apply is not remembered: the provider's retry settles it",
+      async () => {
+        const p = (await momo("+22670000002")).json.data; // never answered by the simulator itself
+        const rec = await get(p.transactionId);
+        const providerRef =
+          (await gw.db.query<{ provider_ref: string }>("SELECT provider_ref FROM payins WHERE id = $1", [
+            p.transactionId,
+          ]))[0].provider_ref;
+        const body = JSON.stringify({
+          notificationId: crypto.randomUUID(),
+          providerRef,
+          reference: rec.id,
+          status: "SUCCEEDED",
+          amount: "5000",
+          occurredAt: new Date().toISOString(),
+        });
+        const headers = {
+          "x-provider-signature": await signCallback(gw.deps.config.fiat.callbackSecret!, body, new Date()),
+        };
+        // The first application dies inside its transaction (a sequence is not rolled back, so only once).
+        await gw.db.exec(`
+        CREATE SEQUENCE fail_once_seq;
+        CREATE FUNCTION fail_once() RETURNS trigger AS $$
+        BEGIN
+          IF nextval('fail_once_seq') = 1 THEN RAISE EXCEPTION 'simulated crash while applying'; END IF;
+          RETURN NEW;
+        END $$ LANGUAGE plpgsql;
+        CREATE TRIGGER fail_once BEFORE UPDATE ON payins FOR EACH ROW EXECUTE FUNCTION fail_once();`);
+        try {
+          const first = await gw.request("POST", "/v1/providers/simulator/momo/callback", {
+            rawBody: body,
+            headers,
+          });
+          assertEquals([first.status, first.json.error.code], [500, "INTERNAL_ERROR"]);
+          assertEquals((await get(p.transactionId)).status, "AWAITING_PAYMENT");
+          const retry = await gw.request("POST", "/v1/providers/simulator/momo/callback", {
+            rawBody: body,
+            headers,
+          });
+          assertEquals([retry.status, retry.json.data.status], [200, "CONFIRMED"]);
+        } finally {
+          await gw.db.exec(
+            "DROP TRIGGER fail_once ON payins; DROP FUNCTION fail_once(); DROP SEQUENCE fail_once_seq;",
+          );
+        }
+      },
+    );
+
     await t.step("a provider failure is FAILED with payin.failed and its reason", async () => {
       const p = (await momo("+22670000001")).json.data;
       await gw.simulators.flush();
