@@ -38,23 +38,33 @@ export type AttemptRow = {
  * to the type; with it, to that endpoint alone (test events). Delivery ids are `idPrefix` (the prefix and
  * time part of a fresh id) plus 16 random hex characters drawn per row.
  */
+export type EventRowInput = Owner & {
+  eventId: string;
+  type: string;
+  isTest: boolean;
+  dataJson: string;
+  body: string;
+  now: Date;
+  deliveryIdPrefix: string;
+  onlyEndpointId?: string;
+};
+
+/**
+ * `alongside` is a data-modifying statement (placeholders from $11) that must happen atomically with the
+ * event, e.g. the row the event reports: it runs as a CTE of the same statement, and the event is only
+ * written when it produced a row.
+ */
 export async function insertEventWithDeliveries(
   db: Db,
-  e: Owner & {
-    eventId: string;
-    type: string;
-    isTest: boolean;
-    dataJson: string;
-    body: string;
-    now: Date;
-    deliveryIdPrefix: string;
-    onlyEndpointId?: string;
-  },
+  e: EventRowInput,
+  alongside?: { sql: string; params: unknown[] },
 ): Promise<string[]> {
   const rows = await db.query<{ id: string }>(
-    `WITH ev AS (
+    `WITH ${alongside ? `src AS (${alongside.sql}), ` : ""}ev AS (
        INSERT INTO events (id, merchant_id, is_sandbox, is_test, type, data, created_at)
-       VALUES ($1, $2, $3, $4, $5::text, $6::text::jsonb, $7::timestamptz) RETURNING id
+       SELECT $1, $2, $3, $4, $5::text, $6::text::jsonb, $7::timestamptz ${
+      alongside ? "FROM src" : ""
+    } RETURNING id
      )
      INSERT INTO webhook_deliveries (id, event_id, endpoint_id, merchant_id, is_sandbox, event_type, body,
        next_attempt_at, created_at, updated_at)
@@ -76,6 +86,7 @@ export async function insertEventWithDeliveries(
       e.deliveryIdPrefix,
       e.body,
       e.onlyEndpointId ?? null,
+      ...(alongside?.params ?? []),
     ],
   );
   return rows.map((r) => r.id);

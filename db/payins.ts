@@ -61,38 +61,88 @@ export type NewPayin = {
   now: Date;
 };
 
-export async function insertPayin(db: Db, p: NewPayin): Promise<PayinRow> {
-  const rows = await db.query<PayinRow>(
-    `INSERT INTO payins (id, merchant_id, is_sandbox, payment_method, status, currency, chain, amount, amount_expected,
-       network_fee, address, external_ref, metadata, success_url, cancel_url, customer_name, customer_email,
-       customer_phone, operator_code, expires_at, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, 'AWAITING_PAYMENT', $5, $6, $7, $8, $9, $10, $11, $12::text::jsonb, $13, $14, $15, $16,
-       $17, $18, $19, $20, $20)
+/** The INSERT of a new pay-in, with placeholders from `$first`, so it can run alone or inside a CTE. */
+export function payinInsertStatement(p: NewPayin, first = 1): { sql: string; params: unknown[] } {
+  const params = [
+    p.id,
+    p.merchantId,
+    p.isSandbox,
+    p.paymentMethod,
+    p.currency,
+    p.chain,
+    p.amount,
+    p.amountExpected,
+    p.networkFee,
+    p.address,
+    p.externalRef,
+    JSON.stringify(p.metadata),
+    p.successUrl,
+    p.cancelUrl,
+    p.customerName ?? null,
+    p.customerEmail ?? null,
+    p.customerPhone ?? null,
+    p.operatorCode ?? null,
+    p.expiresAt,
+    p.now,
+  ];
+  const $ = (n: number) => `$${first + n - 1}`;
+  return {
+    sql: `INSERT INTO payins (id, merchant_id, is_sandbox, payment_method, status, currency, chain, amount,
+       amount_expected, network_fee, address, external_ref, metadata, success_url, cancel_url, customer_name,
+       customer_email, customer_phone, operator_code, expires_at, created_at, updated_at)
+     VALUES (${$(1)}, ${$(2)}, ${$(3)}, ${$(4)}, 'AWAITING_PAYMENT', ${$(5)}, ${$(6)}, ${$(7)}::numeric,
+       ${$(8)}::numeric, ${$(9)}::numeric, ${$(10)}, ${$(11)}, ${$(12)}::text::jsonb, ${$(13)}, ${$(14)}, ${
+      $(15)
+    },
+       ${$(16)}, ${$(17)}, ${$(18)}, ${$(19)}::timestamptz, ${$(20)}::timestamptz, ${$(20)}::timestamptz)
      RETURNING *`,
-    [
-      p.id,
-      p.merchantId,
-      p.isSandbox,
-      p.paymentMethod,
-      p.currency,
-      p.chain,
-      p.amount,
-      p.amountExpected,
-      p.networkFee,
-      p.address,
-      p.externalRef,
-      JSON.stringify(p.metadata),
-      p.successUrl,
-      p.cancelUrl,
-      p.customerName ?? null,
-      p.customerEmail ?? null,
-      p.customerPhone ?? null,
-      p.operatorCode ?? null,
-      p.expiresAt,
-      p.now,
-    ],
-  );
-  return rows[0];
+    params,
+  };
+}
+
+/** The row `payinInsertStatement` writes, known before the round trip. */
+export function newPayinRow(p: NewPayin): PayinRow {
+  return {
+    id: p.id,
+    merchant_id: p.merchantId,
+    is_sandbox: p.isSandbox,
+    payment_method: p.paymentMethod,
+    status: "AWAITING_PAYMENT",
+    currency: p.currency,
+    chain: p.chain,
+    amount: p.amount,
+    amount_expected: p.amountExpected,
+    network_fee: p.networkFee,
+    amount_received: "0",
+    service_fee: "0",
+    net_amount: "0",
+    address: p.address,
+    tx_hash: null,
+    external_ref: p.externalRef,
+    metadata: p.metadata,
+    success_url: p.successUrl,
+    cancel_url: p.cancelUrl,
+    customer_name: p.customerName ?? null,
+    customer_email: p.customerEmail ?? null,
+    customer_phone: p.customerPhone ?? null,
+    operator_code: p.operatorCode ?? null,
+    provider_ref: null,
+    failure_reason: null,
+    next_step: null,
+    hosted_payment_url: null,
+    pricing_currency: null,
+    pricing_amount: null,
+    fx_rate: null,
+    expires_at: p.expiresAt,
+    confirmed_at: null,
+    created_at: p.now,
+    updated_at: p.now,
+  };
+}
+
+export async function insertPayin(db: Db, p: NewPayin): Promise<PayinRow> {
+  const { sql, params } = payinInsertStatement(p);
+  return (await db.query<PayinRow>(sql, params))[0];
 }
 
 export async function findPayin(db: Db, id: string): Promise<PayinRow | undefined> {

@@ -69,6 +69,8 @@ export type EmitEventInput = {
   type: EventType;
   data: Record<string, unknown>;
   isTest?: boolean;
+  /** A statement from db/ that must commit with the event, in the same round trip (e.g. the new row). */
+  alongside?: { sql: string; params: unknown[] };
 };
 
 export type EmittedEvent = { eventId: string; deliveryIds: string[] };
@@ -111,7 +113,7 @@ export async function writeEvent(
     // Prefix and time part of a fresh id; the database appends the random part per row.
     deliveryIdPrefix: newId("dlv", now.getTime()).slice(0, "dlv_".length + 10),
     onlyEndpointId: input.onlyEndpointId,
-  });
+  }, input.alongside);
   for (const deliveryId of deliveryIds) {
     deps.db.afterCommit(() => deps.queue.enqueue({ type: "webhook.deliver", deliveryId }));
   }

@@ -1,6 +1,6 @@
 // Creating a USDT pay-in: checks, a fresh deposit address, the row and `payin.created`, in one transaction.
 import { PG_UNIQUE_VIOLATION, pgErrorCode } from "../../db/mod.ts";
-import { insertPayin, type PayinRow } from "../../db/payins.ts";
+import { type NewPayin, newPayinRow, payinInsertStatement, type PayinRow } from "../../db/payins.ts";
 import { claimDepositAddress } from "../address_pool.ts";
 import type { Caller } from "../auth.ts";
 import type { Deps } from "../deps.ts";
@@ -72,35 +72,35 @@ export async function createUsdtPayin(
   const now = deps.clock.now();
   const expiresAt = new Date(now.getTime() + (input.expiresInSeconds ?? DEFAULT_EXPIRES_IN_SECONDS) * 1000);
   const id = newId("pay", now.getTime());
+  // Claimed on its own: if the creation below fails the address is simply never used (none is reused).
+  const deposit = await claimDepositAddress(deps, { isSandbox, payinId: id, expiresAt });
+  const newPayin: NewPayin = {
+    id,
+    merchantId: caller.merchantId,
+    isSandbox,
+    paymentMethod: "USDT_TRC20",
+    currency: "USDT_TRC20",
+    chain: "TRON",
+    amount: formatAmount(amount, "USDT_TRC20"),
+    amountExpected: formatAmount(amount.plus(networkFee), "USDT_TRC20"),
+    networkFee: formatAmount(networkFee, "USDT_TRC20"),
+    address: deposit.address,
+    externalRef: input.externalRef ?? null,
+    metadata: input.metadata ?? {},
+    successUrl: input.successUrl ?? null,
+    cancelUrl: input.cancelUrl ?? null,
+    expiresAt,
+    now,
+  };
+  const payin = newPayinRow(newPayin);
   try {
-    return await deps.db.tx(async (tx) => {
-      const txDeps = { ...deps, db: tx };
-      const deposit = await claimDepositAddress(txDeps, { isSandbox, payinId: id, expiresAt });
-      const payin = await insertPayin(tx, {
-        id,
-        merchantId: caller.merchantId,
-        isSandbox,
-        paymentMethod: "USDT_TRC20",
-        currency: "USDT_TRC20",
-        chain: "TRON",
-        amount: formatAmount(amount, "USDT_TRC20"),
-        amountExpected: formatAmount(amount.plus(networkFee), "USDT_TRC20"),
-        networkFee: formatAmount(networkFee, "USDT_TRC20"),
-        address: deposit.address,
-        externalRef: input.externalRef ?? null,
-        metadata: input.metadata ?? {},
-        successUrl: input.successUrl ?? null,
-        cancelUrl: input.cancelUrl ?? null,
-        expiresAt,
-        now,
-      });
-      await emitEvent(txDeps, {
-        merchantId: caller.merchantId,
-        isSandbox,
-        type: "payin.created",
-        data: payinEventData(deps.config, payin, "payin.created"),
-      });
-      return { payin, qrPng: deposit.qrPng };
+    // The pay-in, payin.created and its deliveries: one atomic statement, one round trip.
+    await emitEvent(deps, {
+      merchantId: caller.merchantId,
+      isSandbox,
+      type: "payin.created",
+      data: payinEventData(deps.config, payin, "payin.created"),
+      alongside: payinInsertStatement(newPayin, 11),
     });
   } catch (err) {
     if (pgErrorCode(err) === PG_UNIQUE_VIOLATION && String(err).includes("payins_external_ref_unique")) {
@@ -111,4 +111,5 @@ export async function createUsdtPayin(
     }
     throw err;
   }
+  return { payin, qrPng: deposit.qrPng };
 }
