@@ -1,95 +1,45 @@
 // A thin client over a java-tron full node's HTTP API (/wallet/... and /walletsolidity/...).
 // Every answer is checked with zod before anything of it is used: a malformed, truncated or
 // hostile answer throws a TronNodeError, it never comes back half parsed.
-import { z } from "zod";
 import { fromHex, keccak256, sha256, toHex, toHexAddress } from "./devnet/crypto.ts";
+import {
+  createPost,
+  decodeHexText,
+  malformed,
+  nodeReturnError,
+  parse,
+  type TronClientOptions,
+  TronNodeError,
+} from "./client_http.ts";
+import {
+  type AccountInfo,
+  AccountSchema,
+  BlockSchema,
+  type BroadcastResult,
+  BroadcastSchema,
+  type ConstantResult,
+  ConstantSchema,
+  isEmptyObject,
+  type TriggerParams,
+  TriggerSchema,
+  type TronBlock,
+  type TxInfo,
+  TxInfoSchema,
+  type UnsignedTransaction,
+} from "./client_schemas.ts";
 
-export type TronNodeErrorKind = "timeout" | "http" | "malformed" | "node";
-
-export class TronNodeError extends Error {
-  override name = "TronNodeError";
-  constructor(
-    readonly kind: TronNodeErrorKind,
-    message: string,
-    readonly method?: string,
-    readonly status?: number,
-    options?: ErrorOptions,
-  ) {
-    super(message, options);
-  }
-}
-
-export interface TronBlock {
-  number: number;
-  /** blockID, 64 lower-case hex characters (its first 8 bytes are the number). */
-  hash: string;
-  parentHash: string;
-  /** Milliseconds since the epoch. */
-  timestamp: number;
-  txCount: number;
-}
-
-export interface TxLog {
-  /** Emitting contract, lower-case hex as the node prints it (20 bytes, usually without the 41 prefix). */
-  address: string;
-  topics: string[];
-  data: string;
-}
-
-export interface TxInfo {
-  id: string;
-  blockNumber: number;
-  blockTimeStamp: number;
-  /** 41-prefixed lower-case hex. */
-  contractAddress?: string;
-  /** receipt.result: SUCCESS, REVERT, OUT_OF_ENERGY...; absent for plain TRX transfers. */
-  receiptResult?: string;
-  /** "FAILED" when the transaction failed; absent otherwise. */
-  result?: string;
-  logs: TxLog[];
-}
-
-export interface BroadcastResult {
-  result: boolean;
-  code?: string;
-  /** Decoded from the node's hex when it is hex. */
-  message?: string;
-  txid?: string;
-}
-
-export interface UnsignedTransaction {
-  txID: string;
-  raw_data: Record<string, unknown>;
-  raw_data_hex: string;
-  visible?: boolean;
-  [key: string]: unknown;
-}
-
-export interface TriggerParams {
-  /** Base58 or hex. */
-  ownerAddress: string;
-  contractAddress: string;
-  /** e.g. "transfer(address,uint256)". */
-  functionSelector: string;
-  /** ABI-encoded arguments, hex without 0x. */
-  parameter: string;
-  /** Sun; required for state-changing calls. */
-  feeLimit?: number;
-  callValue?: number;
-}
-
-export interface ConstantResult {
-  constantResult: string[];
-  energyUsed: number;
-}
-
-export interface AccountInfo {
-  /** 41-prefixed lower-case hex. */
-  address: string;
-  /** Sun. */
-  balance: bigint;
-  createTime?: number;
-}
+// Everyone imports the client's types and errors from here, wherever they are defined.
+export { type TronClientOptions, TronNodeError, type TronNodeErrorKind } from "./client_http.ts";
+export type {
+  AccountInfo,
+  BroadcastResult,
+  ConstantResult,
+  TriggerParams,
+  TronBlock,
+  TxInfo,
+  TxLog,
+  UnsignedTransaction,
+} from "./client_schemas.ts";
 
 export interface TronClient {
   getNowBlock(): Promise<TronBlock>;
@@ -123,157 +73,10 @@ export interface TronClient {
   getTrxBalance(address: string): Promise<bigint>;
 }
 
-export interface TronClientOptions {
-  apiUrl: string;
-  apiKey?: string;
-  fetch?: typeof fetch;
-  timeoutMs?: number;
-}
-
-// ---- schemas -------------------------------------------------------------------------------
-
-const hex = z.string().regex(/^([0-9a-fA-F]{2})*$/, "must be hex");
-const hex32 = z.string().regex(/^[0-9a-fA-F]{64}$/, "must be 32 bytes of hex");
-const hexAddress41 = z.string().regex(/^41[0-9a-fA-F]{40}$/, "must be a 41-prefixed hex address");
-const uint = z.int().nonnegative();
-/** int64 that JSON.parse may have turned into a bigint (see parseJson). */
-const int64 = z.union([z.int(), z.bigint()]).transform((v) => BigInt(v));
-
-const BlockSchema = z.looseObject({
-  blockID: hex32,
-  block_header: z.looseObject({
-    raw_data: z.looseObject({
-      // proto3 JSON omits zero values: the genesis block has no "number".
-      number: uint.optional().default(0),
-      parentHash: hex32,
-      timestamp: uint.optional().default(0),
-    }),
-  }),
-  transactions: z.array(z.looseObject({})).optional(),
-});
-
-const LogSchema = z.looseObject({
-  address: hex,
-  topics: z.array(hex).optional().default([]),
-  data: hex.optional().default(""),
-});
-
-const TxInfoSchema = z.looseObject({
-  id: hex32,
-  blockNumber: uint,
-  blockTimeStamp: uint,
-  contract_address: hexAddress41.optional(),
-  receipt: z.looseObject({ result: z.string().optional() }).optional(),
-  result: z.string().optional(),
-  log: z.array(LogSchema).optional(),
-});
-
-const ReturnSchema = z.looseObject({
-  result: z.boolean().optional(),
-  code: z.string().optional(),
-  message: z.string().optional(),
-});
-
-const BroadcastSchema = z.looseObject({
-  result: z.boolean().optional(),
-  code: z.string().optional(),
-  message: z.string().optional(),
-  txid: hex32.optional(),
-});
-
-const UnsignedTxSchema = z.looseObject({
-  txID: hex32,
-  raw_data: z.looseObject({}),
-  raw_data_hex: hex.min(2),
-  visible: z.boolean().optional(),
-});
-
-const TriggerSchema = z.looseObject({ result: ReturnSchema, transaction: UnsignedTxSchema.optional() });
-
-const ConstantSchema = z.looseObject({
-  result: ReturnSchema,
-  constant_result: z.array(hex).optional(),
-  energy_used: uint.optional().default(0),
-});
-
-const AccountSchema = z.looseObject({
-  address: hexAddress41,
-  balance: int64.optional().default(0n),
-  create_time: uint.optional(),
-});
-
-const isEmptyObject = (v: unknown) =>
-  typeof v === "object" && v !== null && !Array.isArray(v) && Object.keys(v).length === 0;
-
 // ---- client --------------------------------------------------------------------------------
 
 export function createTronClient(options: TronClientOptions): TronClient {
-  const base = options.apiUrl.replace(/\/+$/, "");
-  const doFetch = options.fetch ?? ((input, init) => fetch(input, init));
-  const timeoutMs = options.timeoutMs ?? 10_000;
-
-  async function post(method: string, body: Record<string, unknown>): Promise<unknown> {
-    const headers: Record<string, string> = {
-      "content-type": "application/json",
-      accept: "application/json",
-    };
-    if (options.apiKey) headers["TRON-PRO-API-KEY"] = options.apiKey;
-    const signal = AbortSignal.timeout(timeoutMs);
-    let text: string;
-    let status: number;
-    try {
-      const res = await doFetch(`${base}/${method}`, {
-        method: "POST",
-        headers,
-        body: JSON.stringify(body),
-        signal,
-      });
-      status = res.status;
-      text = await res.text();
-    } catch (err) {
-      if (signal.aborted || (err instanceof DOMException && err.name === "TimeoutError")) {
-        throw new TronNodeError("timeout", `${method}: no answer within ${timeoutMs} ms`, method, undefined, {
-          cause: err,
-        });
-      }
-      throw new TronNodeError("http", `${method}: request failed: ${errorText(err)}`, method, undefined, {
-        cause: err,
-      });
-    }
-    if (status < 200 || status > 299) {
-      throw new TronNodeError("http", `${method}: HTTP ${status}: ${text.slice(0, 200)}`, method, status);
-    }
-    let json: unknown;
-    try {
-      json = parseJson(text);
-    } catch {
-      throw new TronNodeError(
-        "malformed",
-        `${method}: answer is not JSON: ${text.slice(0, 100)}`,
-        method,
-        status,
-      );
-    }
-    // java-tron reports a bad request or an internal failure as HTTP 200 with an "Error" field.
-    if (json && typeof json === "object" && !Array.isArray(json) && "Error" in json) {
-      throw new TronNodeError(
-        "node",
-        `${method}: ${String((json as { Error: unknown }).Error)}`,
-        method,
-        status,
-      );
-    }
-    return json;
-  }
-
-  function parse<S extends z.ZodType>(method: string, schema: S, value: unknown): z.output<S> {
-    const parsed = schema.safeParse(value);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw malformed(method, `unexpected answer at ${issue.path.join(".") || "(root)"}: ${issue.message}`);
-    }
-    return parsed.data;
-  }
+  const post = createPost(options);
 
   function toBlock(method: string, value: unknown): TronBlock {
     const b = parse(method, BlockSchema, value);
@@ -484,41 +287,6 @@ export function createTronClient(options: TronClientOptions): TronClient {
 }
 
 // ---- helpers -------------------------------------------------------------------------------
-
-/** JSON.parse that keeps integers beyond 2^53 exact as bigints (balances in sun can exceed it). */
-function parseJson(text: string): unknown {
-  // The reviver slows parsing down, so it only runs when a 16+ digit number token may be present.
-  if (!/[:,[]\s*-?\d{16}/.test(text)) return JSON.parse(text);
-  return JSON.parse(text, (_key, value, context?: { source?: string }) => {
-    if (typeof value === "number" && !Number.isSafeInteger(value) && context?.source !== undefined) {
-      if (/^-?\d+$/.test(context.source)) return BigInt(context.source);
-    }
-    return value;
-  });
-}
-
-function malformed(method: string, message: string): TronNodeError {
-  return new TronNodeError("malformed", `${method}: ${message}`, method);
-}
-
-function nodeReturnError(method: string, ret: { code?: string; message?: string }): TronNodeError {
-  const message = ret.message !== undefined ? decodeHexText(ret.message) : "no message";
-  return new TronNodeError("node", `${method}: ${ret.code ?? "FAILED"}: ${message}`, method);
-}
-
-/** java-tron prints Return.message bytes as hex; show them as text when they are. */
-function decodeHexText(value: string): string {
-  if (!/^([0-9a-fA-F]{2})+$/.test(value)) return value;
-  try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(fromHex(value));
-  } catch {
-    return value;
-  }
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
 
 /** First 4 bytes of keccak256 of the canonical function signature, as the node computes them. */
 function selectorHex(signature: string): string {
