@@ -15,7 +15,7 @@ import type { Devnet } from "../rails/tron/devnet/mod.ts";
 import type { Hono } from "hono";
 import { sandboxRoutes } from "./sandbox.ts";
 import { walletRoutes } from "./wallets.ts";
-import { webhookRoutes } from "./webhooks.ts";
+import { webhookRoutes } from "./webhooks/mod.ts";
 import { checkoutRoutes } from "../pages/routes.ts";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
