@@ -10,15 +10,9 @@
 import { type Context, Hono } from "hono";
 import type { CardSimulator } from "./card_simulator.ts";
 import type { MomoSimulator } from "./momo_simulator.ts";
-import {
-  type Lang,
-  pickLang,
-  renderCardForm,
-  renderChallenge,
-  renderNotFound,
-  renderPhone,
-  renderProcessing,
-} from "./simulator_pages.tsx";
+import { renderCardForm, renderChallenge, renderProcessing } from "./simulator_card_pages.tsx";
+import { type Lang, pickLang, renderNotFound } from "./simulator_layout.tsx";
+import { renderPhone } from "./simulator_momo_pages.tsx";
 
 const PAGE_HEADERS = {
   "content-type": "text/html; charset=utf-8",

@@ -1,11 +1,8 @@
-// The simulators' own pages: the acquirer's hosted card page (card form, challenge step, processing) and a
-// simulated phone for mobile money. Server-rendered Preact, French and English, no script, no outside
-// asset, readable at 360 px.
+// What the simulators' pages share: the language choice, the French and English texts, the page shell
+// with its inline style (no outside asset, readable at 360 px) and the not-found page.
 import type { ComponentChildren } from "preact";
 import { renderToString } from "preact-render-to-string";
-import type { CardErrorCode, CardFieldErrors, CardFields } from "./card_simulator.ts";
-import { formatXof, operatorInstruction } from "./operators.ts";
-import type { OperatorCode } from "./provider.ts";
+import type { CardErrorCode } from "./card_simulator.ts";
 
 export type Lang = "fr" | "en";
 
@@ -135,7 +132,12 @@ border-radius:6px;background:#1f4f99;color:#fff;text-align:center;text-decoratio
 .secondary{background:#6b7280}details{margin-top:1rem;font-size:.9rem}code{font-size:.95em}
 ul{padding-left:1.1rem}.lang{text-align:right;font-size:.9rem;margin:0 0 .5rem}a{color:#1f4f99}`;
 
-function page(lang: Lang, title: string, body: ComponentChildren, opts: { refreshTo?: string } = {}): string {
+export function page(
+  lang: Lang,
+  title: string,
+  body: ComponentChildren,
+  opts: { refreshTo?: string } = {},
+): string {
   const html = renderToString(<main>{body}</main>);
   const refresh = opts.refreshTo
     ? `<meta http-equiv="refresh" content="2;url=${escapeAttr(opts.refreshTo)}">`
@@ -160,164 +162,12 @@ export function safeReturnUrl(url: string): string | undefined {
   }
 }
 
-function LangSwitch(props: { lang: Lang; path: string }) {
+export function LangSwitch(props: { lang: Lang; path: string }) {
   const other = props.lang === "fr" ? "en" : "fr";
   return (
     <p class="lang">
       <a href={`${props.path}?lang=${other}`} hreflang={other}>{MESSAGES[props.lang].switchTo}</a>
     </p>
-  );
-}
-
-function Field(
-  props: {
-    id: string;
-    label: string;
-    value?: string;
-    error?: string;
-    autocomplete: string;
-    placeholder?: string;
-    maxlength: number;
-  },
-) {
-  return (
-    <div>
-      <label for={props.id}>{props.label}</label>
-      <input
-        id={props.id}
-        name={props.id}
-        type="text"
-        inputmode="numeric"
-        autocomplete={props.autocomplete}
-        placeholder={props.placeholder}
-        maxlength={props.maxlength}
-        value={props.value ?? ""}
-        required
-        aria-invalid={props.error ? "true" : undefined}
-        aria-describedby={props.error ? `${props.id}-err` : undefined}
-      />
-      {props.error && <p class="err" id={`${props.id}-err`}>{props.error}</p>}
-    </div>
-  );
-}
-
-export type CardPageInput = {
-  lang: Lang;
-  path: string;
-  amount: string;
-  isSandbox: boolean;
-};
-
-export function renderCardForm(
-  p: CardPageInput & { values?: Partial<CardFields>; errors?: CardFieldErrors },
-): string {
-  const t = MESSAGES[p.lang];
-  const e = p.errors ?? {};
-  const hasErrors = Object.keys(e).length > 0;
-  return page(
-    p.lang,
-    t.cardTitle,
-    <>
-      <LangSwitch lang={p.lang} path={p.path} />
-      <div class="card">
-        <h1>{t.cardTitle}</h1>
-        <p class="note">{t.simulator}</p>
-        <p>{t.amount}</p>
-        <p class="amount">{formatXof(p.amount, p.lang)} XOF</p>
-        {hasErrors && <p class="summary" role="alert">{t.fixErrors}</p>}
-        <form method="post" action={`${p.path}?lang=${p.lang}`} novalidate>
-          <Field
-            id="number"
-            label={t.number}
-            value={p.values?.number}
-            error={e.number && t.errors[e.number]}
-            autocomplete="cc-number"
-            placeholder="4242 4242 4242 4242"
-            maxlength={23}
-          />
-          <Field
-            id="expiry"
-            label={t.expiry}
-            value={p.values?.expiry}
-            error={e.expiry && t.errors[e.expiry]}
-            autocomplete="cc-exp"
-            placeholder="MM/YY"
-            maxlength={7}
-          />
-          <Field
-            id="cvc"
-            label={t.cvc}
-            error={e.cvc && t.errors[e.cvc]}
-            autocomplete="cc-csc"
-            placeholder="123"
-            maxlength={4}
-          />
-          <button type="submit">{t.pay} {formatXof(p.amount, p.lang)} XOF</button>
-        </form>
-        <details open={p.isSandbox}>
-          <summary>{t.testCards}</summary>
-          <ul>
-            <li>
-              <code>4242 4242 4242 4242</code> : {t.cardSuccess}
-            </li>
-            <li>
-              <code>4000 0000 0000 0002</code> : {t.cardDeclined}
-            </li>
-            <li>
-              <code>4000 0000 0000 3220</code> : {t.cardChallenge}
-            </li>
-            <li>
-              <code>4000 0000 0000 0119</code> : {t.cardNoAnswer}
-            </li>
-          </ul>
-          <p>{t.otherCards}</p>
-        </details>
-      </div>
-    </>,
-  );
-}
-
-export function renderChallenge(p: CardPageInput & { last4: string; error?: CardErrorCode }): string {
-  const t = MESSAGES[p.lang];
-  return page(
-    p.lang,
-    t.challengeTitle,
-    <>
-      <LangSwitch lang={p.lang} path={p.path} />
-      <div class="card">
-        <h1>{t.challengeTitle}</h1>
-        <p class="note">{t.simulator}</p>
-        <p>
-          {t.challengeText} <strong>{p.last4}</strong> ({formatXof(p.amount, p.lang)} XOF).
-        </p>
-        <form method="post" action={`${p.path}/challenge?lang=${p.lang}`} novalidate>
-          <Field
-            id="code"
-            label={t.challengeCode}
-            error={p.error && t.errors[p.error]}
-            autocomplete="one-time-code"
-            maxlength={8}
-          />
-          <button type="submit">{t.confirm}</button>
-        </form>
-        <p>{t.challengeHint}</p>
-      </div>
-    </>,
-  );
-}
-
-export function renderProcessing(p: { lang: Lang; returnUrl: string }): string {
-  const t = MESSAGES[p.lang];
-  const to = safeReturnUrl(p.returnUrl);
-  return page(
-    p.lang,
-    t.processingTitle,
-    <div class="card" role="status">
-      <h1>{t.processingTitle}</h1>
-      <p>{t.processingText}</p>
-      {to && <a class="btn" href={to}>{t.continue}</a>}
-    </div>,
-    { refreshTo: to },
   );
 }
 
@@ -330,51 +180,5 @@ export function renderNotFound(lang: Lang): string {
       <h1>{t.notFoundTitle}</h1>
       <p>{t.notFoundText}</p>
     </div>,
-  );
-}
-
-/** A simulated phone: the SMS with the code (OTP mode) or the request to approve (approval mode). */
-export function renderPhone(p: {
-  lang: Lang;
-  path: string;
-  operatorCode: OperatorCode;
-  mode: "otp" | "approval";
-  amount: string;
-  pending: boolean;
-}): string {
-  const t = MESSAGES[p.lang];
-  const instruction = operatorInstruction(p.operatorCode, p.amount)[p.lang];
-  return page(
-    p.lang,
-    t.phoneTitle,
-    <>
-      <LangSwitch lang={p.lang} path={p.path} />
-      <div class="card">
-        <h1>{t.phoneTitle}</h1>
-        <p class="note">{t.simulatorMomo}</p>
-        <p>
-          <strong>{p.operatorCode}</strong>
-        </p>
-        {!p.pending ? <p>{t.done}</p> : p.mode === "otp"
-          ? (
-            <>
-              <p>{t.sms} :</p>
-              <p class="amount">{t.smsText}</p>
-              <p>{instruction}</p>
-            </>
-          )
-          : (
-            <>
-              <p>{instruction}</p>
-              <form method="post" action={`${p.path}/approve?lang=${p.lang}`}>
-                <button type="submit">{t.approve}</button>
-              </form>
-              <form method="post" action={`${p.path}/decline?lang=${p.lang}`}>
-                <button type="submit" class="secondary">{t.decline}</button>
-              </form>
-            </>
-          )}
-      </div>
-    </>,
   );
 }
