@@ -2,7 +2,7 @@
 // server, by clicks and typing only: (a) a card paid on the acquirer's hosted form, back on our page
 // which turns to paid without reloading, then back to the merchant; (b) a declined card; (c) mobile money
 // by SMS code, a wrong code first; (d) mobile money by approval on the simulated phone in a second tab.
-// No horizontal scroll on any page. Screenshots go to tests/e2e/screenshots/, the best to docs/.
+// No horizontal scroll on any page. Screenshots go to tests/e2e/screenshots/ (docs/ keeps copies of the best, updated by hand).
 //
 // Delays: the acquirer's "processing" page sends the customer back after 2 s, so the simulators answer
 // after 5 s here (with 300 ms the outcome would be known before the customer is back, and the live switch
@@ -15,7 +15,6 @@ import { type RunningGateway, startGateway } from "./process.ts";
 
 const ADMIN_TOKEN = "e2e-admin-token-0123456789";
 const SHOTS = new URL("./screenshots/", import.meta.url).pathname;
-const DOCS = new URL("../../docs/", import.meta.url).pathname;
 
 function freePort(): number {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
@@ -161,7 +160,6 @@ Deno.test({
           assert(await page.locator("text=Paiement par carte en cours").isVisible());
           await assertNoOverflow(page, "card checkout (processing)");
           await shot(page, "fiat-card-360-processing");
-          await Deno.copyFile(`${SHOTS}fiat-card-360-processing.png`, `${DOCS}checkout-card-360.png`);
           await page.locator('[data-phase="paid"]').waitFor({ state: "visible", timeout: 15_000 });
           await assertNotReloaded(page);
           assertEquals(await shownPhase(page), "paid");
@@ -240,7 +238,6 @@ Deno.test({
         await assertNotReloaded(page);
         await assertNoOverflow(page, "mobile money OTP error");
         await shot(page, "fiat-momo-otp-360-error");
-        await Deno.copyFile(`${SHOTS}fiat-momo-otp-360-error.png`, `${DOCS}checkout-momo-otp-360.png`);
         await page.locator("#otp").click();
         await page.keyboard.type("123456");
         await page.locator("#otpf button").click();
@@ -277,10 +274,6 @@ Deno.test({
           assert(await page.locator("text=Approve the request on your phone").isVisible());
           await assertNoOverflow(page, "mobile money approval waiting");
           await shot(page, "fiat-momo-approval-360-waiting");
-          await Deno.copyFile(
-            `${SHOTS}fiat-momo-approval-360-waiting.png`,
-            `${DOCS}checkout-momo-approval-360.png`,
-          );
           // The link opens the simulated phone in a second tab.
           const [phone] = await Promise.all([
             context.waitForEvent("page"),
