@@ -6,7 +6,13 @@ import type { CheckoutFailure, CheckoutPhase, CheckoutView } from "../domain/pay
 import type { Lang, Messages } from "./i18n.ts";
 
 /** What the OTP form route tells the page after a post without script: sent, or why the code was refused. */
-export const OTP_NOTICES = ["sent", "OTP_INVALID", "OTP_EXPIRED", "OTP_NOT_APPLICABLE"] as const;
+export const OTP_NOTICES = [
+  "sent",
+  "OTP_INVALID",
+  "OTP_EXPIRED",
+  "OTP_NOT_APPLICABLE",
+  "RATE_LIMITED",
+] as const;
 export type OtpNotice = typeof OTP_NOTICES[number];
 
 /** A part of the page shown only in some phases; the inline script toggles `hidden`. */
@@ -46,6 +52,7 @@ const OTP_ERRORS: Array<[Exclude<OtpNotice, "sent">, keyof Messages]> = [
   ["OTP_INVALID", "otpInvalid"],
   ["OTP_EXPIRED", "otpExpired"],
   ["OTP_NOT_APPLICABLE", "otpNotApplicable"],
+  ["RATE_LIMITED", "otpTooMany"],
 ];
 
 /** The waiting view of a card or mobile money pay-in, and the "code accepted" view of the OTP mode. */

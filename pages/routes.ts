@@ -17,7 +17,7 @@ const PAYIN_ID = /^pay_[0-9a-z]{10,40}$/;
 const JSON_HEADERS = { "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff" };
 
 /** The answers of the SMS code form a customer can act on; anything else is an internal error. */
-const OTP_CODES = ["OTP_INVALID", "OTP_EXPIRED", "OTP_NOT_APPLICABLE", "NOT_FOUND"] as const;
+const OTP_CODES = ["OTP_INVALID", "OTP_EXPIRED", "OTP_NOT_APPLICABLE", "RATE_LIMITED", "NOT_FOUND"] as const;
 
 function langOf(c: Context<AppEnv>): Lang {
   return pickLang(c.req.header("accept-language"), c.req.query("lang"));
@@ -101,10 +101,12 @@ export function checkoutRoutes() {
         OTP_INVALID: "OTP incorrect",
         OTP_EXPIRED: "OTP expired",
         OTP_NOT_APPLICABLE: "OTP not applicable",
+        RATE_LIMITED: "Too many codes for this payment; wait a minute",
       }[outcome];
+      const status = outcome === "RATE_LIMITED" ? 429 : 400;
       return c.json(
-        { success: false, error: { code: outcome, message }, statusCode: 400 },
-        400,
+        { success: false, error: { code: outcome, message }, statusCode: status },
+        status,
         JSON_HEADERS,
       );
     }

@@ -249,6 +249,39 @@ Deno.test("mobile money and card pay-ins: rules, OTP and approval flows, provide
     );
 
     await t.step(
+      "codes are limited per pay-in: the 6th within a minute is RATE_LIMITED, whichever route sends it",
+      async () => {
+        const p = (await momo("+22654777777")).json.data;
+        const codes: number[] = [];
+        for (let i = 0; i < 2; i++) {
+          const res = await gw.request("POST", `/v1/payments/${p.transactionId}/submit-otp`, {
+            key,
+            body: { otp: "999999" },
+          });
+          codes.push(res.status);
+        }
+        for (let i = 0; i < 3; i++) {
+          const res = await gw.request("POST", `/checkout/${p.transactionId}/otp`, {
+            body: { otp: "999999" },
+            headers: { accept: "application/json" },
+          });
+          codes.push(res.status);
+        }
+        assertEquals(codes, [400, 400, 400, 400, 400]);
+        const limited = await gw.request("POST", `/v1/payments/${p.transactionId}/submit-otp`, {
+          key,
+          body: { otp: "123456" },
+        });
+        assertEquals([limited.status, limited.json.error.code], [429, "RATE_LIMITED"]);
+        assert(Number(limited.headers.get("Retry-After")) >= 1);
+        const page = await gw.request("POST", `/checkout/${p.transactionId}/otp`, {
+          body: { otp: "123456" },
+        });
+        assertEquals([page.status, page.json.error.code], [429, "RATE_LIMITED"]);
+      },
+    );
+
+    await t.step(
       "OTP_NOT_APPLICABLE on approval-mode and card pay-ins; another merchant's id is NOT_FOUND",
       async () => {
         const approval = (await momo("+22670123456")).json.data;
