@@ -137,8 +137,8 @@ Deno.test("checkout page for card and mobile money", async (t) => {
         ) {
           assert(input.includes(attr), `${attr} on ${input}`);
         }
-        // No error shown yet; all three are rendered hidden for the script.
-        assertEquals([...fr.text.matchAll(/<p class="err" data-err="(\w+)" role="alert" hidden/g)].length, 3);
+        // No error shown yet; all four are rendered hidden for the script.
+        assertEquals([...fr.text.matchAll(/<p class="err" data-err="(\w+)" role="alert" hidden/g)].length, 4);
         // The no-script reload would wipe a code being typed: none on this view.
         assert(!fr.text.includes('http-equiv="refresh"'));
 
@@ -207,7 +207,7 @@ Deno.test("checkout page for card and mobile money", async (t) => {
       const shown = (await s.page(p.transactionId, to.slice(to.indexOf("?")))).text;
       assertEquals(shownPhases(shown), ["waiting"]);
       assertMatch(shown, /<p class="err" data-err="OTP_INVALID" role="alert">Code incorrect\./);
-      assertEquals([...shown.matchAll(/data-err="\w+" role="alert" hidden/g)].length, 2);
+      assertEquals([...shown.matchAll(/data-err="\w+" role="alert" hidden/g)].length, 3);
       assertEquals((await s.record(p.transactionId)).status, "AWAITING_PAYMENT");
       assertEquals(await eventCount(gw, p.transactionId), events);
       await gw.simulators.flush();
