@@ -64,13 +64,6 @@ export async function claimFree(
   ))[0];
 }
 
-export async function findQr(db: Db, address: string): Promise<string | undefined> {
-  return (await db.query<{ qr_png: string }>("SELECT qr_png FROM deposit_addresses WHERE address = $1", [
-    address,
-  ]))[0]
-    ?.qr_png;
-}
-
 /** Watched addresses among the given hex addresses, with the pay-in each belongs to. */
 export async function findWatched(
   db: Db,

@@ -92,13 +92,6 @@ export async function insertEventWithDeliveries(
   return rows.map((r) => r.id);
 }
 
-export async function countEvents(db: Db, owner: Owner): Promise<number> {
-  return (await db.query<{ n: number }>(
-    "SELECT count(*)::int AS n FROM events WHERE merchant_id = $1 AND is_sandbox = $2",
-    [owner.merchantId, owner.isSandbox],
-  ))[0].n;
-}
-
 export type ClaimedDelivery = DeliveryRow & {
   url: string;
   secret_encrypted: string;

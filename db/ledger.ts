@@ -78,10 +78,6 @@ export async function insertJournalOnce(
   return rows.length === 1;
 }
 
-export async function findJournalByReference(db: Db, reference: string): Promise<{ id: string } | undefined> {
-  return (await db.query<{ id: string }>("SELECT id FROM journals WHERE reference = $1", [reference]))[0];
-}
-
 /** Moves one account's cached balance; the CHECK constraint refuses a wallet going below zero. */
 export async function applyToBalance(
   db: Db,

@@ -118,11 +118,3 @@ export async function revokeApiKey(db: Db, id: string): Promise<ApiKeyRow | unde
   );
   return rows[0];
 }
-
-export async function listApiKeys(db: Db, merchantId: string): Promise<ApiKeyRow[]> {
-  return await db.query<ApiKeyRow>(
-    `SELECT id, merchant_id, kind, is_sandbox, display_prefix, scopes, revoked_at, created_at
-       FROM api_keys WHERE merchant_id = $1 ORDER BY created_at, id`,
-    [merchantId],
-  );
-}

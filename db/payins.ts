@@ -272,17 +272,6 @@ export async function setPricing(
   ]);
 }
 
-export async function findByProviderRef(
-  db: Db,
-  method: string,
-  providerRef: string,
-): Promise<PayinRow | undefined> {
-  return (await db.query<PayinRow>("SELECT * FROM payins WHERE payment_method = $1 AND provider_ref = $2", [
-    method,
-    providerRef,
-  ]))[0];
-}
-
 /** Fiat pay-ins still open after `olderThan`: their provider is asked, in case a callback was lost. */
 export async function listStaleFiat(db: Db, olderThan: Date, limit: number): Promise<PayinRow[]> {
   return await db.query<PayinRow>(

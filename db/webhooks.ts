@@ -69,11 +69,6 @@ export async function findEndpoint(db: Db, owner: Owner, id: string): Promise<En
   ))[0];
 }
 
-/** For the delivery job, which has only the delivery's endpoint id. */
-export async function findEndpointById(db: Db, id: string): Promise<EndpointRow | undefined> {
-  return (await db.query<EndpointRow>("SELECT * FROM webhook_endpoints WHERE id = $1", [id]))[0];
-}
-
 export async function listEndpoints(
   db: Db,
   owner: Owner,

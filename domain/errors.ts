@@ -190,7 +190,3 @@ function defaultMessage(code: ErrorCode): string {
   const text = ERROR_CATALOGUE[code][1];
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
-
-export function isAppError(err: unknown): err is AppError {
-  return err instanceof AppError;
-}

@@ -15,10 +15,6 @@ export const WALLET_PAIRS: ReadonlyArray<{ currency: Currency; rail: Rail }> = [
   { currency: "XOF", rail: "CARD" },
 ];
 
-export function isCurrency(value: string): value is Currency {
-  return value === "USDT_TRC20" || value === "XOF";
-}
-
 /** A decimal string as clients send it: digits, optional fraction, no sign or exponent. */
 export const DECIMAL_STRING = /^(0|[1-9]\d{0,17})(\.\d+)?$/;
 
@@ -35,9 +31,4 @@ export function formatAmount(amount: Decimal.Value, currency: Currency): string 
 /** Fees round up, in the platform's favour. */
 export function roundFee(amount: Decimal.Value, currency: Currency): Decimal {
   return new Decimal(amount).toDecimalPlaces(CURRENCY_DECIMALS[currency], Decimal.ROUND_UP);
-}
-
-/** Amounts paid out to a merchant round down. */
-export function roundPayout(amount: Decimal.Value, currency: Currency): Decimal {
-  return new Decimal(amount).toDecimalPlaces(CURRENCY_DECIMALS[currency], Decimal.ROUND_DOWN);
 }

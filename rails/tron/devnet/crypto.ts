@@ -102,10 +102,6 @@ export function privateKeyFromSeed(seed: string): string {
   return toHex(sha256(new TextEncoder().encode(seed)));
 }
 
-export function randomPrivateKey(): string {
-  return toHex(secp256k1.utils.randomSecretKey());
-}
-
 /** 65-byte r || s || v signature over a 32-byte hash, v = 27 + recovery id, as tronweb produces. */
 export function signHash(hash: Uint8Array, privateKeyHex: string): string {
   const recovered = secp256k1.sign(hash, fromHex(privateKeyHex), { prehash: false, format: "recovered" });
