@@ -1,0 +1,85 @@
+// A test-only money route, in both designs, for the crash test (tests/unit/idempotency_kill_test.ts):
+// POST /v1/probe/transfer moves `amount` from the merchant's live USDT wallet to the WORLD account
+// through postJournal, under a required Idempotency-Key. Each run books a journal with a fresh
+// reference, as a payout would (a new payout id each time), so only idempotency can stop a second move.
+import type { Hono } from "hono";
+import { idempotent, idempotentMoney } from "../../api/middleware/idempotency.ts";
+import type { AppEnv } from "../../api/env.ts";
+import { newRouter } from "../../api/app.ts";
+import { onError } from "../../api/errors.ts";
+import type { Db } from "../../db/mod.ts";
+import type { Caller } from "../../domain/auth.ts";
+import type { Deps } from "../../domain/deps.ts";
+import { newId } from "../../domain/ids.ts";
+import { postJournal } from "../../domain/ledger.ts";
+
+export const WORLD_LIVE_TRC20 = "acc_world_live_trc20";
+
+/**
+ * `after-commit`: today's middleware, the record completed after the handler committed.
+ * `in-transaction`: idempotentMoney, the record completed in the movement's transaction.
+ */
+export type Design = "after-commit" | "in-transaction";
+
+/**
+ * Where the route may stop (the crash test kills the process there): `after-money` is between the
+ * movement and the completion of the record, the two steps of the after-commit design; `after-commit`
+ * is once everything has committed but before the answer leaves.
+ */
+export type PausePoint = "after-money" | "after-commit" | "none";
+
+export type ProbeOptions = {
+  deps: Pick<Deps, "db" | "clock">;
+  merchantId: string;
+  walletId: string;
+  design: Design;
+  pauseAt: PausePoint;
+  pause: () => Promise<void>;
+};
+
+async function transfer(db: Db, o: ProbeOptions, amount: string): Promise<{ journalId: string }> {
+  const booked = await postJournal(db, {
+    reference: `probe:${newId("pay")}`,
+    kind: "probe_transfer",
+    merchantId: o.merchantId,
+    isSandbox: false,
+    postings: [{ accountId: o.walletId, amount: `-${amount}` }, { accountId: WORLD_LIVE_TRC20, amount }],
+  });
+  if (!booked.booked) throw new Error("a fresh reference was already booked");
+  if (o.pauseAt === "after-money") await o.pause();
+  return { journalId: booked.journalId };
+}
+
+export function moneyProbeApp(o: ProbeOptions): Hono<AppEnv> {
+  const app = newRouter();
+  app.use("*", async (c, next) => {
+    c.set("deps", o.deps as Deps);
+    c.set("requestId", "req_probe");
+    c.set("auth", { merchantId: o.merchantId, isSandbox: false } as Caller);
+    await next();
+  });
+  app.onError(onError);
+  if (o.design === "after-commit") {
+    app.post("/v1/probe/transfer", idempotent({ required: true }), async (c) => {
+      const data = await transfer(o.deps.db, o, (await c.req.json()).amount);
+      if (o.pauseAt === "after-commit") await o.pause();
+      return c.json({ success: true, data }, 201);
+    });
+  } else {
+    app.post("/v1/probe/transfer", async (c) => {
+      const amount = (await c.req.json()).amount;
+      const res = await idempotentMoney(c, { required: true, status: 201 }, (tx) => transfer(tx, o, amount));
+      if (o.pauseAt === "after-commit") await o.pause();
+      return res;
+    });
+  }
+  return app;
+}
+
+export function transferRequest(key: string, amount: string): Request {
+  return new Request("http://probe.internal/v1/probe/transfer", {
+    method: "POST",
+    headers: { "content-type": "application/json", "idempotency-key": key },
+    body: JSON.stringify({ amount }),
+  });
+}
