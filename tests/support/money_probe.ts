@@ -10,6 +10,7 @@ import { onError } from "../../api/errors.ts";
 import type { Db } from "../../db/mod.ts";
 import type { Caller } from "../../domain/auth.ts";
 import type { Deps } from "../../domain/deps.ts";
+import { AppError } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
 import { postJournal } from "../../domain/ledger.ts";
 
@@ -37,7 +38,15 @@ export type ProbeOptions = {
   pause: () => Promise<void>;
 };
 
-async function transfer(db: Db, o: ProbeOptions, amount: string): Promise<{ journalId: string }> {
+/** `explode: true` throws an unexpected error after booking: the movement must not survive it. */
+type TransferBody = { amount?: unknown; explode?: boolean };
+
+async function transfer(db: Db, o: ProbeOptions, body: TransferBody): Promise<{ journalId: string }> {
+  const amount = body.amount;
+  // Checked inside the work, as a domain function would: a refusal thrown after the key was claimed.
+  if (typeof amount !== "string" || !/^\d{1,9}(\.\d{1,6})?$/.test(amount)) {
+    throw new AppError("VALIDATION_ERROR", "amount must be a decimal string");
+  }
   const booked = await postJournal(db, {
     reference: `probe:${newId("pay")}`,
     kind: "probe_transfer",
@@ -46,6 +55,7 @@ async function transfer(db: Db, o: ProbeOptions, amount: string): Promise<{ jour
     postings: [{ accountId: o.walletId, amount: `-${amount}` }, { accountId: WORLD_LIVE_TRC20, amount }],
   });
   if (!booked.booked) throw new Error("a fresh reference was already booked");
+  if (body.explode) throw new Error("crash after the movement (test)");
   if (o.pauseAt === "after-money") await o.pause();
   return { journalId: booked.journalId };
 }
@@ -61,14 +71,14 @@ export function moneyProbeApp(o: ProbeOptions): Hono<AppEnv> {
   app.onError(onError);
   if (o.design === "after-commit") {
     app.post("/v1/probe/transfer", idempotent({ required: true }), async (c) => {
-      const data = await transfer(o.deps.db, o, (await c.req.json()).amount);
+      const data = await transfer(o.deps.db, o, await c.req.json());
       if (o.pauseAt === "after-commit") await o.pause();
       return c.json({ success: true, data }, 201);
     });
   } else {
     app.post("/v1/probe/transfer", async (c) => {
-      const amount = (await c.req.json()).amount;
-      const res = await idempotentMoney(c, { required: true, status: 201 }, (tx) => transfer(tx, o, amount));
+      const body = await c.req.json();
+      const res = await idempotentMoney(c, { required: true, status: 201 }, (tx) => transfer(tx, o, body));
       if (o.pauseAt === "after-commit") await o.pause();
       return res;
     });
@@ -76,10 +86,10 @@ export function moneyProbeApp(o: ProbeOptions): Hono<AppEnv> {
   return app;
 }
 
-export function transferRequest(key: string, amount: string): Request {
+export function transferRequest(key: string, amount: string, extra: Record<string, unknown> = {}): Request {
   return new Request("http://probe.internal/v1/probe/transfer", {
     method: "POST",
     headers: { "content-type": "application/json", "idempotency-key": key },
-    body: JSON.stringify({ amount }),
+    body: JSON.stringify({ amount, ...extra }),
   });
 }
