@@ -1,12 +1,14 @@
 // Idempotency-Key on routes. Two ways in, one set of rules (domain/idempotency.ts):
 // - `idempotent({ required })`, a middleware after `requireKey(...)`, for writes that move no money
 //   (pay-in creation): the record is completed after the handler has committed.
-// - `idempotentMoney(c, options, work)`, for writes that move money: the record is completed inside the
-//   movement's own transaction (domain/idempotent_money.ts), so a crash cannot make a retry pay twice.
+// - `idempotentMoney(c, options, work)` in a handler, or the `idempotentMoneyRoute({ required })`
+//   middleware, for writes that move money: the record is completed inside the movement's own
+//   transaction (domain/idempotent_money.ts), so a crash cannot make a retry pay twice.
 // Either way a key belongs to (merchant, mode of the key), and a replay carries `Idempotent-Replayed: true`.
 import type { Context, MiddlewareHandler } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { Db } from "../../db/mod.ts";
+import type { Deps } from "../../domain/deps.ts";
 import { AppError } from "../../domain/errors.ts";
 import {
   beginIdempotentRequest,
@@ -56,23 +58,25 @@ export function idempotent(options: { required: boolean }): MiddlewareHandler<Ap
 }
 
 /**
- * Answers a money-moving route: `work` books on the transaction it is given (postJournal(tx, ...)) and
- * returns the `data` of the success envelope, sent with `options.status`. Without a key (when optional)
- * `work` still runs in one transaction. A refusal `work` throws is rendered by the one onError and, when
- * the policy keeps such answers, remembered as the key's outcome.
+ * Answers a money-moving route: `work` books on the transaction it is given (postJournal(tx, ...), or a
+ * domain function called with `txDeps`, the request's deps on that transaction) and returns the `data`
+ * of the success envelope, sent with `options.status`. Without a key (when optional) `work` still runs in
+ * one transaction. A refusal `work` throws is rendered by the one onError and, when the policy keeps such
+ * answers, remembered as the key's outcome.
  */
 export async function idempotentMoney<T>(
   c: Context<AppEnv>,
   options: { required: boolean; status: ContentfulStatusCode },
-  work: (tx: Db) => Promise<T>,
+  work: (tx: Db, txDeps: Deps) => Promise<T>,
 ): Promise<Response> {
   const deps = c.get("deps");
   const request = await idempotentRequest(c, options.required);
-  if (!request) return c.json({ success: true, data: await deps.db.tx(work) }, options.status);
+  const run = (tx: Db) => work(tx, { ...deps, db: tx });
+  if (!request) return c.json({ success: true, data: await deps.db.tx(run) }, options.status);
   try {
     const answer = await withIdempotentMoney(deps, request, async (tx) => ({
       status: options.status,
-      body: JSON.stringify({ success: true, data: await work(tx) }),
+      body: JSON.stringify({ success: true, data: await run(tx) }),
     }));
     if (answer.replayed) return replay(c, answer.status, answer.body);
     return c.body(answer.body, answer.status as ContentfulStatusCode, {
@@ -84,4 +88,45 @@ export async function idempotentMoney<T>(
     await rememberRefusal(deps, request, { status: res.status, body: await res.clone().text() });
     return res;
   }
+}
+
+/** Carries a handler's failure out of the transaction, so that everything the handler wrote rolls back. */
+class HandlerFailed extends Error {}
+
+/**
+ * The same as idempotentMoney, as a middleware in place of `idempotent(...)`: the route's handler runs
+ * with `c.get("deps").db` bound to the idempotency transaction, so every domain function it calls with
+ * those deps books inside it. A handler that throws rolls everything back (its error is already rendered
+ * by onError); a refusal worth keeping is then remembered. The handler must reach the database only
+ * through `c.get("deps")`: on the embedded driver anything else would wait on this transaction forever.
+ */
+export function idempotentMoneyRoute(options: { required: boolean }): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const deps = c.get("deps");
+    const request = await idempotentRequest(c, options.required);
+    const run = async (tx: Db) => {
+      c.set("deps", { ...deps, db: tx });
+      try {
+        await next();
+      } finally {
+        c.set("deps", deps);
+      }
+      if (c.error) throw new HandlerFailed();
+      return { status: c.res.status, body: await c.res.clone().text() };
+    };
+    try {
+      if (!request) {
+        await deps.db.tx(run);
+        return;
+      }
+      const answer = await withIdempotentMoney(deps, request, run);
+      if (answer.replayed) return replay(c, answer.status, answer.body);
+    } catch (err) {
+      if (!(err instanceof HandlerFailed)) throw err;
+      // c.res is onError's answer to the handler's error; nothing it did was committed.
+      if (request) {
+        await rememberRefusal(deps, request, { status: c.res.status, body: await c.res.clone().text() });
+      }
+    }
+  };
 }

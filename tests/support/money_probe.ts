@@ -2,10 +2,9 @@
 // POST /v1/probe/transfer moves `amount` from the merchant's live USDT wallet to the WORLD account
 // through postJournal, under a required Idempotency-Key. Each run books a journal with a fresh
 // reference, as a payout would (a new payout id each time), so only idempotency can stop a second move.
-import type { Hono } from "hono";
-import { idempotent, idempotentMoney } from "../../api/middleware/idempotency.ts";
+import { Hono } from "hono";
+import { idempotent, idempotentMoney, idempotentMoneyRoute } from "../../api/middleware/idempotency.ts";
 import type { AppEnv } from "../../api/env.ts";
-import { newRouter } from "../../api/app.ts";
 import { onError } from "../../api/errors.ts";
 import type { Db } from "../../db/mod.ts";
 import type { Caller } from "../../domain/auth.ts";
@@ -18,9 +17,10 @@ export const WORLD_LIVE_TRC20 = "acc_world_live_trc20";
 
 /**
  * `after-commit`: today's middleware, the record completed after the handler committed.
- * `in-transaction`: idempotentMoney, the record completed in the movement's transaction.
+ * `in-transaction`: idempotentMoney in the handler, the record completed in the movement's transaction.
+ * `in-transaction-middleware`: the same through the idempotentMoneyRoute middleware.
  */
-export type Design = "after-commit" | "in-transaction";
+export type Design = "after-commit" | "in-transaction" | "in-transaction-middleware";
 
 /**
  * Where the route may stop (the crash test kills the process there): `after-money` is between the
@@ -61,7 +61,8 @@ async function transfer(db: Db, o: ProbeOptions, body: TransferBody): Promise<{ 
 }
 
 export function moneyProbeApp(o: ProbeOptions): Hono<AppEnv> {
-  const app = newRouter();
+  // A bare Hono, not api/app.ts's router: the child process then loads only what this route needs.
+  const app = new Hono<AppEnv>();
   app.use("*", async (c, next) => {
     c.set("deps", o.deps as Deps);
     c.set("requestId", "req_probe");
@@ -73,6 +74,16 @@ export function moneyProbeApp(o: ProbeOptions): Hono<AppEnv> {
     app.post("/v1/probe/transfer", idempotent({ required: true }), async (c) => {
       const data = await transfer(o.deps.db, o, await c.req.json());
       if (o.pauseAt === "after-commit") await o.pause();
+      return c.json({ success: true, data }, 201);
+    });
+  } else if (o.design === "in-transaction-middleware") {
+    // The after-commit pause sits outside the money middleware, once its transaction has committed.
+    app.post("/v1/probe/transfer", async (_c, next) => {
+      await next();
+      if (o.pauseAt === "after-commit") await o.pause();
+    });
+    app.post("/v1/probe/transfer", idempotentMoneyRoute({ required: true }), async (c) => {
+      const data = await transfer(c.get("deps").db, o, await c.req.json());
       return c.json({ success: true, data }, 201);
     });
   } else {

@@ -198,6 +198,14 @@ Deno.test("a process killed between a money movement and its idempotency record"
       assertEquals(r.journals, r.crashJournals);
     });
 
+    await t.step("money middleware, killed between the two: the retry moves the money once", async () => {
+      const r = await crashThenRetry(store, merchant, "in-transaction-middleware", "after-money");
+      assertEquals(r.lostInCrash, "0");
+      assertEquals([r.retry.status, r.retry.headers.get("Idempotent-Replayed")], [201, null]);
+      assertEquals(r.lostInRetry, AMOUNT);
+      assertEquals(r.journals, r.crashJournals + 1);
+    });
+
     // Why money routes must not use the after-commit middleware: the same kill makes its retry pay again.
     // It also shows the harness stops the process at the dangerous point, so the steps above mean something.
     await t.step(
