@@ -6,7 +6,7 @@ import { createPost, decodeHexText, malformed, parse, type TronClientOptions } f
 import { createTronClient } from "./client.ts";
 import { BroadcastSchema, isEmptyObject } from "./client_schemas.ts";
 import { toHexAddress } from "./devnet/crypto.ts";
-import type { RefBlock, SignedTronTransaction } from "./signing.ts";
+import type { RefBlock, Resource, SignedTronTransaction } from "./signing.ts";
 
 export interface AccountResources {
   /** 41-prefixed lower-case hex. */
@@ -29,6 +29,8 @@ export interface AccountResources {
   delegatedBandwidthSun: bigint;
   acquiredEnergySun: bigint;
   acquiredBandwidthSun: bigint;
+  /** Unstaked TRX waiting out the unfreeze delay, and when each part may be withdrawn (ms). */
+  unfreezing: { resource: Resource; amountSun: bigint; withdrawableAt: number }[];
   /** The network's totals the limits derive from (weights in whole TRX). */
   totalEnergyLimit: number;
   totalEnergyWeight: number;
@@ -63,6 +65,11 @@ const StakeAccountSchema = z.looseObject({
   frozenV2: z.array(z.looseObject({ type: z.string().optional(), amount: sun })).optional().default([]),
   delegated_frozenV2_balance_for_bandwidth: sun,
   acquired_delegated_frozenV2_balance_for_bandwidth: sun,
+  unfrozenV2: z.array(z.looseObject({
+    type: z.enum(["BANDWIDTH", "ENERGY", "TRON_POWER"]).optional().default("BANDWIDTH"),
+    unfreeze_amount: sun,
+    unfreeze_expire_time: count,
+  })).optional().default([]),
   account_resource: z.looseObject({
     delegated_frozenV2_balance_for_energy: sun,
     acquired_delegated_frozenV2_balance_for_energy: sun,
@@ -108,6 +115,7 @@ export function createTronResources(options: TronClientOptions): TronResources {
         a?.account_resource?.acquired_delegated_frozenV2_balance_for_energy ?? 0n,
         a?.acquired_delegated_frozenV2_balance_for_bandwidth ?? 0n,
       ];
+      if ((a?.unfrozenV2 ?? []).some((u) => u.unfreeze_amount < 0n)) amounts.push(-1n);
       if (amounts.some((v) => v < 0n)) throw malformed("wallet/getaccount", "negative amount");
       const [balance, stakedE, stakedB, delegatedE, delegatedB, acquiredE, acquiredB] = amounts;
       return {
@@ -127,6 +135,11 @@ export function createTronResources(options: TronClientOptions): TronResources {
         delegatedBandwidthSun: delegatedB,
         acquiredEnergySun: acquiredE,
         acquiredBandwidthSun: acquiredB,
+        unfreezing: (a?.unfrozenV2 ?? []).filter((u) => u.type !== "TRON_POWER").map((u) => ({
+          resource: u.type as Resource,
+          amountSun: u.unfreeze_amount,
+          withdrawableAt: u.unfreeze_expire_time,
+        })),
         totalEnergyLimit: res.TotalEnergyLimit,
         totalEnergyWeight: res.TotalEnergyWeight,
       };

@@ -1,5 +1,5 @@
 // Builds and signs TRON transactions locally, without asking the node to build them: staking
-// (FreezeBalanceV2), energy delegation (DelegateResource / UnDelegateResource), TRX and TRC20
+// (FreezeBalanceV2, UnfreezeBalanceV2, WithdrawExpireUnfreeze), energy delegation (DelegateResource / UnDelegateResource), TRX and TRC20
 // transfers. Nothing here broadcasts: payouts store the signed transaction and its txID first,
 // then broadcast it (resources.ts), so a crash in between re-sends the same bytes.
 // The protobuf encoding is the devnet's, which is checked byte for byte against tronweb's.
@@ -114,6 +114,49 @@ export function signFreezeBalanceV2(
         frozen_balance: positive("amountSun", p.amountSun),
         resource: resourceCode(p.resource),
       },
+    },
+    ref,
+    0n,
+    options,
+  );
+}
+
+/** Starts unstaking `amountSun` (the TRX comes back after the 14-day unfreeze delay). */
+export function signUnfreezeBalanceV2(
+  privateKey: string,
+  p: { amountSun: bigint; resource: Resource },
+  ref: RefBlock,
+  options?: SignOptions,
+): SignedTronTransaction {
+  const key = keyOf(privateKey);
+  return sign(
+    key,
+    {
+      type: "UnfreezeBalanceV2Contract",
+      value: {
+        owner_address: addressFromPrivateKey(key),
+        unfreeze_balance: positive("amountSun", p.amountSun),
+        resource: resourceCode(p.resource),
+      },
+    },
+    ref,
+    0n,
+    options,
+  );
+}
+
+/** Returns unstaked TRX whose unfreeze delay has passed to the balance. */
+export function signWithdrawExpireUnfreeze(
+  privateKey: string,
+  ref: RefBlock,
+  options?: SignOptions,
+): SignedTronTransaction {
+  const key = keyOf(privateKey);
+  return sign(
+    key,
+    {
+      type: "WithdrawExpireUnfreezeContract",
+      value: { owner_address: addressFromPrivateKey(key) },
     },
     ref,
     0n,

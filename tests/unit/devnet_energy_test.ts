@@ -234,3 +234,46 @@ Deno.test("energy used on delegated stake recovers over 24 hours", async () => {
   advance(consumedAt + DAY_MS - now());
   assertEquals((await resources(d, deposit)).EnergyUsed, undefined);
 });
+
+Deno.test("unfreeze moves stake to a 14-day queue and lowers the network weight; withdraw returns the TRX", async () => {
+  const { d, advance, now } = await setup();
+  const stake = 3_000n * TRX_PRECISION;
+  assertEquals(
+    (await send(d, "freezebalancev2", {
+      owner_address: hot,
+      frozen_balance: Number(stake),
+      resource: "ENERGY",
+    }, hotKey)).result,
+    true,
+  );
+  d.mine(1);
+  const part = 1_000n * TRX_PRECISION;
+  const unfrozen = await send(d, "unfreezebalancev2", {
+    owner_address: hot,
+    unfreeze_balance: Number(part),
+    resource: "ENERGY",
+  }, hotKey);
+  assertEquals(unfrozen.result, true);
+  d.mine(1);
+  const waiting = await account(d, hot);
+  assertEquals((waiting.frozenV2 as Json[])[1], { type: "ENERGY", amount: Number(stake - part) });
+  const [entry] = waiting.unfrozenV2 as Json[];
+  assertEquals([entry.type, entry.unfreeze_amount], ["ENERGY", Number(part)]);
+  assertEquals(BigInt(waiting.balance as number), HOT_TRX - stake);
+  assertEquals(
+    (await resources(d, hot)).TotalEnergyWeight,
+    BASE_ENERGY_WEIGHT + Number((stake - part) / TRX_PRECISION),
+  );
+  // Too early: nothing to withdraw yet.
+  const early = await callJson(d.app, "/devnet/wallet/withdrawexpireunfreeze", { owner_address: hot });
+  assertEquals(String(early.Error).endsWith("no unFreeze balance to withdraw"), true);
+  advance((entry.unfreeze_expire_time as number) - now() + 1);
+  const withdraw = await send(d, "withdrawexpireunfreeze", { owner_address: hot }, hotKey);
+  assertEquals(withdraw.result, true);
+  d.mine(1);
+  const info = await callJson(d.app, "/devnet/wallet/gettransactioninfobyid", { value: withdraw.txid });
+  assertEquals(info.withdraw_expire_amount, Number(part));
+  const after = await account(d, hot);
+  assertEquals(BigInt(after.balance as number), HOT_TRX - stake + part);
+  assertEquals(after.unfrozenV2, undefined);
+});

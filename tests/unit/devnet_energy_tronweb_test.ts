@@ -25,7 +25,7 @@ const contract = (type: string, value: Record<string, unknown>) => ({
   ...header,
 });
 
-Deno.test("FreezeBalanceV2 / DelegateResource / UnDelegateResource encode as tronweb's protobuf does", () => {
+Deno.test("the Stake 2.0 contracts encode as tronweb's protobuf does", () => {
   const tronWeb = new TronWeb({ fullHost: "http://127.0.0.1:1" });
   const cases = [
     contract("FreezeBalanceV2Contract", {
@@ -47,6 +47,12 @@ Deno.test("FreezeBalanceV2 / DelegateResource / UnDelegateResource encode as tro
       owner_address: owner,
       receiver_address: other,
     }),
+    contract("UnfreezeBalanceV2Contract", {
+      owner_address: owner,
+      resource: "ENERGY",
+      unfreeze_balance: 4_000_000,
+    }),
+    contract("WithdrawExpireUnfreezeContract", { owner_address: owner }),
     contract("UnDelegateResourceContract", {
       balance: 2_000_000,
       owner_address: owner,
@@ -65,7 +71,7 @@ Deno.test("FreezeBalanceV2 / DelegateResource / UnDelegateResource encode as tro
 
 Deno.test({
   name:
-    "tronweb 6.5.1: freezeBalanceV2, delegateResource, undelegateResource signed and accepted; resources read",
+    "tronweb 6.5.1: freezeBalanceV2, delegateResource, undelegateResource, unfreezeBalanceV2 accepted; resources read",
   fn: async () => {
     const devnet = await createDevnet({ blockMs: 0 });
     const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, devnet.app.fetch);
@@ -118,6 +124,11 @@ Deno.test({
       assertEquals((await tronWeb.trx.getAccountResources(receiver)).EnergyLimit, undefined);
       const back = await tronWeb.trx.getUnconfirmedAccount(me);
       assertEquals(back.frozenV2?.find((f) => f.type === "ENERGY")?.amount, Number(stake));
+
+      await sendSigned(await tronWeb.transactionBuilder.unfreezeBalanceV2(Number(part), "ENERGY", me));
+      const unfreezing = await tronWeb.trx.getUnconfirmedAccount(me);
+      assertEquals(unfreezing.frozenV2?.find((f) => f.type === "ENERGY")?.amount, Number(stake - part));
+      assertEquals(unfreezing.unfrozenV2?.[0]?.unfreeze_amount, Number(part));
     } finally {
       await server.shutdown();
       await devnet.stop();

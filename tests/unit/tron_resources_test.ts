@@ -15,6 +15,8 @@ import {
   signTrc20Transfer,
   signTrxTransfer,
   signUndelegateResource,
+  signUnfreezeBalanceV2,
+  signWithdrawExpireUnfreeze,
 } from "../../rails/tron/signing.ts";
 
 const hotKey = privateKeyFromSeed("resources test hot wallet");
@@ -24,10 +26,10 @@ const deposit = addressFromPrivateKey(depositKey);
 const fresh = addressFromPrivateKey(privateKeyFromSeed("resources test fresh address"));
 const UNITS = 7_000_000n;
 
-async function setup(): Promise<
+async function setup(now?: () => number): Promise<
   { d: Devnet; node: TronResources; options: Parameters<typeof createTronClient>[0] }
 > {
-  const d = await createDevnet({ blockMs: 0 });
+  const d = await createDevnet({ blockMs: 0, now });
   d.fund(hot, { trx: 100_000n * TRX_PRECISION });
   d.fund(deposit, { usdt: UNITS });
   d.mine(1);
@@ -145,4 +147,42 @@ Deno.test("a refused broadcast says why; bad input to the signers throws before 
   assert(throws(() => signTrxTransfer(hotKey, { to: deposit, amountSun: 1n }, { ...ref, hash: "00" })));
   assertEquals(d.chain.mempool.length, 0);
   await assertRejects(() => node.getAccountResources("not an address"));
+});
+
+Deno.test("unstaking through the helpers: unfreeze shows the wait, withdraw after it returns the TRX", async () => {
+  let t = 1_700_000_000_000;
+  const { d, node } = await setup(() => t);
+  const stake = 2_000n * TRX_PRECISION;
+  const opts = () => ({ now: t });
+  const freeze = signFreezeBalanceV2(
+    hotKey,
+    { amountSun: stake, resource: "ENERGY" },
+    await node.refBlock(),
+    opts(),
+  );
+  assertEquals((await node.broadcast(freeze)).accepted, true);
+  d.mine(1);
+  const unfreeze = signUnfreezeBalanceV2(
+    hotKey,
+    { amountSun: stake, resource: "ENERGY" },
+    await node.refBlock(),
+    opts(),
+  );
+  assertEquals((await node.broadcast(unfreeze)).accepted, true);
+  d.mine(1);
+  const waiting = await node.getAccountResources(hot);
+  assertEquals(waiting.stakedForEnergySun, 0n);
+  assertEquals(waiting.unfreezing.map((u) => [u.resource, u.amountSun]), [["ENERGY", stake]]);
+  const early = signWithdrawExpireUnfreeze(hotKey, await node.refBlock(), opts());
+  assertEquals((await node.broadcast(early)).message, "no unFreeze balance to withdraw");
+
+  t = waiting.unfreezing[0].withdrawableAt + 1;
+  d.mine(1); // a live chain's head is never 14 days old: expiration counts from it
+  const before = waiting.balanceSun;
+  const withdraw = signWithdrawExpireUnfreeze(hotKey, await node.refBlock(), opts());
+  assertEquals((await node.broadcast(withdraw)).accepted, true);
+  d.mine(1);
+  const after = await node.getAccountResources(hot);
+  assertEquals(after.unfreezing, []);
+  assertEquals(after.balanceSun, before + stake);
 });

@@ -185,10 +185,11 @@ export function execute(tx: SignedTransaction, ctx: ExecContext): Execution {
     return { contractRet: "SUCCESS", info };
   }
   if (isResourceCall(call)) {
-    executeStaking(call, stakingContext(ctx));
+    const withdrawn = executeStaking(call, stakingContext(ctx));
     const info: Json = { id: tx.txID };
     if (fee > 0n) info.fee = Number(fee);
     Object.assign(info, { contractResult: [""], receipt });
+    if (withdrawn > 0n) info.withdraw_expire_amount = Number(withdrawn);
     return { contractRet: "SUCCESS", info };
   }
 

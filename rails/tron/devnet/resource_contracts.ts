@@ -32,13 +32,23 @@ export interface UnDelegateValue {
   receiver_address: HexAddress;
 }
 
+export interface UnfreezeV2Value {
+  owner_address: HexAddress;
+  unfreeze_balance: bigint;
+  resource: number;
+}
+
 export type ResourceCall =
   | { type: "FreezeBalanceV2Contract"; value: FreezeV2Value }
+  | { type: "UnfreezeBalanceV2Contract"; value: UnfreezeV2Value }
+  | { type: "WithdrawExpireUnfreezeContract"; value: { owner_address: HexAddress } }
   | { type: "DelegateResourceContract"; value: DelegateValue }
   | { type: "UnDelegateResourceContract"; value: UnDelegateValue };
 
 export const RESOURCE_CONTRACT_IDS = {
   FreezeBalanceV2Contract: 54,
+  UnfreezeBalanceV2Contract: 55,
+  WithdrawExpireUnfreezeContract: 56,
   DelegateResourceContract: 57,
   UnDelegateResourceContract: 58,
 } as const;
@@ -51,6 +61,10 @@ export function encodeResourceValue(call: ResourceCall): Uint8Array {
   if (call.type === "FreezeBalanceV2Contract") {
     return w.int(2, call.value.frozen_balance).int(3, call.value.resource).finish();
   }
+  if (call.type === "UnfreezeBalanceV2Contract") {
+    return w.int(2, call.value.unfreeze_balance).int(3, call.value.resource).finish();
+  }
+  if (call.type === "WithdrawExpireUnfreezeContract") return w.finish();
   w.int(2, call.value.resource).int(3, call.value.balance).bytes(4, fromHex(call.value.receiver_address));
   if (call.type === "DelegateResourceContract") {
     w.int(5, call.value.lock ? 1 : 0).int(6, call.value.lock_period);
@@ -68,6 +82,15 @@ export function decodeResourceValue(typeId: number, value: Fields): ResourceCall
       type: "FreezeBalanceV2Contract",
       value: { owner_address, frozen_balance: firstInt(value, 2), resource: Number(firstInt(value, 3)) },
     };
+  }
+  if (typeId === RESOURCE_CONTRACT_IDS.UnfreezeBalanceV2Contract) {
+    return {
+      type: "UnfreezeBalanceV2Contract",
+      value: { owner_address, unfreeze_balance: firstInt(value, 2), resource: Number(firstInt(value, 3)) },
+    };
+  }
+  if (typeId === RESOURCE_CONTRACT_IDS.WithdrawExpireUnfreezeContract) {
+    return { type: "WithdrawExpireUnfreezeContract", value: { owner_address } };
   }
   const common = {
     owner_address,
@@ -93,6 +116,15 @@ const addressOut = (hex: HexAddress, visible: boolean) => visible ? toBase58Addr
 /** The value as java-tron prints it: enum names, defaults (0, false) left out, keys sorted. */
 export function resourceValueJson(call: ResourceCall, visible: boolean): Json {
   const out: Json = {};
+  if (call.type === "WithdrawExpireUnfreezeContract") {
+    return { owner_address: addressOut(call.value.owner_address, visible) };
+  }
+  if (call.type === "UnfreezeBalanceV2Contract") {
+    out.owner_address = addressOut(call.value.owner_address, visible);
+    if (call.value.resource !== 0) out.resource = resourceName(call.value.resource);
+    out.unfreeze_balance = Number(call.value.unfreeze_balance);
+    return out;
+  }
   if (call.type === "FreezeBalanceV2Contract") {
     out.frozen_balance = Number(call.value.frozen_balance);
   } else {
@@ -138,6 +170,19 @@ export function resourceCallFromJson(type: string, value: Json): ResourceCall | 
         resource: resourceFromJson(value.resource),
       },
     };
+  }
+  if (type === "UnfreezeBalanceV2Contract") {
+    return {
+      type,
+      value: {
+        owner_address: addr("owner_address"),
+        unfreeze_balance: int(value.unfreeze_balance),
+        resource: resourceFromJson(value.resource),
+      },
+    };
+  }
+  if (type === "WithdrawExpireUnfreezeContract") {
+    return { type, value: { owner_address: addr("owner_address") } };
   }
   if (type !== "DelegateResourceContract" && type !== "UnDelegateResourceContract") return null;
   const common = {

@@ -66,6 +66,20 @@ export function resourceRoutes(serve: Serve, chain: Chain, now: () => number): v
         resource: resourceParam(p),
       },
     }));
+  serve("/wallet/unfreezebalancev2", (p, visible) =>
+    create(p, visible, {
+      type: "UnfreezeBalanceV2Contract",
+      value: {
+        owner_address: addressParam(p, "owner_address"),
+        unfreeze_balance: int64Param(p, "unfreeze_balance"),
+        resource: resourceParam(p),
+      },
+    }));
+  serve("/wallet/withdrawexpireunfreeze", (p, visible) =>
+    create(p, visible, {
+      type: "WithdrawExpireUnfreezeContract",
+      value: { owner_address: addressParam(p, "owner_address") },
+    }));
   serve("/wallet/delegateresource", (p, visible) =>
     create(p, visible, {
       type: "DelegateResourceContract",

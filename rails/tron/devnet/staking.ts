@@ -16,6 +16,7 @@ import {
 } from "./energy.ts";
 import type { ResourceCall } from "./resource_contracts.ts";
 import type { Account, Delegation, WorldState } from "./state.ts";
+import { executeUnstaking, isUnstakingCall, unstakingError } from "./unstaking.ts";
 
 export interface StakingContext {
   state: WorldState;
@@ -61,6 +62,11 @@ export function canDelegateMax(owner: Account, ctx: StakingContext, resource: nu
 
 /** Throws StakingRejected with java-tron's message when the contract would fail validation. */
 export function validateStaking(call: ResourceCall, ctx: StakingContext): void {
+  if (isUnstakingCall(call)) {
+    const error = unstakingError(call, ctx);
+    if (error) fail(error);
+    return;
+  }
   const ownerHex = call.value.owner_address;
   const owner = ctx.state.read(ownerHex);
   if (call.type === "FreezeBalanceV2Contract") {
@@ -144,8 +150,12 @@ function setDelegation(owner: Account, receiver: HexAddress, d: Delegation): voi
   owner.delegations = next;
 }
 
-/** Applies a validated staking contract. These contracts cost no fee beyond bandwidth. */
-export function executeStaking(call: ResourceCall, ctx: StakingContext): void {
+/**
+ * Applies a validated staking contract; answers the unfrozen TRX it returned to the balance.
+ * These contracts cost no fee beyond bandwidth.
+ */
+export function executeStaking(call: ResourceCall, ctx: StakingContext): bigint {
+  if (isUnstakingCall(call)) return executeUnstaking(call, ctx);
   const owner = ctx.state.write(call.value.owner_address);
   const energy = call.value.resource === ENERGY;
   if (call.type === "FreezeBalanceV2Contract") {
@@ -153,7 +163,7 @@ export function executeStaking(call: ResourceCall, ctx: StakingContext): void {
     if (energy) owner.frozenEnergy += call.value.frozen_balance;
     else owner.frozenBandwidth += call.value.frozen_balance;
     ctx.state.stakeChanged();
-    return;
+    return 0n;
   }
   const receiverHex = call.value.receiver_address;
   const receiver = ctx.state.write(receiverHex);
@@ -178,7 +188,7 @@ export function executeStaking(call: ResourceCall, ctx: StakingContext): void {
       receiver.acquiredBandwidth += balance;
     }
     setDelegation(owner, receiverHex, record);
-    return;
+    return 0n;
   }
   // Taking a resource back also takes back the receiver's matching share of its usage.
   const totals = networkTotals(ctx.state);
@@ -216,4 +226,5 @@ export function executeStaking(call: ResourceCall, ctx: StakingContext): void {
     }
   }
   setDelegation(owner, receiverHex, record);
+  return 0n;
 }

@@ -39,6 +39,14 @@ export interface Account {
   latestConsumeTime: number;
   /** Delegations made by this account, by receiver. Replaced, never mutated, so journals stay true. */
   delegations: Record<HexAddress, Delegation>;
+  /** Unstaked TRX waiting out the unfreeze delay (unfrozenV2). Replaced, never mutated. */
+  unfrozen: Unfreezing[];
+}
+
+export interface Unfreezing {
+  resource: number;
+  amount: bigint;
+  expireTime: number;
 }
 
 const STAKE_FIELDS = [
@@ -53,6 +61,7 @@ const STAKE_FIELDS = [
   "netUsage",
   "latestConsumeTime",
   "delegations",
+  "unfrozen",
 ] as const;
 
 /** The fields a block sets outright (as opposed to balances, which it moves by a delta). */
@@ -112,6 +121,7 @@ export function emptyAccount(address: HexAddress): Account {
     netUsage: 0,
     latestConsumeTime: 0,
     delegations: {},
+    unfrozen: [],
   };
 }
 

@@ -5,6 +5,7 @@ import { BANDWIDTH_PRICE, ENERGY_PRICE, FREE_NET_LIMIT, freeNetUsage } from "./e
 import type { Account } from "./state.ts";
 import type { Json } from "./transaction.ts";
 import { TOKEN } from "./trc20.ts";
+import { unfrozenJson } from "./unstaking.ts";
 import {
   energyLimitOf,
   energyUsedNow,
@@ -72,6 +73,7 @@ export function accountJson(account: Account, visible: boolean, now: number, isC
     }],
     asset_optimized: true,
   });
+  if (account.unfrozen.length) out.unfrozenV2 = unfrozenJson(account);
   if (account.delegatedBandwidth) {
     out.delegated_frozenV2_balance_for_bandwidth = Number(account.delegatedBandwidth);
   }
