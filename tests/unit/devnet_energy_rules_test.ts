@@ -200,3 +200,33 @@ Deno.test("50 concurrent broadcasts of one delegation move the resource once", a
     Number(STAKE),
   );
 });
+
+Deno.test("an address that only ever received USDT is not an account yet: no delegation until TRX activates it", async () => {
+  const d = await staked();
+  const payer = privateKeyFromSeed("energy rules payer");
+  const fresh = addressFromPrivateKey(privateKeyFromSeed("energy rules usdt only"));
+  d.fund(addressFromPrivateKey(payer), { trx: 100n * TRX_PRECISION, usdt: 5_000_000n });
+  d.transferUsdt(fresh, 5_000_000n, payer);
+  d.mine(1);
+  assertEquals(await callJson(d.app, "/devnet/wallet/getaccount", { address: fresh }), {});
+  const body = { owner_address: owner, receiver_address: fresh, resource: "ENERGY", balance: Number(STAKE) };
+  assertEquals(
+    errorOf(await callJson(d.app, "/devnet/wallet/delegateresource", body)),
+    `Account[${fresh}] not exists`,
+  );
+
+  const activation = await callJson(d.app, "/devnet/wallet/createtransaction", {
+    owner_address: owner,
+    to_address: fresh,
+    amount: 1,
+  });
+  const sent = await callJson(
+    d.app,
+    "/devnet/wallet/broadcasttransaction",
+    signTransactionJson(activation, ownerKey),
+  );
+  assertEquals(sent.result, true);
+  d.mine(1);
+  const built = await callJson(d.app, "/devnet/wallet/delegateresource", body);
+  assertEquals(built.Error, undefined);
+});

@@ -90,7 +90,7 @@ export function validateStaking(call: ResourceCall, ctx: StakingContext): void {
     if (canDelegateMax(owner, ctx, resource) < balance) {
       fail(`delegateBalance must be less than available Freeze${resourceLabel(resource)}V2 balance`);
     }
-    if (receiverHex.length !== 42) fail("Invalid receiverAddress");
+    if (!/^41[0-9a-f]{40}$/.test(receiverHex)) fail("Invalid receiverAddress");
     if (receiverHex === ownerHex) fail("receiverAddress must not be the same as ownerAddress");
     if (!ctx.state.read(receiverHex).exists) fail(`Account[${receiverHex}] not exists`);
     if (call.value.lock) {
@@ -105,7 +105,7 @@ export function validateStaking(call: ResourceCall, ctx: StakingContext): void {
     return;
   }
   if (!owner.exists) fail(`Account[${ownerHex}] does not exist`);
-  if (receiverHex.length !== 42) fail("Invalid receiverAddress");
+  if (!/^41[0-9a-f]{40}$/.test(receiverHex)) fail("Invalid receiverAddress");
   if (receiverHex === ownerHex) fail("receiverAddress must not be the same as ownerAddress");
   const record = owner.delegations[receiverHex];
   if (!record) fail("delegated Resource does not exist");
