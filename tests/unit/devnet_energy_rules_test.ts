@@ -230,3 +230,29 @@ Deno.test("an address that only ever received USDT is not an account yet: no del
   const built = await callJson(d.app, "/devnet/wallet/delegateresource", body);
   assertEquals(built.Error, undefined);
 });
+
+Deno.test("a new lock on the same pair may not end before the running one", async () => {
+  const d = await staked();
+  const lockFor = (blocks: number) =>
+    callJson(d.app, "/devnet/wallet/delegateresource", {
+      owner_address: owner,
+      receiver_address: receiver,
+      resource: "ENERGY",
+      balance: Number(TRX_PRECISION),
+      lock: true,
+      lock_period: blocks,
+    });
+  const long = await lockFor(28_800);
+  assertEquals(
+    (await callJson(d.app, "/devnet/wallet/broadcasttransaction", signTransactionJson(long, ownerKey)))
+      .result,
+    true,
+  );
+  d.mine(1);
+  assert(
+    errorOf(await lockFor(100)).startsWith(
+      "The lock period for ENERGY this time cannot be less than the remaining time[",
+    ),
+  );
+  assertEquals((await lockFor(28_800 * 2)).Error, undefined);
+});

@@ -100,6 +100,18 @@ export function validateStaking(call: ResourceCall, ctx: StakingContext): void {
           `The lock period of delegate resource cannot be less than 0 and cannot exceed ${MAX_LOCK_PERIOD}!`,
         );
       }
+      // A new lock may not end before the one already running on this pair.
+      const last = owner.delegations[receiverHex];
+      const lastExpire = last
+        ? (resource === ENERGY ? last.expireTimeForEnergy : last.expireTimeForBandwidth)
+        : 0;
+      const remaining = lastExpire - ctx.time;
+      if (last && remaining > Number(period) * BLOCK_INTERVAL_MS) {
+        const name = resource === ENERGY ? "ENERGY" : "BANDWIDTH";
+        fail(
+          `The lock period for ${name} this time cannot be less than the remaining time[${remaining}ms] of the last lock period for ${name}!`,
+        );
+      }
     }
     if (ctx.isContract(receiverHex)) fail("Do not allow delegate resources to contract addresses");
     return;
@@ -174,14 +186,17 @@ export function executeStaking(call: ResourceCall, ctx: StakingContext): bigint 
     const period = call.value.lock_period === 0n ? DEFAULT_LOCK_PERIOD : call.value.lock_period;
     const expire = ctx.time + Number(period) * BLOCK_INTERVAL_MS;
     if (energy) {
-      if (lock) [record.lockedEnergy, record.expireTimeForEnergy] = [record.lockedEnergy + balance, expire];
-      else record.energy += balance;
+      if (lock) {
+        record.lockedEnergy += balance;
+        record.expireTimeForEnergy = expire;
+      } else record.energy += balance;
       owner.frozenEnergy -= balance;
       owner.delegatedEnergy += balance;
       receiver.acquiredEnergy += balance;
     } else {
       if (lock) {
-        [record.lockedBandwidth, record.expireTimeForBandwidth] = [record.lockedBandwidth + balance, expire];
+        record.lockedBandwidth += balance;
+        record.expireTimeForBandwidth = expire;
       } else record.bandwidth += balance;
       owner.frozenBandwidth -= balance;
       owner.delegatedBandwidth += balance;
