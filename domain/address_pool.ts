@@ -1,21 +1,29 @@
-// Deposit addresses are derived ahead of need (one BIP32 child and one QR image each) by a background
-// job, so creating a pay-in only claims a row. Live and sandbox use different BIP44 accounts.
+// Deposit addresses are derived ahead of need by a refill job, so creating a pay-in usually only claims a
+// row. Each deriver (refill or request) first reserves a range of indexes with one atomic UPDATE of the
+// account's counter, so none races another for an index. The refill is asked for on the queue as soon as
+// the pool runs low; a request that finds the pool empty derives its own address from a reserved index
+// (a public derivation and a QR drawing, well under a millisecond), so a burst never fails.
+// Live and sandbox use different BIP44 accounts.
 import * as pool from "../db/deposit_addresses.ts";
-import { createDeriver, type TronDeriver } from "../rails/tron/hd.ts";
-import { qrPngDataUrl } from "../rails/tron/qr.ts";
+import { createAddressDeriver, type TronAddressDeriver } from "../rails/tron/hd.ts";
+import { qrPngDataUrlSync } from "../rails/tron/qr.ts";
 import type { Deps } from "./deps.ts";
 
 export const ACCOUNT_INDEX = { live: 0, sandbox: 1 } as const;
-export const POOL_TARGET = 200;
 /** Late funds are still credited (as a deposit) this long after a pay-in expires. */
 export const WATCH_AFTER_EXPIRY_MS = 7 * 24 * 60 * 60 * 1000;
+/** Addresses derived per reserved range by a refill (about 25 ms of CPU each, then one INSERT). */
+export const REFILL_BATCH = 100;
+/** A process asks for a refill of a mode at most this often; the job itself is safe to run twice. */
+const REFILL_REQUEST_INTERVAL_MS = 1000;
 
-const derivers = new Map<string, TronDeriver>();
+const derivers = new Map<string, TronAddressDeriver>();
+const lastRefillRequest = new Map<string, number>();
 
-function deriverFor(mnemonic: string, account: number): TronDeriver {
+function deriverFor(mnemonic: string, account: number): TronAddressDeriver {
   const key = `${account}:${mnemonic}`;
   let deriver = derivers.get(key);
-  if (!deriver) derivers.set(key, deriver = createDeriver(mnemonic, account));
+  if (!deriver) derivers.set(key, deriver = createAddressDeriver(mnemonic, account));
   return deriver;
 }
 
@@ -25,46 +33,75 @@ function mnemonicOf(deps: Pick<Deps, "config">): string {
   return mnemonic;
 }
 
-/** Tops the pool up to `target` free addresses; safe when several processes run it at once. */
+const accountOf = (isSandbox: boolean) => isSandbox ? ACCOUNT_INDEX.sandbox : ACCOUNT_INDEX.live;
+
+function deriveAt(deps: Pick<Deps, "config">, isSandbox: boolean, index: number) {
+  const account = accountOf(isSandbox);
+  const derived = deriverFor(mnemonicOf(deps), account).address(index);
+  return { ...derived, isSandbox, accountIndex: account, index, qrPng: qrPngDataUrlSync(derived.address) };
+}
+
+/**
+ * Tops the pool up towards `target` free addresses by at most `batch`, from a freshly reserved range of
+ * indexes; answers how many it added (0 when the pool was full). Safe when several processes run it at
+ * once: each derives its own range, so two at once can only overshoot the target by a batch.
+ */
 export async function fillAddressPool(
   deps: Pick<Deps, "db" | "config">,
   input: { isSandbox: boolean; target?: number; batch?: number },
 ): Promise<number> {
-  const target = input.target ?? POOL_TARGET;
-  const { free, nextIndex } = await pool.countFree(deps.db, input.isSandbox);
-  const missing = Math.min(target - free, input.batch ?? 50);
+  const target = input.target ?? deps.config.addressPoolSize;
+  const { free } = await pool.countFree(deps.db, input.isSandbox);
+  const missing = Math.min(target - free, input.batch ?? REFILL_BATCH);
   if (missing <= 0) return 0;
-  const account = input.isSandbox ? ACCOUNT_INDEX.sandbox : ACCOUNT_INDEX.live;
-  const deriver = deriverFor(mnemonicOf(deps), account);
+  const start = await pool.reserveIndexes(deps.db, accountOf(input.isSandbox), missing);
   const rows = [];
-  for (let index = nextIndex; index < nextIndex + missing; index++) {
-    const derived = deriver.derive(index);
-    rows.push({
-      address: derived.address,
-      addressHex: derived.addressHex,
-      isSandbox: input.isSandbox,
-      accountIndex: account,
-      index,
-      qrPng: await qrPngDataUrl(derived.address),
-    });
-  }
+  for (let index = start; index < start + missing; index++) rows.push(deriveAt(deps, input.isSandbox, index));
   return await pool.insertAddresses(deps.db, rows);
 }
 
-/** Claims a fresh address for a pay-in, deriving one on the spot only when the pool ran dry. */
+/** Fills a mode's pool to its target, batch after batch: the `address-pool.refill` job and the cron. */
+export async function refillAddressPool(deps: Pick<Deps, "db" | "config">, isSandbox: boolean) {
+  let added = 0;
+  for (let n; (n = await fillAddressPool(deps, { isSandbox })) > 0;) added += n;
+  return added;
+}
+
+/** Asks the queue for a refill, at most once a second per process and mode; never fails the caller. */
+async function requestRefill(deps: Pick<Deps, "queue" | "log" | "clock">, isSandbox: boolean) {
+  const key = String(isSandbox);
+  const now = deps.clock.now().getTime();
+  if (now - (lastRefillRequest.get(key) ?? -Infinity) < REFILL_REQUEST_INTERVAL_MS) return;
+  lastRefillRequest.set(key, now);
+  try {
+    await deps.queue.enqueue({ type: "address-pool.refill", isSandbox });
+  } catch (err) {
+    // The cron tops the pool up anyway, and an empty pool only costs a derivation per request.
+    deps.log.warn("address pool refill request failed", { error: String(err) });
+  }
+}
+
+/**
+ * Claims a fresh address for a pay-in. From the pool when it has one (asking for a refill once fewer than
+ * half the target remain); otherwise derives one on the spot from an index reserved for this request alone.
+ */
 export async function claimDepositAddress(
-  deps: Pick<Deps, "db" | "config" | "clock">,
+  deps: Pick<Deps, "db" | "config" | "clock" | "queue" | "log">,
   input: { isSandbox: boolean; payinId: string; expiresAt: Date },
 ): Promise<{ address: string; qrPng: string }> {
+  const now = deps.clock.now();
   const watchUntil = new Date(input.expiresAt.getTime() + WATCH_AFTER_EXPIRY_MS);
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const claimed = await pool.claimFree(deps.db, { ...input, watchUntil, now: deps.clock.now() });
-    if (claimed) return { address: claimed.address, qrPng: claimed.qr_png };
-    await fillAddressPool(deps, {
-      isSandbox: input.isSandbox,
-      target: 1 + attempt * 4,
-      batch: 1 + attempt * 4,
-    });
+  const accountIndex = accountOf(input.isSandbox);
+  const claimed = await pool.claimFree(deps.db, { ...input, accountIndex, watchUntil, now });
+  const lowWater = Math.floor(deps.config.addressPoolSize / 2);
+  if (claimed) {
+    if (claimed.next_index - claimed.derivation_index - 1 <= lowWater) {
+      await requestRefill(deps, input.isSandbox);
+    }
+    return { address: claimed.address, qrPng: claimed.qr_png };
   }
-  throw new Error("could not claim a deposit address");
+  if (deps.config.addressPoolSize > 0) await requestRefill(deps, input.isSandbox);
+  const own = deriveAt(deps, input.isSandbox, await pool.reserveIndexes(deps.db, accountIndex, 1));
+  await pool.insertClaimedAddress(deps.db, { ...own, payinId: input.payinId, watchUntil, now });
+  return { address: own.address, qrPng: own.qrPng };
 }

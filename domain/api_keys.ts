@@ -101,3 +101,16 @@ export function assertScope(auth: ApiKeyAuth, scope: Scope, isWrite: boolean): v
     );
   }
 }
+
+export function isPublishableKind(kind: KeyKind): boolean {
+  return kind === "live_publishable" || kind === "test_publishable";
+}
+
+/** Publishable keys live in browsers: they may read one record by id, never list (FORBIDDEN). */
+export function assertMayList(auth: ApiKeyAuth): void {
+  if (isPublishableKind(auth.kind)) {
+    throw new AppError("FORBIDDEN", "A publishable key may read one record by id, not list them", {
+      reason: "INSUFFICIENT_SCOPE",
+    });
+  }
+}

@@ -59,6 +59,22 @@ export async function purgeRateLimitWindows(deps: Pick<Deps, "kv" | "clock">): P
   return deleted;
 }
 
+/**
+ * Routes that do what another route does count against that route's limit: `/v1/card-payments` is
+ * `POST /v1/payments` with the card method, `/v1/payins/:id/...` the older name of `/v1/payments/:id/...`.
+ */
+const ROUTE_ALIASES: Array<[RegExp, string]> = [
+  [/^\/v1\/card-payments$/, "/v1/payments"],
+  [/^\/v1\/payins(?=\/|$)/, "/v1/payments"],
+];
+
+/** The name of the limit a request counts against: "METHOD /canonical/path". */
+export function rateLimitRouteName(method: string, path: string): string {
+  let canonical = path.replace(/\/+$/, "");
+  for (const [alias, target] of ROUTE_ALIASES) canonical = canonical.replace(alias, target);
+  return `${method.toUpperCase()} ${canonical}`;
+}
+
 /** Counts the request against the key's default bucket and, for the named routes, the merchant's. */
 export async function enforceRateLimit(
   deps: Pick<Deps, "kv" | "clock">,
@@ -67,7 +83,7 @@ export async function enforceRateLimit(
   path: string,
 ): Promise<RateDecision> {
   const limitOf = (name: string) => caller.rateLimits[name] ?? DEFAULT_LIMITS[name];
-  const routeName = `${method} ${path.replace(/\/+$/, "")}`;
+  const routeName = rateLimitRouteName(method, path);
   const buckets = [{ bucket: ["key", caller.keyId], limit: limitOf("default") }];
   if (routeName in DEFAULT_LIMITS && routeName !== "default") {
     buckets.push({ bucket: ["merchant", caller.merchantId, routeName], limit: limitOf(routeName) });
@@ -80,4 +96,43 @@ export async function enforceRateLimit(
     });
   }
   return decisions[decisions.length - 1];
+}
+
+type AuthRealm = "api" | "admin";
+
+function authFailureKey(deps: Pick<Deps, "clock">, realm: AuthRealm, address: string) {
+  const nowMs = deps.clock.now().getTime();
+  const window = Math.floor(nowMs / (WINDOW_SECONDS * 1000));
+  const retryAfterSeconds = Math.max(1, Math.ceil(((window + 1) * WINDOW_SECONDS * 1000 - nowMs) / 1000));
+  return { key: [RATE_LIMIT_PREFIX, window, "authfail", realm, address], retryAfterSeconds };
+}
+
+/**
+ * Refuses a client address that failed authentication AUTH_FAILURE_LIMIT times in the current window:
+ * 429 with Retry-After until the window ends. One KV read; a cached valid key never gets here.
+ */
+export async function assertNotThrottled(
+  deps: Pick<Deps, "kv" | "clock" | "config">,
+  realm: AuthRealm,
+  address: string,
+): Promise<void> {
+  const { key, retryAfterSeconds } = authFailureKey(deps, realm, address);
+  const count = Number((await deps.kv.get<Deno.KvU64>(key)).value?.value ?? 0n);
+  if (count >= deps.config.authFailureLimit) {
+    throw new AppError(
+      "RATE_LIMIT_EXCEEDED",
+      `Too many failed authentications from this address; retry in ${retryAfterSeconds} s`,
+      { headers: { "Retry-After": String(retryAfterSeconds) } },
+    );
+  }
+}
+
+/** Counts one failed authentication of a client address (atomic sum: concurrent failures all count). */
+export async function countAuthFailure(
+  deps: Pick<Deps, "kv" | "clock">,
+  realm: AuthRealm,
+  address: string,
+): Promise<void> {
+  const { key } = authFailureKey(deps, realm, address);
+  await deps.kv.atomic().sum(key, 1n).commit();
 }
