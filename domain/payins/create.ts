@@ -1,7 +1,7 @@
-// Creating a USDT pay-in: checks, a fresh deposit address, the row and `payin.created`, in one transaction.
+// Creating a USDT pay-in: checks, then a fresh deposit address, the row and `payin.created` in one transaction.
 import { PG_UNIQUE_VIOLATION, pgErrorCode } from "../../db/mod.ts";
 import { type NewPayin, newPayinRow, payinInsertStatement, type PayinRow } from "../../db/payins.ts";
-import { claimDepositAddress } from "../address_pool.ts";
+import { claimOwnAddress, claimPooledAddress, deriveOwnAddress, type OwnAddress } from "../address_pool.ts";
 import type { Caller } from "../auth.ts";
 import type { Deps } from "../deps.ts";
 import { AppError } from "../errors.ts";
@@ -72,19 +72,16 @@ export async function createUsdtPayin(
   const now = deps.clock.now();
   const expiresAt = new Date(now.getTime() + (input.expiresInSeconds ?? DEFAULT_EXPIRES_IN_SECONDS) * 1000);
   const id = newId("pay", now.getTime());
-  // Claimed on its own: if the creation below fails the address is simply never used (none is reused).
-  const deposit = await claimDepositAddress(deps, { isSandbox, payinId: id, expiresAt });
-  const newPayin: NewPayin = {
+  const draft = {
     id,
     merchantId: caller.merchantId,
     isSandbox,
-    paymentMethod: "USDT_TRC20",
-    currency: "USDT_TRC20",
+    paymentMethod: "USDT_TRC20" as const,
+    currency: "USDT_TRC20" as const,
     chain: "TRON",
     amount: formatAmount(amount, "USDT_TRC20"),
     amountExpected: formatAmount(amount.plus(networkFee), "USDT_TRC20"),
     networkFee: formatAmount(networkFee, "USDT_TRC20"),
-    address: deposit.address,
     externalRef: input.externalRef ?? null,
     metadata: input.metadata ?? {},
     successUrl: input.successUrl ?? null,
@@ -92,16 +89,33 @@ export async function createUsdtPayin(
     expiresAt,
     now,
   };
-  const payin = newPayinRow(newPayin);
   try {
-    // The pay-in, payin.created and its deliveries: one atomic statement, one round trip.
-    await emitEvent(deps, {
-      merchantId: caller.merchantId,
-      isSandbox,
-      type: "payin.created",
-      data: payinEventData(deps.config, payin, "payin.created"),
-      alongside: payinInsertStatement(newPayin, 11),
-    });
+    // The address claim, the pay-in, payin.created and its deliveries commit together: one commit (the
+    // dearest step on a durable database), and a creation that fails gives its address back to the pool.
+    // An empty pool: derive an address of our own outside the transaction (see deriveOwnAddress), retry.
+    let own: OwnAddress | undefined;
+    for (;;) {
+      const created = await deps.db.tx(async (tx) => {
+        const txDeps = { ...deps, db: tx };
+        const claim = { isSandbox, payinId: id, expiresAt };
+        const deposit = own
+          ? await claimOwnAddress(txDeps, own, claim)
+          : await claimPooledAddress(txDeps, claim);
+        if (!deposit) return undefined;
+        const newPayin: NewPayin = { ...draft, address: deposit.address };
+        const payin = newPayinRow(newPayin);
+        await emitEvent(txDeps, {
+          merchantId: caller.merchantId,
+          isSandbox,
+          type: "payin.created",
+          data: payinEventData(deps.config, payin, "payin.created"),
+          alongside: payinInsertStatement(newPayin, 11),
+        });
+        return { payin, qrPng: deposit.qrPng };
+      });
+      if (created) return created;
+      own = await deriveOwnAddress(deps, isSandbox);
+    }
   } catch (err) {
     if (pgErrorCode(err) === PG_UNIQUE_VIOLATION && String(err).includes("payins_external_ref_unique")) {
       throw new AppError(
@@ -111,5 +125,4 @@ export async function createUsdtPayin(
     }
     throw err;
   }
-  return { payin, qrPng: deposit.qrPng };
 }

@@ -67,14 +67,14 @@ Deno.test("pay-in creation on an empty address pool", async (t) => {
       const { free, nextIndex } = await countFree(gw.db, false);
       const target = gw.deps.config.addressPoolSize;
       assert(free >= target, `free ${free} < target ${target}`);
-      // Every reserved index became exactly one row: nothing derived twice, nothing lost to a conflict.
+      // No index derived twice; the few reserved but unused ones (this process's spare range) are gaps.
       const [{ rows, distinct }] = await gw.db.query<{ rows: number; distinct: number }>(
         `SELECT count(*)::int AS rows, count(DISTINCT derivation_index)::int AS distinct
            FROM deposit_addresses WHERE account_index = $1`,
         [ACCOUNT_INDEX.live],
       );
-      assertEquals(rows, nextIndex);
-      assertEquals(distinct, nextIndex);
+      assertEquals(distinct, rows);
+      assert(nextIndex - rows < 16, `${nextIndex - rows} indexes unused`);
       for (
         const r of await gw.db.query<{ address: string; derivation_index: number }>(
           "SELECT address, derivation_index FROM deposit_addresses WHERE NOT is_sandbox AND payin_id IS NULL",
