@@ -21,7 +21,12 @@ export function qrPngDataUrl(text: string): Promise<string> {
 
 export function qrPngDataUrlSync(text: string): string {
   if (typeof text !== "string" || text.length === 0) throw new RangeError("nothing to encode");
-  const { modules } = QRCode.create(text, { errorCorrectionLevel: "M" });
+  // One byte-mode segment and a fixed mask: qrcode then skips its segmentation search and the scoring
+  // of all eight masks (most of its cost). Any mask decodes alike; scoring only picks the prettiest.
+  const { modules } = QRCode.create([{ data: new TextEncoder().encode(text), mode: "byte" }], {
+    errorCorrectionLevel: "M",
+    maskPattern: 0,
+  });
   return `data:image/png;base64,${base64.encode(qrPng(modules.size, modules.data))}`;
 }
 
