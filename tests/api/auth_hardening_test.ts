@@ -3,6 +3,8 @@
 // counted against the limit of the route they alias.
 import { createApp } from "../../api/app.ts";
 import { manualClock } from "../../domain/clock.ts";
+import { hashApiKey } from "../../domain/api_keys.ts";
+import { sha256Hex } from "../../domain/crypto.ts";
 import { KeyCache } from "../../domain/key_cache.ts";
 import { rateLimitRouteName } from "../../domain/rate_limit.ts";
 import { assert, assertEquals } from "../assert.ts";
@@ -155,6 +157,12 @@ Deno.test("authentication hardening", async (t) => {
       });
       assertEquals(aliased.status, 429);
       assertEquals(aliased.json.error.code, "RATE_LIMIT_EXCEEDED");
+    });
+
+    await t.step("keys are stored as the same SHA-256 hex as before (existing keys still work)", async () => {
+      for (const key of ["svc_live_sk_abcdefghijklmnopqrstuvwx", "é\u0000\ud800", ""]) {
+        assertEquals(await hashApiKey(key), await sha256Hex(key));
+      }
     });
 
     await t.step("every alias names the limit of the route it aliases", () => {
