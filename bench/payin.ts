@@ -151,7 +151,7 @@ async function measure(
 async function benchTarget(target: BenchTarget, load: LoadGenerator, smoke: boolean): Promise<Result> {
   const { db } = target;
   const seconds = smoke ? 3 : 60;
-  const warmRequests = smoke ? 300 : 10_000;
+  const warmRequests = smoke ? 300 : 5000;
   const chunk = smoke ? 200 : 1000;
   const gw: BenchGateway = await startBenchGateway(db);
   let gatewayServer: Deno.HttpServer<Deno.NetAddr> | undefined;
