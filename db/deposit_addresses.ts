@@ -38,29 +38,6 @@ export async function reserveIndexes(db: Db, accountIndex: number, count: number
   return rows[0].start;
 }
 
-/** Inserts an address already claimed by a pay-in (derived on the spot when the pool was empty). */
-export async function insertClaimedAddress(
-  db: Db,
-  r: {
-    address: string;
-    addressHex: string;
-    isSandbox: boolean;
-    accountIndex: number;
-    index: number;
-    qrPng: string;
-    payinId: string;
-    watchUntil: Date;
-    now: Date;
-  },
-): Promise<void> {
-  await db.query(
-    `INSERT INTO deposit_addresses (address, address_hex, is_sandbox, account_index, derivation_index, qr_png,
-       payin_id, claimed_at, watch_until)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-    [r.address, r.addressHex, r.isSandbox, r.accountIndex, r.index, r.qrPng, r.payinId, r.now, r.watchUntil],
-  );
-}
-
 export async function insertAddresses(
   db: Db,
   rows: Array<
@@ -73,16 +50,19 @@ export async function insertAddresses(
       qrPng: string;
     }
   >,
+  /** Set when the deriving process keeps them for its own creations (see leaseFree). */
+  leasedUntil: Date | null = null,
 ): Promise<number> {
   if (rows.length === 0) return 0;
-  const params: unknown[] = [];
+  const params: unknown[] = [leasedUntil];
   const values = rows.map((r, i) => {
     params.push(r.address, r.addressHex, r.isSandbox, r.accountIndex, r.index, r.qrPng);
-    const b = i * 6;
-    return `($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, $${b + 6})`;
+    const b = 1 + i * 6;
+    return `($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, $${b + 6}, $1::timestamptz)`;
   });
   const inserted = await db.query(
-    `INSERT INTO deposit_addresses (address, address_hex, is_sandbox, account_index, derivation_index, qr_png)
+    `INSERT INTO deposit_addresses (address, address_hex, is_sandbox, account_index, derivation_index, qr_png,
+       leased_until)
      VALUES ${values.join(", ")} ON CONFLICT DO NOTHING RETURNING address`,
     params,
   );
@@ -90,22 +70,24 @@ export async function insertAddresses(
 }
 
 /**
- * Claims the lowest free address; SKIP LOCKED lets concurrent creations take different ones. Also answers
- * the account's next index to derive: free addresses are claimed in index order, so the gap between the
- * two is about how many remain, and the caller can ask for a refill without counting.
+ * Leases up to `count` free addresses (lowest indexes first) to the calling process until `until`;
+ * SKIP LOCKED lets concurrent callers take different ones. Also answers the account's next index to
+ * derive, so the caller knows about how many remain without counting. The lease is taken over by the
+ * claim (the trigger on payins), or runs out.
  */
-export async function claimFree(
+export async function leaseFree(
   db: Db,
-  c: { isSandbox: boolean; accountIndex: number; payinId: string; watchUntil: Date; now: Date },
-): Promise<{ address: string; qr_png: string; derivation_index: number; next_index: number } | undefined> {
-  return (await db.query<{ address: string; qr_png: string; derivation_index: number; next_index: number }>(
-    `UPDATE deposit_addresses SET payin_id = $2, claimed_at = $4, watch_until = $3
-      WHERE address = (SELECT address FROM deposit_addresses WHERE payin_id IS NULL AND is_sandbox = $1
-                        ORDER BY derivation_index LIMIT 1 FOR UPDATE SKIP LOCKED)
+  c: { isSandbox: boolean; accountIndex: number; count: number; now: Date; until: Date },
+): Promise<Array<{ address: string; qr_png: string; derivation_index: number; next_index: number }>> {
+  return await db.query(
+    `UPDATE deposit_addresses SET leased_until = $4
+      WHERE address IN (SELECT address FROM deposit_addresses
+                         WHERE payin_id IS NULL AND is_sandbox = $1 AND (leased_until IS NULL OR leased_until < $3)
+                         ORDER BY derivation_index LIMIT $2 FOR UPDATE SKIP LOCKED)
       RETURNING address, qr_png, derivation_index,
         COALESCE((SELECT next_index FROM address_index_counters WHERE account_index = $5), 0) AS next_index`,
-    [c.isSandbox, c.payinId, c.watchUntil, c.now, c.accountIndex],
-  ))[0];
+    [c.isSandbox, c.count, c.now, c.until, c.accountIndex],
+  );
 }
 
 /** Watched addresses among the given hex addresses, with the pay-in each belongs to. */

@@ -1,8 +1,8 @@
-// Deposit addresses are derived ahead of need by a refill job, so creating a pay-in usually only claims a
-// row. Each deriver (refill or request) first reserves a range of indexes with one atomic UPDATE of the
-// account's counter, so none races another for an index. The refill is asked for on the queue as soon as
-// the pool runs low; a request that finds the pool empty derives its own address from a reserved index
-// (a public derivation and a QR drawing, well under a millisecond), so a burst never fails.
+// Deposit addresses are derived ahead of need by a refill job, so creating a pay-in usually only takes
+// one its process leased from the pool. Each deriver (refill or process) first reserves a range of indexes
+// with one atomic UPDATE of the account's counter, so none races another for an index. The refill is asked
+// for on the queue as soon as the pool runs low; a process that finds the pool empty derives a few for
+// itself (a public derivation and a QR drawing each, well under a millisecond), so a burst never fails.
 // Live and sandbox use different BIP44 accounts.
 import * as pool from "../db/deposit_addresses.ts";
 import { createAddressDeriver, type TronAddressDeriver } from "../rails/tron/hd.ts";
@@ -17,17 +17,19 @@ export const WATCH_AFTER_EXPIRY_MS = 7 * 24 * 60 * 60 * 1000;
 export const REFILL_BATCH = 100;
 /** A process asks for a refill of a mode at most this often; the job itself is safe to run twice. */
 const REFILL_REQUEST_INTERVAL_MS = 1000;
-/**
- * Indexes a process reserves at once for requests that found the pool empty, then hands out one by one:
- * a burst on an empty pool costs one counter commit per this many requests. Indexes left unused when the
- * process stops are gaps in the sequence, which cost nothing.
- */
-const SPARE_INDEXES = 16;
+/** Free addresses a process leases at once from the pool (one UPDATE), then hands out one per creation. */
+const LEASE_BATCH = 20;
+/** Addresses a process derives at once when the pool is empty (one counter update, one INSERT). */
+const OWN_BATCH = 16;
+/** How long a lease holds in the database, and how long this process uses it (well within, for safety). */
+const LEASE_MS = 10 * 60 * 1000;
+const USE_LEASE_WITHIN_MS = 5 * 60 * 1000;
 
 const derivers = new Map<string, TronAddressDeriver>();
 // Per database (and per queue): tests run several gateways in one process.
 const lastRefillRequest = new WeakMap<object, Map<string, number>>();
-const spareIndexes = new WeakMap<Db, Map<string, { free: number[]; pending?: Promise<void> }>>();
+type Leased = DepositAddress & { leasedAtMs: number };
+const leases = new WeakMap<Db, Map<string, { free: Leased[]; pending?: Promise<void> }>>();
 
 function mapOf<K extends object, V>(maps: WeakMap<K, Map<string, V>>, owner: K): Map<string, V> {
   let map = maps.get(owner);
@@ -97,79 +99,66 @@ async function requestRefill(deps: Pick<Deps, "queue" | "log" | "clock">, isSand
   }
 }
 
-/**
- * An index of this process's spare range for `db`. Concurrent requests share one reservation in flight,
- * so a burst reserves SPARE_INDEXES at a time rather than a range each.
- */
-async function spareIndex(db: Db, mnemonic: string, accountIndex: number): Promise<number> {
-  const spare = mapOf(spareIndexes, db);
-  const key = `${accountIndex}:${mnemonic}`;
-  let range = spare.get(key);
-  if (!range) spare.set(key, range = { free: [] });
-  while (range.free.length === 0) {
-    if (!range.pending) {
-      const r = range;
-      r.pending = pool.reserveIndexes(db, accountIndex, SPARE_INDEXES).then((start) => {
-        r.free.push(...Array.from({ length: SPARE_INDEXES }, (_, i) => start + i));
-      }).finally(() => r.pending = undefined);
-    }
-    await range.pending;
-  }
-  return range.free.shift()!;
-}
-
 export type DepositAddress = { address: string; qrPng: string };
-export type OwnAddress = ReturnType<typeof deriveAt>;
-type Claim = { isSandbox: boolean; payinId: string; expiresAt: Date };
 
 /**
- * Claims the pool's next free address for a pay-in, asking for a refill once fewer than half the target
- * remain; undefined when the pool is empty (then `deriveOwnAddress`, and `claimOwnAddress`). Pass the
- * pay-in's transaction as `deps.db` so the claim commits with it: one commit, and a creation that fails
- * leaves the address in the pool.
+ * A fresh address for a pay-in, from this process's leased ones. When none is left, one caller (others
+ * wait on it) leases LEASE_BATCH more from the pool, or, if the pool is empty, derives OWN_BATCH from an
+ * index range it reserved, inserted already leased: a burst on a fresh server never fails and never
+ * races. The pay-in's INSERT claims the address (trigger `claim_deposit_address`), in the same statement.
  */
-export async function claimPooledAddress(
+export async function takeDepositAddress(
   deps: Pick<Deps, "db" | "config" | "clock" | "queue" | "log">,
-  input: Claim,
-): Promise<DepositAddress | undefined> {
-  const now = deps.clock.now();
-  const claimed = await pool.claimFree(deps.db, {
-    isSandbox: input.isSandbox,
-    payinId: input.payinId,
-    accountIndex: accountOf(input.isSandbox),
-    watchUntil: watchUntilOf(input.expiresAt),
-    now,
-  });
-  const lowWater = Math.floor(deps.config.addressPoolSize / 2);
-  if (!claimed || claimed.next_index - claimed.derivation_index - 1 <= lowWater) {
-    if (deps.config.addressPoolSize > 0) await requestRefill(deps, input.isSandbox);
-  }
-  return claimed && { address: claimed.address, qrPng: claimed.qr_png };
-}
-
-/**
- * An address for a request that found the pool empty, derived from an index of this process's spare
- * range (reserved with one atomic counter update per SPARE_INDEXES requests, so nobody else derives it).
- * Call it outside the pay-in's transaction: the counter row is then never held for a transaction's length.
- */
-export async function deriveOwnAddress(deps: Pick<Deps, "db" | "config">, isSandbox: boolean) {
-  const index = await spareIndex(deps.db, mnemonicOf(deps), accountOf(isSandbox));
-  return deriveAt(deps, isSandbox, index);
-}
-
-/** Records an address from `deriveOwnAddress` as claimed by the pay-in (in the pay-in's transaction). */
-export async function claimOwnAddress(
-  deps: Pick<Deps, "db" | "clock">,
-  own: OwnAddress,
-  input: Claim,
+  isSandbox: boolean,
 ): Promise<DepositAddress> {
-  await pool.insertClaimedAddress(deps.db, {
-    ...own,
-    payinId: input.payinId,
-    watchUntil: watchUntilOf(input.expiresAt),
-    now: deps.clock.now(),
-  });
-  return { address: own.address, qrPng: own.qrPng };
+  const byMode = mapOf(leases, deps.db);
+  let held = byMode.get(String(isSandbox));
+  if (!held) byMode.set(String(isSandbox), held = { free: [] });
+  for (;;) {
+    const now = deps.clock.now().getTime();
+    while (held.free.length > 0) {
+      const next = held.free.shift()!;
+      if (now - next.leasedAtMs < USE_LEASE_WITHIN_MS) return next;
+    }
+    if (!held.pending) {
+      const h = held;
+      h.pending = leaseMore(deps, isSandbox, h.free).finally(() => h.pending = undefined);
+    }
+    await held.pending;
+  }
 }
 
-const watchUntilOf = (expiresAt: Date) => new Date(expiresAt.getTime() + WATCH_AFTER_EXPIRY_MS);
+/** Gives back an address a creation did not use (it failed before claiming it). */
+export function returnDepositAddress(
+  deps: Pick<Deps, "db" | "clock">,
+  isSandbox: boolean,
+  a: DepositAddress,
+) {
+  const held = mapOf(leases, deps.db).get(String(isSandbox));
+  held?.free.unshift({ ...a, leasedAtMs: deps.clock.now().getTime() - USE_LEASE_WITHIN_MS / 2 });
+}
+
+async function leaseMore(
+  deps: Pick<Deps, "db" | "config" | "clock" | "queue" | "log">,
+  isSandbox: boolean,
+  into: Leased[],
+): Promise<void> {
+  const now = deps.clock.now();
+  const until = new Date(now.getTime() + LEASE_MS);
+  const accountIndex = accountOf(isSandbox);
+  const rows = await pool.leaseFree(deps.db, { isSandbox, accountIndex, count: LEASE_BATCH, now, until });
+  const lowWater = Math.floor(deps.config.addressPoolSize / 2);
+  const last = rows[rows.length - 1];
+  if (!last || last.next_index - last.derivation_index - 1 <= lowWater) {
+    if (deps.config.addressPoolSize > 0) await requestRefill(deps, isSandbox);
+  }
+  if (rows.length > 0) {
+    for (const r of rows) into.push({ address: r.address, qrPng: r.qr_png, leasedAtMs: now.getTime() });
+    return;
+  }
+  // The pool is empty: derive a few of our own from a reserved range, kept for this process.
+  const start = await pool.reserveIndexes(deps.db, accountIndex, OWN_BATCH);
+  const own = Array.from({ length: OWN_BATCH }, (_, i) => deriveAt(deps, isSandbox, start + i));
+  await pool.insertAddresses(deps.db, own, until);
+  for (const a of own) into.push({ address: a.address, qrPng: a.qrPng, leasedAtMs: now.getTime() });
+}

@@ -91,6 +91,58 @@ Deno.test("pay-in creation on an empty address pool", async (t) => {
       assertEquals(after.free, before.free - 1);
     });
 
+    await t.step("a failed creation leaves its address free for the next one", async () => {
+      const first = await gw.request("POST", "/v1/payments", {
+        key: m.keys.liveSecret,
+        body: { amount: "10", externalRef: "order-1" },
+      });
+      assertEquals(first.status, 201);
+      const duplicate = await gw.request("POST", "/v1/payments", {
+        key: m.keys.liveSecret,
+        body: { amount: "10", externalRef: "order-1" },
+      });
+      assertEquals(duplicate.json.error.code, "DUPLICATE_EXTERNAL_REF");
+      const [{ unclaimedGap }] = await gw.db.query<{ unclaimedGap: number }>(
+        `SELECT count(*)::int AS "unclaimedGap" FROM deposit_addresses
+          WHERE NOT is_sandbox AND payin_id IS NULL
+            AND derivation_index < (SELECT max(derivation_index) FROM deposit_addresses WHERE payin_id IS NOT NULL)`,
+      );
+      const next = await create();
+      assertEquals(next.status, 201);
+      const [{ after }] = await gw.db.query<{ after: number }>(
+        `SELECT count(*)::int AS after FROM deposit_addresses
+          WHERE NOT is_sandbox AND payin_id IS NULL
+            AND derivation_index < (SELECT max(derivation_index) FROM deposit_addresses WHERE payin_id IS NOT NULL)`,
+      );
+      assert(
+        after <= unclaimedGap,
+        `the refused creation's address was skipped (${unclaimedGap} -> ${after})`,
+      );
+    });
+
+    await t.step("the database refuses a second pay-in on a claimed address", async () => {
+      const [row] = await gw.db.query<{ id: string; address: string; merchant_id: string }>(
+        "SELECT id, address, merchant_id FROM payins WHERE address IS NOT NULL LIMIT 1",
+      );
+      let refused = "";
+      try {
+        await gw.db.query(
+          `INSERT INTO payins (id, merchant_id, is_sandbox, payment_method, status, currency, amount,
+             amount_expected, address, expires_at)
+           VALUES ('pay_twin', $1, false, 'USDT_TRC20', 'AWAITING_PAYMENT', 'USDT_TRC20', 10, 11.5, $2, now())`,
+          [row.merchant_id, row.address],
+        );
+      } catch (err) {
+        refused = String(err);
+      }
+      assert(refused.includes("already claimed"), refused);
+      const owner = await gw.db.query<{ payin_id: string }>(
+        "SELECT payin_id FROM deposit_addresses WHERE address = $1",
+        [row.address],
+      );
+      assertEquals(owner[0].payin_id, row.id);
+    });
+
     await t.step("a full pool is left alone by the refill", async () => {
       await fillAddressPool(gw.deps, { isSandbox: false });
       assertEquals(await fillAddressPool(gw.deps, { isSandbox: false }), 0);
