@@ -30,6 +30,9 @@ const EnvSchema = z.object({
   PROVIDER_CALLBACK_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   SIMULATOR_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(1500),
   DENO_DEPLOYMENT_ID: z.string().optional(),
+  ADDRESS_POOL_SIZE: z.coerce.number().int().min(0).max(100_000).default(200),
+  AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(10_000).default(5000),
+  AUTH_FAILURE_LIMIT: z.coerce.number().int().min(1).max(100_000).default(20),
 });
 
 /** USDT contract and public node per network; the devnet's node is mounted on the gateway itself. */
@@ -73,6 +76,12 @@ export type Config = {
   onDenoDeploy: boolean;
   tron: TronConfig;
   fiat: FiatConfig;
+  /** Free deposit addresses kept derived ahead per mode; a refill starts when half are used. */
+  addressPoolSize: number;
+  /** How long a key lookup is reused in this process (0: never); revocation elsewhere waits this long. */
+  authCacheTtlMs: number;
+  /** Failed authentications per client address per minute before that address gets 429. */
+  authFailureLimit: number;
 };
 
 export type FiatConfig = {
@@ -152,6 +161,9 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       callbackSecret: e.PROVIDER_CALLBACK_SECRET,
       simulatorDelayMs: e.SIMULATOR_DELAY_MS,
     },
+    addressPoolSize: e.ADDRESS_POOL_SIZE,
+    authCacheTtlMs: e.AUTH_CACHE_TTL_MS,
+    authFailureLimit: e.AUTH_FAILURE_LIMIT,
   };
 }
 

@@ -216,7 +216,7 @@ export function paymentRoutes() {
       path: "/payments",
       tags: ["Pay-ins"],
       security,
-      middleware: [requireKey("payments_read", "read")],
+      middleware: [requireKey("payments_read", "list")],
       request: {
         query: PageQuerySchema.extend({
           status: z.enum(PAYIN_STATUSES).optional(),
