@@ -63,10 +63,13 @@ export function createApp(deps: Deps, options: { devnet?: Devnet; simulators?: {
   app.route("/admin/api", adminRoutes());
   app.route("/", docsRoutes(app));
   app.route("/", checkoutRoutes());
-  // The development TRON node, for tests and merchants trying their integration; never in production.
-  if (options.devnet && deps.config.appEnv !== "production") app.route("/", options.devnet.app);
-  // The card and mobile money simulators' own pages (a real provider hosts these on its side).
-  if (options.simulators) app.route("/", options.simulators.app);
+  // Development only: the TRON node's controls (/devnet) and the simulators' pages (/simulators, where a
+  // test card pays). Production mounts neither whatever it is handed; its sandbox pay-ins are settled
+  // with POST /v1/sandbox/payments/:id/simulate.
+  if (deps.config.appEnv === "development") {
+    if (options.devnet) app.route("/", options.devnet.app);
+    if (options.simulators) app.route("/", options.simulators.app);
+  }
   return app;
 }
 
