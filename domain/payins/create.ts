@@ -9,6 +9,7 @@ import { emitEvent } from "../events.ts";
 import { effectiveFees } from "../fees.ts";
 import { newId } from "../ids.ts";
 import { Decimal, DECIMAL_STRING, formatAmount, hasAtMostDecimals } from "../money.ts";
+import { logPayinState } from "./transition.ts";
 import { payinEventData } from "./view.ts";
 
 export const USDT_MINIMUM = "5";
@@ -111,5 +112,6 @@ export async function createUsdtPayin(
     }
     throw err;
   }
+  logPayinState(deps, payin, null);
   return { payin, qrPng: deposit.qrPng };
 }

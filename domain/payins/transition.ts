@@ -1,6 +1,7 @@
 // The one way a pay-in changes state: the move must be in the transition table, it only happens from
 // the state the caller saw (a concurrent move wins, and this one answers undefined), and the event that
-// reports it is written in the same transaction.
+// reports it is written in the same transaction. Each move (and each creation) is one JSON log line for
+// operators, written once the transaction has committed.
 import { moveStatus, type PayinPatch, type PayinRow } from "../../db/payins.ts";
 import type { Deps } from "../deps.ts";
 import { emitEvent } from "../events.ts";
@@ -17,14 +18,43 @@ export const EVENT_OF: Partial<Record<PayinStatus, PayinEvent>> = {
   FAILED: "payin.failed",
 };
 
+/**
+ * The operator's record of a money state change: ids, mode and amounts, never a key, secret, customer
+ * detail or metadata. Logged after commit, so a rolled-back move is never reported. `from` is null at
+ * creation. Later areas (payouts, withdrawals) log their moves with the same `msg` shape.
+ */
+export function logPayinState(
+  deps: Pick<Deps, "db" | "log">,
+  payin: PayinRow,
+  from: string | null,
+): void {
+  const fields = {
+    payinId: payin.id,
+    merchantId: payin.merchant_id,
+    mode: payin.is_sandbox ? "sandbox" : "live",
+    paymentMethod: payin.payment_method,
+    from,
+    to: payin.status,
+    currency: payin.currency,
+    amount: payin.amount,
+    amountExpected: payin.amount_expected,
+    amountReceived: payin.amount_received,
+    serviceFee: payin.service_fee,
+    netAmount: payin.net_amount,
+    ...(payin.failure_reason ? { failureReason: payin.failure_reason } : {}),
+  };
+  deps.db.afterCommit(() => deps.log.info(from === null ? "payin created" : "payin state changed", fields));
+}
+
 export async function transitionPayin(
-  deps: Pick<Deps, "db" | "queue" | "clock" | "config">,
+  deps: Pick<Deps, "db" | "queue" | "clock" | "config" | "log">,
   payin: Pick<PayinRow, "id" | "status">,
   to: PayinStatus,
   patch: PayinPatch = {},
 ): Promise<PayinRow | undefined> {
   assertMove(payin.status as PayinStatus, to);
   const moved = await moveStatus(deps.db, payin.id, payin.status, to, patch, deps.clock.now());
+  if (moved) logPayinState(deps, moved, payin.status);
   const event = EVENT_OF[to];
   if (moved && event) {
     await emitEvent(deps, {
