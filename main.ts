@@ -8,7 +8,7 @@ import { developmentDemoMerchant, openRuntime, type Runtime } from "./runtime.ts
  * Development says so loudly at every start, with what a newcomer needs to try the API without stopping
  * the server: the operator token and a demo merchant's keys (both kept in DATA_DIR across restarts).
  */
-async function printDevelopmentBanner(runtime: Runtime) {
+async function printDevelopmentBanner(runtime: Runtime, tokenFromEnv: boolean) {
   const config = runtime.deps.config;
   const demo = await developmentDemoMerchant(runtime);
   const where = (file: string) => config.onDenoDeploy ? "this run only" : `kept in ${config.dataDir}/${file}`;
@@ -18,7 +18,7 @@ async function printDevelopmentBanner(runtime: Runtime) {
     " The TRON devnet is mounted at /devnet and the card and mobile money simulators stand in for",
     ' real providers, so anyone can "pay" without money. Production: `deno task serve` (README).',
     "",
-    ` Operator token (${where("admin_token")}): ${config.adminToken}`,
+    ` Operator token (${tokenFromEnv ? "from ADMIN_TOKEN" : where("admin_token")}): ${config.adminToken}`,
     ` Demo merchant ${demo.merchant.merchantId}${demo.created ? " (created now)" : ""}, ${
       where("demo_merchant.json")
     }:`,
@@ -57,7 +57,7 @@ async function main() {
     }
     throw err;
   }
-  if (config.appEnv === "development") await printDevelopmentBanner(runtime);
+  if (config.appEnv === "development") await printDevelopmentBanner(runtime, config.adminToken !== undefined);
   const { deps, devnet, simulators } = runtime;
   const app = createApp(deps, { devnet, simulators });
   runtime.bindApp(app.fetch);

@@ -8,7 +8,8 @@ import { SecretBox } from "./domain/crypto.ts";
 import { type Deps, kvQueue } from "./domain/deps.ts";
 import { randomToken } from "./domain/ids.ts";
 import { createLogger } from "./domain/log.ts";
-import { createDemoMerchant, type CreatedMerchant } from "./domain/merchants.ts";
+import { createDemoMerchant, type CreatedMerchant, getMerchant } from "./domain/merchants.ts";
+import { AppError } from "./domain/errors.ts";
 import { loadTronMnemonic } from "./domain/tron_mnemonic.ts";
 import { createTronClient } from "./rails/tron/client.ts";
 import { createDevnet, type Devnet } from "./rails/tron/devnet/mod.ts";
@@ -171,14 +172,20 @@ export async function developmentDemoMerchant(
   const config = runtime.deps.config;
   if (config.onDenoDeploy) return { merchant: await createDemoMerchant(runtime.deps), created: true };
   const path = `${config.dataDir}/demo_merchant.json`;
+  let stale = false;
   try {
-    return { merchant: JSON.parse(await Deno.readTextFile(path)), created: false, path };
+    const kept: CreatedMerchant = JSON.parse(await Deno.readTextFile(path));
+    // The file outlived its database (DATABASE_URL changed, database reset): make a new one.
+    if (await demoMerchantExists(runtime.deps, kept.merchantId)) {
+      return { merchant: kept, created: false, path };
+    }
+    stale = true;
   } catch (err) {
     if (!(err instanceof Deno.errors.NotFound)) throw err;
   }
   const merchant = await createDemoMerchant(runtime.deps);
   try {
-    await Deno.writeTextFile(path, JSON.stringify(merchant), { mode: 0o600, createNew: true });
+    await Deno.writeTextFile(path, JSON.stringify(merchant), { mode: 0o600, createNew: !stale });
   } catch (raced) {
     // A second process created its own first: show that one (ours stays, unused and harmless).
     if (raced instanceof Deno.errors.AlreadyExists) {
@@ -187,4 +194,14 @@ export async function developmentDemoMerchant(
     throw raced;
   }
   return { merchant, created: true, path };
+}
+
+async function demoMerchantExists(deps: Deps, merchantId: string): Promise<boolean> {
+  try {
+    await getMerchant(deps, merchantId);
+    return true;
+  } catch (err) {
+    if (err instanceof AppError && err.code === "MERCHANT_NOT_FOUND") return false;
+    throw err;
+  }
 }
