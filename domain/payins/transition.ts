@@ -5,6 +5,7 @@
 import { moveStatus, type PayinPatch, type PayinRow } from "../../db/payins.ts";
 import type { Deps } from "../deps.ts";
 import { emitEvent } from "../events.ts";
+import { logStateChange } from "../log.ts";
 import { assertMove, type PayinStatus } from "./states.ts";
 import { type PayinEvent, payinEventData } from "./view.ts";
 
@@ -18,17 +19,13 @@ export const EVENT_OF: Partial<Record<PayinStatus, PayinEvent>> = {
   FAILED: "payin.failed",
 };
 
-/**
- * The operator's record of a money state change: ids, mode and amounts, never a key, secret, customer
- * detail or metadata. Logged after commit, so a rolled-back move is never reported. `from` is null at
- * creation. Later areas (payouts, withdrawals) log their moves with the same `msg` shape.
- */
+/** The pay-in's line of `logStateChange`: ids, mode, method and amounts (no customer data, metadata). */
 export function logPayinState(
   deps: Pick<Deps, "db" | "log">,
   payin: PayinRow,
   from: string | null,
 ): void {
-  const fields = {
+  logStateChange(deps, "payin", {
     payinId: payin.id,
     merchantId: payin.merchant_id,
     mode: payin.is_sandbox ? "sandbox" : "live",
@@ -42,8 +39,7 @@ export function logPayinState(
     serviceFee: payin.service_fee,
     netAmount: payin.net_amount,
     ...(payin.failure_reason ? { failureReason: payin.failure_reason } : {}),
-  };
-  deps.db.afterCommit(() => deps.log.info(from === null ? "payin created" : "payin state changed", fields));
+  });
 }
 
 export async function transitionPayin(
