@@ -144,6 +144,22 @@ Deno.test("one log line per money state change of a pay-in's life, with ids and 
     const final =
       (await gw.request("GET", `/v1/payments/${p.transactionId}`, { key: m.keys.liveSecret })).json.data;
     assertEquals([lines[2].amountReceived, lines[2].netAmount], [final.amountReceived, final.netAmount]);
+    // A mobile money pay-in the operator refuses: its last line is the failure, with the reason.
+    const momo = await gw.request("POST", "/v1/payments", {
+      key: m.keys.liveSecret,
+      body: { amount: "5000", paymentMethod: "MOBILE_MONEY", customerPhone: "+22670000001" },
+    });
+    assertEquals(momo.status, 201, momo.text);
+    await gw.simulators.flush();
+    const failed = gw.logLines.filter((l) => l.payinId === momo.json.data.transactionId);
+    assertEquals(failed[0].msg, "payin created");
+    const last = failed.at(-1)!;
+    assertEquals([last.to, last.failureReason, last.paymentMethod], [
+      "FAILED",
+      "INSUFFICIENT_FUNDS",
+      "MOBILE_MONEY",
+    ]);
+    for (const [i, line] of failed.entries()) if (i > 0) assertEquals(line.from, failed[i - 1].to);
     const everything = JSON.stringify(gw.logLines);
     for (
       const secret of [...Object.values(m.keys), gw.deps.config.appSecret!, gw.deps.config.tron.mnemonic!]
