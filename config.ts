@@ -3,12 +3,14 @@ import { z } from "zod";
 
 const boolFromEnv = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
 
-const EnvSchema = z.object({
+/** Every variable the gateway reads; README's configuration table must list each (tests/unit/config_test.ts). */
+export const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8000),
   DATA_DIR: z.string().min(1).default("./data"),
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, "must be a postgres:// URL").optional(),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
-  APP_ENV: z.enum(["development", "production"]).default("development"),
+  // Production unless told otherwise: a forgotten variable must never mount the devnet or the simulators.
+  APP_ENV: z.enum(["development", "production"]).default("production"),
   APP_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   ADMIN_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   PUBLIC_URL: z.string().url().optional(),
@@ -63,8 +65,9 @@ export type Config = {
   databaseUrl?: string;
   databasePoolSize: number;
   appEnv: "development" | "production";
-  /** Undefined in development until main.ts supplies a persisted one. */
+  /** Undefined in development until the runtime supplies the one persisted in DATA_DIR. */
   appSecret?: string;
+  /** Undefined in development until the runtime supplies the one persisted in DATA_DIR. */
   adminToken?: string;
   publicUrl: string;
   gitRev: string;
@@ -169,4 +172,13 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
 
 export function readConfig(): Config {
   return parseConfig(Deno.env.toObject());
+}
+
+/**
+ * The database settings alone, whatever the profile: tests and benches pick their server this way without
+ * needing production's secrets (production is the default).
+ */
+export function readDatabaseConfig(): Pick<Config, "databaseUrl" | "databasePoolSize"> {
+  const c = parseConfig({ ...Deno.env.toObject(), APP_ENV: "development", DENO_DEPLOYMENT_ID: undefined });
+  return { databaseUrl: c.databaseUrl, databasePoolSize: c.databasePoolSize };
 }

@@ -4,11 +4,13 @@ import type { Deps } from "../domain/deps.ts";
 import { newId } from "../domain/ids.ts";
 import { AppError } from "../domain/errors.ts";
 import { bodyLimit } from "hono/body-limit";
+import { compress } from "hono/compress";
 import { adminRoutes } from "./admin.ts";
 import { docsRoutes } from "./docs.ts";
 import type { AppEnv } from "./env.ts";
 import { notFound, onError, validationHook } from "./errors.ts";
 import { healthRoutes } from "./health.ts";
+import { countRequests, metricsRoutes, RequestMetrics } from "./metrics.ts";
 import { paymentRoutes } from "./payments.ts";
 import { providerRoutes } from "./providers.ts";
 import type { Devnet } from "../rails/tron/devnet/mod.ts";
@@ -27,6 +29,11 @@ export function newRouter() {
 
 export function createApp(deps: Deps, options: { devnet?: Devnet; simulators?: { app: Hono } } = {}) {
   const app = newRouter();
+  const metrics = new RequestMetrics();
+  // Outermost: counts every answer with its final status; then JSON and pages are gzipped for clients
+  // that accept it (bodies under 1 KB are left alone: the header costs more than it saves).
+  app.use("*", countRequests(metrics));
+  app.use("*", compress());
   app.use("*", async (c, next) => {
     c.set("deps", deps);
     c.set("requestId", c.req.header("x-request-id")?.slice(0, 64) || newId("req"));
@@ -55,6 +62,7 @@ export function createApp(deps: Deps, options: { devnet?: Devnet; simulators?: {
   app.openAPIRegistry.registerComponent("securitySchemes", "Bearer", { type: "http", scheme: "bearer" });
 
   app.route("/", healthRoutes());
+  app.route("/", metricsRoutes(metrics));
   app.route("/v1", walletRoutes());
   app.route("/v1", paymentRoutes());
   app.route("/v1", providerRoutes());
@@ -63,10 +71,13 @@ export function createApp(deps: Deps, options: { devnet?: Devnet; simulators?: {
   app.route("/admin/api", adminRoutes());
   app.route("/", docsRoutes(app));
   app.route("/", checkoutRoutes());
-  // The development TRON node, for tests and merchants trying their integration; never in production.
-  if (options.devnet && deps.config.appEnv !== "production") app.route("/", options.devnet.app);
-  // The card and mobile money simulators' own pages (a real provider hosts these on its side).
-  if (options.simulators) app.route("/", options.simulators.app);
+  // Development only: the TRON node's controls (/devnet) and the simulators' pages (/simulators, where a
+  // test card pays). Production mounts neither whatever it is handed; its sandbox pay-ins are settled
+  // with POST /v1/sandbox/payments/:id/simulate.
+  if (deps.config.appEnv === "development") {
+    if (options.devnet) app.route("/", options.devnet.app);
+    if (options.simulators) app.route("/", options.simulators.app);
+  }
   return app;
 }
 

@@ -46,6 +46,14 @@ export async function createMerchant(
   });
 }
 
+/**
+ * The merchant a development server creates on a fresh data directory, so a newcomer has keys to try at
+ * once (runtime.ts keeps them in DATA_DIR and main.ts prints them). Approved, so pay-ins work straight away.
+ */
+export async function createDemoMerchant(deps: Pick<Deps, "db">): Promise<CreatedMerchant> {
+  return await createMerchant(deps, { name: "Demo merchant", kybStatus: "APPROVED" });
+}
+
 export type IssuedKey = {
   id: string;
   kind: KeyKind;

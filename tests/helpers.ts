@@ -1,7 +1,7 @@
 // Builds the whole gateway in-process for tests: a fresh database (in-memory PGlite, or a throwaway
 // schema on the PostgreSQL named by DATABASE_URL), an in-memory KV, and the Hono app.
 import postgres from "postgres";
-import { type Config, parseConfig, readConfig } from "../config.ts";
+import { type Config, parseConfig, readDatabaseConfig } from "../config.ts";
 import { createApp, newRouter } from "../api/app.ts";
 import { onError } from "../api/errors.ts";
 import { openPglite } from "../db/pglite.ts";
@@ -50,7 +50,7 @@ export async function startTestGateway(
     JOBS_ENABLED: "false",
     // The well-known development mnemonic: never holds real funds. Production mode requires one.
     TRON_MNEMONIC: "test test test test test test test test test test test junk",
-    DATABASE_URL: readConfig().databaseUrl,
+    DATABASE_URL: readDatabaseConfig().databaseUrl,
     ...options.env,
   });
   const { db, drop } = await openTestDb(config.databaseUrl);

@@ -9,6 +9,7 @@ import { emitEvent } from "../events.ts";
 import { effectiveFees } from "../fees.ts";
 import { newId } from "../ids.ts";
 import { Decimal, DECIMAL_STRING, formatAmount, hasAtMostDecimals } from "../money.ts";
+import { logPayinState } from "./transition.ts";
 import { payinEventData } from "./view.ts";
 
 export const USDT_MINIMUM = "5";
@@ -103,6 +104,7 @@ export async function createUsdtPayin(
         data: payinEventData(deps.config, payin, "payin.created"),
         alongside: payinInsertStatement(newPayin, 11),
       });
+      logPayinState(deps, payin, null);
       return { payin, qrPng: deposit.qrPng };
     } catch (err) {
       const text = String(err);
