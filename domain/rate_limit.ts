@@ -24,22 +24,56 @@ export type RateDecision = { limit: number; remaining: number; retryAfterSeconds
  * process; the limit itself is never exceeded.
  */
 const LEASE_FRACTION = 100;
-type Lease = { left: number; end: number };
-const leases = new WeakMap<Deno.Kv, { window: number; byBucket: Map<string, Lease> }>();
+/** `spent`: a lease asked in this window granted nothing, so the bucket refuses until the window ends. */
+type Lease = { left: number; end: number; spent?: boolean };
+/** `demand`: requests of this process waiting for a bucket's tokens, so one refill can serve them all. */
+type Local = {
+  window: number;
+  byBucket: Map<string, Lease>;
+  refills: Map<string, Promise<void>>;
+  demand: Map<string, number>;
+};
+const leases = new WeakMap<Deno.Kv, Local>();
 
-function leasesOf(kv: Deno.Kv, window: number): Map<string, Lease> {
+function localOf(kv: Deno.Kv, window: number): Local {
   let current = leases.get(kv);
-  if (!current || current.window !== window) leases.set(kv, current = { window, byBucket: new Map() });
-  return current.byBucket;
+  if (!current || current.window !== window) {
+    leases.set(kv, current = { window, byBucket: new Map(), refills: new Map(), demand: new Map() });
+  }
+  return current;
+}
+
+/** One atomic commit and one read lease tokens for every bucket named, whatever their number. */
+async function refill(
+  kv: Deno.Kv,
+  local: Local,
+  wanted: Array<{ name: string; key: Deno.KvKey; size: number; limit: number }>,
+): Promise<void> {
+  const op = kv.atomic();
+  wanted.forEach((w) => op.sum(w.key, BigInt(w.size)));
+  await op.commit();
+  const counts = await kv.getMany<Deno.KvU64[]>(wanted.map((w) => w.key));
+  wanted.forEach((w, j) => {
+    const end = Number(counts[j].value?.value ?? BigInt(w.size));
+    // Sums by others after ours only raise `end`, so counting back from it never grants too much.
+    const granted = Math.max(0, Math.min(w.size, w.limit - (end - w.size)));
+    const held = local.byBucket.get(w.name);
+    local.byBucket.set(w.name, {
+      left: (held?.left ?? 0) + granted,
+      end: Math.max(end, held?.end ?? 0),
+      spent: granted === 0,
+    });
+  });
 }
 
 /**
- * Counts one request in each bucket's current window. Buckets without a local lease get one with one
- * atomic commit and one read, whatever their number. An atomic `sum` never conflicts, so concurrent
- * requests are all counted (an optimistic check-and-set refused traffic under contention); the read after
- * it is at least the end of this lease. So demand within a limit is never refused (but for leases above)
- * and a limit is never exceeded; a burst that overshoots it may be refused a little more than strictly
- * needed until the window ends. Past windows are deleted by `purgeRateLimitWindows`.
+ * Counts one request in each bucket's current window. A bucket without local tokens gets a lease sized to
+ * the requests waiting for it (at least 1 % of the limit); requests arriving while it is being taken wait
+ * for it rather than take one each (a burst of 50 would otherwise lease 50 times and waste most of it),
+ * and the next lease covers whoever it did not serve. An atomic `sum`
+ * never conflicts, so concurrent requests are all counted; the read after it is at least the end of this
+ * lease. So demand within a limit is never refused (but for leases other processes hold) and a limit is
+ * never exceeded. Past windows are deleted by `purgeRateLimitWindows`.
  */
 export async function takeTokens(
   deps: Pick<Deps, "kv" | "clock">,
@@ -48,33 +82,55 @@ export async function takeTokens(
   const nowMs = deps.clock.now().getTime();
   const window = Math.floor(nowMs / (WINDOW_SECONDS * 1000));
   const retryAfterSeconds = Math.max(1, Math.ceil(((window + 1) * WINDOW_SECONDS * 1000 - nowMs) / 1000));
-  const local = leasesOf(deps.kv, window);
+  const local = localOf(deps.kv, window);
   const names = buckets.map((b) => JSON.stringify(b.bucket));
-  const needed = buckets.map((_, i) => i).filter((i) => !((local.get(names[i])?.left ?? 0) > 0));
-  if (needed.length > 0) {
-    const sizes = needed.map((i) => Math.max(1, Math.floor(buckets[i].limit / LEASE_FRACTION)));
-    const keys = needed.map((i) => [RATE_LIMIT_PREFIX, window, ...buckets[i].bucket]);
-    const op = deps.kv.atomic();
-    keys.forEach((key, j) => op.sum(key, BigInt(sizes[j])));
-    await op.commit();
-    const counts = await deps.kv.getMany<Deno.KvU64[]>(keys);
-    needed.forEach((i, j) => {
-      const end = Number(counts[j].value?.value ?? BigInt(sizes[j]));
-      // Sums by others after ours only raise `end`, so counting back from it never grants too much.
-      const granted = Math.max(0, Math.min(sizes[j], buckets[i].limit - (end - sizes[j])));
-      const held = local.get(names[i]);
-      local.set(names[i], { left: (held?.left ?? 0) + granted, end: Math.max(end, held?.end ?? 0) });
+  const taken = buckets.map(() => false);
+  const want = (i: number, by: number) => local.demand.set(names[i], (local.demand.get(names[i]) ?? 0) + by);
+  buckets.forEach((_, i) => want(i, 1));
+  for (let round = 0; round < 16; round++) {
+    const waiting: Array<Promise<void>> = [];
+    const wanted: Array<{ i: number; name: string; key: Deno.KvKey; size: number; limit: number }> = [];
+    buckets.forEach((b, i) => {
+      if (taken[i]) return;
+      const lease = local.byBucket.get(names[i]);
+      if (lease && lease.left > 0) {
+        lease.left--;
+        taken[i] = true;
+        want(i, -1);
+      } else if (lease?.spent) {
+        return; // refused: nothing left in this window
+      } else if (local.refills.has(names[i])) {
+        waiting.push(local.refills.get(names[i])!);
+      } else {
+        const base = Math.max(1, Math.floor(b.limit / LEASE_FRACTION));
+        const size = Math.min(b.limit, Math.max(base, local.demand.get(names[i]) ?? 1));
+        wanted.push({
+          i,
+          name: names[i],
+          key: [RATE_LIMIT_PREFIX, window, ...b.bucket],
+          size,
+          limit: b.limit,
+        });
+      }
     });
+    if (wanted.length > 0) {
+      const started = refill(deps.kv, local, wanted).finally(() =>
+        wanted.forEach((w) => local.refills.delete(w.name))
+      );
+      wanted.forEach((w) => local.refills.set(w.name, started));
+      waiting.push(started);
+    }
+    if (waiting.length === 0) break;
+    await Promise.all(waiting);
   }
+  buckets.forEach((_, i) => taken[i] || want(i, -1));
   return buckets.map((b, i) => {
-    const lease = local.get(names[i])!;
-    const allowed = lease.left > 0;
-    if (allowed) lease.left--;
+    const lease = local.byBucket.get(names[i]);
     return {
       limit: b.limit,
-      remaining: Math.max(0, b.limit - (lease.end - lease.left)),
+      remaining: lease ? Math.max(0, b.limit - (lease.end - lease.left)) : 0,
       retryAfterSeconds,
-      allowed,
+      allowed: taken[i],
     };
   });
 }
