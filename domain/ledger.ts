@@ -1,9 +1,11 @@
-// The one helper through which all money moves (after formancehq/ledger): in one transaction it checks
-// the reference was never booked, moves every balance, writes the entries, and writes the events the
-// movement causes. A journal is balanced per currency, and a wallet never goes below zero.
+// The one helper through which all money moves (after formancehq/ledger): in one statement it checks
+// the reference was never booked, moves the wallets' balances, writes the entries, then (same
+// transaction) runs the caller's follow-up (events, state). A journal is balanced per currency, and a
+// wallet never goes below zero. Platform accounts (WORLD, FEES...) store no balance: it is the sum of
+// their entries (db/ledger.ts accountBalance), so credits to different merchants never share a row lock.
 import type { Db } from "../db/mod.ts";
 import { PG_CHECK_VIOLATION, pgConstraint, pgErrorCode } from "../db/mod.ts";
-import { applyToBalance, insertEntries, insertJournalOnce } from "../db/ledger.ts";
+import { bookJournal, type BookJournalOutcome } from "../db/ledger.ts";
 import { AppError } from "./errors.ts";
 import { newId } from "./ids.ts";
 import { Decimal } from "./money.ts";
@@ -37,42 +39,23 @@ export async function postJournal(
   if (postings.some((p) => p.amount.isZero() || !p.amount.isFinite())) {
     throw new Error(`journal ${input.reference} has a zero or non-finite posting`);
   }
+  const journal = {
+    id: newId("jrn"),
+    reference: input.reference,
+    kind: input.kind,
+    merchantId: input.merchantId,
+    isSandbox: input.isSandbox,
+    metadata: input.metadata ?? {},
+    postings: postings.map((p) => ({ accountId: p.accountId, amount: p.amount.toFixed() })),
+  };
   try {
+    // Without `then` the journal is one statement, atomic on its own (or part of the caller's transaction
+    // when `db` is one): one round trip. With `then`, that statement and the callback share a transaction.
+    if (!then) return outcome(input.reference, await bookJournal(db, journal));
     return await db.tx(async (tx) => {
-      const journalId = newId("jrn");
-      const fresh = await insertJournalOnce(tx, {
-        id: journalId,
-        reference: input.reference,
-        kind: input.kind,
-        merchantId: input.merchantId,
-        isSandbox: input.isSandbox,
-        metadata: input.metadata ?? {},
-      });
-      if (!fresh) return { booked: false } as const;
-      // A fixed lock order (by account id) keeps concurrent journals from deadlocking each other.
-      const ordered = [...postings].sort((
-        a,
-        b,
-      ) => (a.accountId < b.accountId ? -1 : a.accountId > b.accountId ? 1 : 0));
-      const totals = new Map<string, Decimal>();
-      const entries = [];
-      for (const p of ordered) {
-        const account = await applyToBalance(tx, p.accountId, p.amount.toFixed());
-        if (!account) throw new Error(`journal ${input.reference}: unknown account ${p.accountId}`);
-        if (account.is_sandbox !== input.isSandbox) {
-          throw new Error(`journal ${input.reference}: account ${p.accountId} is in the other mode`);
-        }
-        totals.set(account.currency, (totals.get(account.currency) ?? new Decimal(0)).plus(p.amount));
-        entries.push({ accountId: p.accountId, amount: p.amount.toFixed(), currency: account.currency });
-      }
-      for (const [currency, total] of totals) {
-        if (!total.isZero()) {
-          throw new Error(`journal ${input.reference} is unbalanced in ${currency} by ${total}`);
-        }
-      }
-      await insertEntries(tx, journalId, entries);
-      if (then) await then(tx, journalId);
-      return { journalId, booked: true } as const;
+      const result = outcome(input.reference, await bookJournal(tx, journal));
+      if (result.booked) await then(tx, result.journalId);
+      return result;
     });
   } catch (err) {
     // Only the wallet constraint means "not enough money"; any other CHECK (say, one broken by `then`)
@@ -82,4 +65,18 @@ export async function postJournal(
     }
     throw err;
   }
+}
+
+/** What the booking statement found, as a result or as the error a wrong journal deserves. */
+function outcome(reference: string, o: BookJournalOutcome): JournalResult {
+  if (o.journal_id) return { journalId: o.journal_id, booked: true };
+  // A reference already booked is a replay whatever its postings say: the reference alone decides.
+  if (o.replayed) return { booked: false };
+  if (o.unknown) throw new Error(`journal ${reference}: unknown account ${o.unknown.join(", ")}`);
+  if (o.other_mode) {
+    throw new Error(`journal ${reference}: account ${o.other_mode.join(", ")} is in the other mode`);
+  }
+  if (o.unbalanced) throw new Error(`journal ${reference} is unbalanced in ${o.unbalanced.join(", ")}`);
+  // Booked concurrently by another transaction that committed while this statement waited on it.
+  return { booked: false };
 }

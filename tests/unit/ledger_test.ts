@@ -1,4 +1,5 @@
 // Example-based tests of postJournal: the one helper through which money moves.
+import { accountBalance } from "../../db/ledger.ts";
 import type { Db } from "../../db/mod.ts";
 import { AppError } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
@@ -22,10 +23,9 @@ async function walletId(db: Db, merchantId: string, isSandbox: boolean): Promise
 async function balances(db: Db, ...ids: string[]): Promise<string[]> {
   const out: string[] = [];
   for (const id of ids) {
-    const rows = await db.query<{ balance: string }>("SELECT balance::text FROM accounts WHERE id = $1", [
-      id,
-    ]);
-    out.push(new Decimal(rows[0].balance).toFixed());
+    const balance = await accountBalance(db, id);
+    assert(balance !== undefined, `account ${id} missing`);
+    out.push(new Decimal(balance).toFixed());
   }
   return out;
 }
