@@ -102,7 +102,8 @@ export async function bookJournal(
   const rows = await db.query<BookJournalOutcome>(
     `WITH p AS (
        SELECT x.account_id, x.amount, x.ord
-         FROM unnest($7::text[], $8::numeric[]) WITH ORDINALITY AS x(account_id, amount, ord)
+         FROM ROWS FROM (jsonb_to_recordset($7::text::jsonb) AS (account_id text, amount numeric))
+              WITH ORDINALITY AS x(account_id, amount, ord)
      ), acc AS (
        SELECT a.id, a.kind, a.currency, a.is_sandbox FROM accounts a WHERE a.id IN (SELECT account_id FROM p)
      ), chk AS (
@@ -149,8 +150,9 @@ export async function bookJournal(
       j.merchantId,
       j.isSandbox,
       JSON.stringify(j.metadata),
-      j.postings.map((p) => p.accountId),
-      j.postings.map((p) => p.amount),
+      // Postings as JSON text, amounts as strings: exact, and the same on both drivers (postgres.js may
+      // send a JS array as its toString() to a connection that has not fetched the array types yet).
+      JSON.stringify(j.postings.map((p) => ({ account_id: p.accountId, amount: p.amount }))),
     ],
   );
   return rows[0];
