@@ -63,29 +63,48 @@ export async function findSystemAccount(
   return row;
 }
 
-export type BookJournalOutcome = {
-  /** The new journal's id, or null when nothing was written. */
-  journal_id: string | null;
-  /** The reference was already booked (committed) when the statement started. */
-  replayed: boolean;
-  /** Posting accounts that do not exist. */
-  unknown: string[] | null;
-  /** Posting accounts in the other mode than the journal's. */
-  other_mode: string[] | null;
-  /** Currencies whose postings do not sum to zero, as "XOF by 5". */
-  unbalanced: string[] | null;
-};
+/** What the ledger needs to know of an account; none of it ever changes once the account exists. */
+export type AccountInfo = { kind: string; currency: string; isSandbox: boolean };
+
+// Accounts are never deleted and never change kind, currency or mode, so their description is safe to
+// keep for the life of the process: a journal then needs no lookup round trip. Bounded, so a process
+// serving many merchants cannot grow it without limit.
+const ACCOUNT_INFO_CACHE_MAX = 100_000;
+const accountInfoCache = new Map<string, AccountInfo>();
+
+/** Kind, currency and mode of each existing account among `ids` (unknown ids are absent). */
+export async function describeAccounts(db: Db, ids: readonly string[]): Promise<Map<string, AccountInfo>> {
+  const found = new Map<string, AccountInfo>();
+  const missing: string[] = [];
+  for (const id of new Set(ids)) {
+    const info = accountInfoCache.get(id);
+    if (info) found.set(id, info);
+    else missing.push(id);
+  }
+  if (missing.length === 0) return found;
+  const rows = await db.query<{ id: string; kind: string; currency: string; is_sandbox: boolean }>(
+    `SELECT id, kind, currency, is_sandbox FROM accounts
+      WHERE id IN (SELECT jsonb_array_elements_text($1::text::jsonb))`,
+    [JSON.stringify(missing)],
+  );
+  if (accountInfoCache.size + rows.length > ACCOUNT_INFO_CACHE_MAX) accountInfoCache.clear();
+  for (const r of rows) {
+    const info = { kind: r.kind, currency: r.currency, isSandbox: r.is_sandbox };
+    accountInfoCache.set(r.id, info);
+    found.set(r.id, info);
+  }
+  return found;
+}
 
 /**
- * Books a journal in ONE statement (one round trip, atomic without an explicit transaction): checks every
- * account exists, is in the journal's mode, and that the postings sum to zero per currency; inserts the
- * journal unless its reference exists (a replay writes nothing); locks the platform accounts FOR KEY SHARE
- * (a shared lock: journals never wait on each other there; it only keeps the sandbox reset, which locks
- * them exclusively, in the same platform-then-wallets order) and then the wallets, each group in id
- * order, so concurrent journals cannot deadlock; moves the wallets' cached balances (the CHECK refuses a
- * negative one and aborts the statement) and writes one entry per posting. Platform accounts have no
- * stored balance, so no journal ever updates a row another merchant's journal needs.
- * When a check fails nothing is written and the outcome says why; the caller turns that into an error.
+ * Books a checked journal in ONE statement (one round trip, atomic without an explicit transaction):
+ * inserts the journal unless its reference exists (a replay writes nothing and answers null); locks the
+ * platform accounts FOR KEY SHARE (shared: journals never wait on each other there; it keeps the order
+ * platform-then-wallets that the sandbox reset, which locks them exclusively, also follows), then the
+ * wallets FOR NO KEY UPDATE, each group in id order, so concurrent journals cannot deadlock; moves the
+ * wallets' cached balances (the CHECK refuses a negative one and aborts the statement) and writes one
+ * entry per posting. Platform accounts store no balance, so no journal updates a row that another
+ * merchant's journal needs. The caller has checked accounts, mode and balance per currency.
  */
 export async function bookJournal(
   db: Db,
@@ -96,53 +115,42 @@ export async function bookJournal(
     merchantId: string | null;
     isSandbox: boolean;
     metadata: object;
-    postings: ReadonlyArray<{ accountId: string; amount: string }>;
+    entries: ReadonlyArray<{ accountId: string; amount: string; currency: string }>;
+    platformIds: readonly string[];
+    /** Net movement of each wallet of the journal. */
+    walletMoves: ReadonlyArray<{ accountId: string; amount: string }>;
   },
-): Promise<BookJournalOutcome> {
-  const rows = await db.query<BookJournalOutcome>(
-    `WITH p AS (
-       SELECT x.account_id, x.amount, x.ord
-         FROM ROWS FROM (jsonb_to_recordset($7::text::jsonb) AS (account_id text, amount numeric))
-              WITH ORDINALITY AS x(account_id, amount, ord)
-     ), acc AS (
-       SELECT a.id, a.kind, a.currency, a.is_sandbox FROM accounts a WHERE a.id IN (SELECT account_id FROM p)
-     ), chk AS (
-       SELECT (SELECT array_agg(DISTINCT p.account_id) FROM p WHERE p.account_id NOT IN (SELECT id FROM acc))
-                AS unknown,
-              (SELECT array_agg(acc.id ORDER BY acc.id) FROM acc WHERE acc.is_sandbox <> $5) AS other_mode,
-              (SELECT array_agg(u.currency || ' by ' || u.total ORDER BY u.currency)
-                 FROM (SELECT acc.currency, sum(p.amount) AS total FROM p JOIN acc ON acc.id = p.account_id
-                        GROUP BY acc.currency HAVING sum(p.amount) <> 0) u) AS unbalanced
-     ), j AS (
+): Promise<string | null> {
+  // JSON text parameters, amounts as strings: exact, and the same on both drivers (postgres.js may send a
+  // JS array as its toString() to a connection that has not fetched the array types yet).
+  const rows = await db.query<{ id: string }>(
+    `WITH j AS (
        INSERT INTO journals (id, reference, kind, merchant_id, is_sandbox, metadata)
-       SELECT $1, $2, $3, $4, $5, $6::text::jsonb FROM chk
-        WHERE chk.unknown IS NULL AND chk.other_mode IS NULL AND chk.unbalanced IS NULL
+       VALUES ($1, $2, $3, $4, $5, $6::text::jsonb)
        ON CONFLICT (reference) DO NOTHING
        RETURNING id
      ), platform_locks AS (
        SELECT a.id FROM accounts a
-        WHERE a.id IN (SELECT id FROM acc WHERE kind <> 'WALLET') AND EXISTS (SELECT 1 FROM j)
+        WHERE a.id IN (SELECT jsonb_array_elements_text($7::text::jsonb)) AND EXISTS (SELECT 1 FROM j)
         ORDER BY a.id FOR KEY SHARE
+     ), moves AS (
+       SELECT m.account_id, m.amount FROM jsonb_to_recordset($8::text::jsonb) AS m(account_id text, amount numeric)
      ), wallet_locks AS (
        SELECT a.id FROM accounts a
-        WHERE a.id IN (SELECT id FROM acc WHERE kind = 'WALLET') AND EXISTS (SELECT 1 FROM j)
+        WHERE a.id IN (SELECT account_id FROM moves) AND EXISTS (SELECT 1 FROM j)
           AND (SELECT count(*) FROM platform_locks) >= 0
         ORDER BY a.id FOR NO KEY UPDATE
      ), moved AS (
-       UPDATE accounts a SET balance = a.balance + d.amount, updated_at = now()
-         FROM (SELECT account_id, sum(amount) AS amount FROM p GROUP BY account_id) d
-        WHERE a.id = d.account_id AND a.id IN (SELECT id FROM wallet_locks)
+       UPDATE accounts a SET balance = a.balance + moves.amount, updated_at = now()
+         FROM moves WHERE a.id = moves.account_id AND a.id IN (SELECT id FROM wallet_locks)
        RETURNING a.id
      ), written AS (
        INSERT INTO entries (journal_id, account_id, amount, currency)
-       SELECT j.id, p.account_id, p.amount, acc.currency FROM j, p JOIN acc ON acc.id = p.account_id
-        ORDER BY p.ord
+       SELECT j.id, e.account_id, e.amount, e.currency
+         FROM j, jsonb_to_recordset($9::text::jsonb) AS e(account_id text, amount numeric, currency text)
        RETURNING 1
      )
-     SELECT (SELECT id FROM j) AS journal_id,
-            EXISTS (SELECT 1 FROM journals WHERE reference = $2) AS replayed,
-            chk.unknown, chk.other_mode, chk.unbalanced
-       FROM chk`,
+     SELECT id FROM j`,
     [
       j.id,
       j.reference,
@@ -150,12 +158,14 @@ export async function bookJournal(
       j.merchantId,
       j.isSandbox,
       JSON.stringify(j.metadata),
-      // Postings as JSON text, amounts as strings: exact, and the same on both drivers (postgres.js may
-      // send a JS array as its toString() to a connection that has not fetched the array types yet).
-      JSON.stringify(j.postings.map((p) => ({ account_id: p.accountId, amount: p.amount }))),
+      JSON.stringify(j.platformIds),
+      JSON.stringify(j.walletMoves.map((m) => ({ account_id: m.accountId, amount: m.amount }))),
+      JSON.stringify(
+        j.entries.map((e) => ({ account_id: e.accountId, amount: e.amount, currency: e.currency })),
+      ),
     ],
   );
-  return rows[0];
+  return rows[0]?.id ?? null;
 }
 
 /**

@@ -1,11 +1,11 @@
-// The one helper through which all money moves (after formancehq/ledger): in one statement it checks
-// the reference was never booked, moves the wallets' balances, writes the entries, then (same
-// transaction) runs the caller's follow-up (events, state). A journal is balanced per currency, and a
+// The one helper through which all money moves (after formancehq/ledger): it checks the journal, then in
+// one statement books it unless its reference was booked before, moves the wallets' balances and writes
+// the entries, then (same transaction) runs the caller's follow-up (events, state). A journal is balanced per currency, and a
 // wallet never goes below zero. Platform accounts (WORLD, FEES...) store no balance: it is the sum of
 // their entries (db/ledger.ts accountBalance), so credits to different merchants never share a row lock.
 import type { Db } from "../db/mod.ts";
 import { PG_CHECK_VIOLATION, pgConstraint, pgErrorCode } from "../db/mod.ts";
-import { bookJournal, type BookJournalOutcome } from "../db/ledger.ts";
+import { bookJournal, describeAccounts } from "../db/ledger.ts";
 import { AppError } from "./errors.ts";
 import { newId } from "./ids.ts";
 import { Decimal } from "./money.ts";
@@ -39,21 +39,13 @@ export async function postJournal(
   if (postings.some((p) => p.amount.isZero() || !p.amount.isFinite())) {
     throw new Error(`journal ${input.reference} has a zero or non-finite posting`);
   }
-  const journal = {
-    id: newId("jrn"),
-    reference: input.reference,
-    kind: input.kind,
-    merchantId: input.merchantId,
-    isSandbox: input.isSandbox,
-    metadata: input.metadata ?? {},
-    postings: postings.map((p) => ({ accountId: p.accountId, amount: p.amount.toFixed() })),
-  };
   try {
+    const journal = await checkedJournal(db, input, postings);
     // Without `then` the journal is one statement, atomic on its own (or part of the caller's transaction
     // when `db` is one): one round trip. With `then`, that statement and the callback share a transaction.
-    if (!then) return outcome(input.reference, await bookJournal(db, journal));
+    if (!then) return booked(await bookJournal(db, journal));
     return await db.tx(async (tx) => {
-      const result = outcome(input.reference, await bookJournal(tx, journal));
+      const result = booked(await bookJournal(tx, journal));
       if (result.booked) await then(tx, result.journalId);
       return result;
     });
@@ -67,16 +59,51 @@ export async function postJournal(
   }
 }
 
-/** What the booking statement found, as a result or as the error a wrong journal deserves. */
-function outcome(reference: string, o: BookJournalOutcome): JournalResult {
-  if (o.journal_id) return { journalId: o.journal_id, booked: true };
-  // A reference already booked is a replay whatever its postings say: the reference alone decides.
-  if (o.replayed) return { booked: false };
-  if (o.unknown) throw new Error(`journal ${reference}: unknown account ${o.unknown.join(", ")}`);
-  if (o.other_mode) {
-    throw new Error(`journal ${reference}: account ${o.other_mode.join(", ")} is in the other mode`);
+function booked(journalId: string | null): JournalResult {
+  // null: the reference was booked before, or by a concurrent transaction this statement waited for.
+  return journalId ? { journalId, booked: true } : { booked: false };
+}
+
+/**
+ * Checks a journal before it touches anything: every account exists and is in the journal's mode, and
+ * the postings sum to zero per currency. Answers the rows to write: one entry per posting, the platform
+ * accounts to lock, and each wallet's net movement.
+ */
+async function checkedJournal(
+  db: Db,
+  input: JournalInput,
+  postings: Array<{ accountId: string; amount: Decimal }>,
+) {
+  const accounts = await describeAccounts(db, postings.map((p) => p.accountId));
+  const totals = new Map<string, Decimal>();
+  const walletMoves = new Map<string, Decimal>();
+  const platformIds = new Set<string>();
+  const entries = postings.map((p) => {
+    const account = accounts.get(p.accountId);
+    if (!account) throw new Error(`journal ${input.reference}: unknown account ${p.accountId}`);
+    if (account.isSandbox !== input.isSandbox) {
+      throw new Error(`journal ${input.reference}: account ${p.accountId} is in the other mode`);
+    }
+    totals.set(account.currency, (totals.get(account.currency) ?? new Decimal(0)).plus(p.amount));
+    if (account.kind === "WALLET") {
+      walletMoves.set(p.accountId, (walletMoves.get(p.accountId) ?? new Decimal(0)).plus(p.amount));
+    } else platformIds.add(p.accountId);
+    return { accountId: p.accountId, amount: p.amount.toFixed(), currency: account.currency };
+  });
+  for (const [currency, total] of totals) {
+    if (!total.isZero()) {
+      throw new Error(`journal ${input.reference} is unbalanced in ${currency} by ${total}`);
+    }
   }
-  if (o.unbalanced) throw new Error(`journal ${reference} is unbalanced in ${o.unbalanced.join(", ")}`);
-  // Booked concurrently by another transaction that committed while this statement waited on it.
-  return { booked: false };
+  return {
+    id: newId("jrn"),
+    reference: input.reference,
+    kind: input.kind,
+    merchantId: input.merchantId,
+    isSandbox: input.isSandbox,
+    metadata: input.metadata ?? {},
+    entries,
+    platformIds: [...platformIds],
+    walletMoves: [...walletMoves].map(([accountId, amount]) => ({ accountId, amount: amount.toFixed() })),
+  };
 }
