@@ -67,8 +67,9 @@ export async function findSystemAccount(
 export type AccountInfo = { kind: string; currency: string; isSandbox: boolean };
 
 // Accounts are never deleted and never change kind, currency or mode, so their description is safe to
-// keep for the life of the process: a journal then needs no lookup round trip. Bounded, so a process
-// serving many merchants cannot grow it without limit.
+// keep for the life of the process: a journal then needs no lookup round trip. (An id seen inside a
+// transaction that then rolled back fails the entries' foreign key later, moving nothing.) Bounded, so a
+// process serving many merchants cannot grow it without limit.
 const ACCOUNT_INFO_CACHE_MAX = 100_000;
 const accountInfoCache = new Map<string, AccountInfo>();
 

@@ -1,8 +1,9 @@
 // The one helper through which all money moves (after formancehq/ledger): it checks the journal, then in
 // one statement books it unless its reference was booked before, moves the wallets' balances and writes
-// the entries, then (same transaction) runs the caller's follow-up (events, state). A journal is balanced per currency, and a
-// wallet never goes below zero. Platform accounts (WORLD, FEES...) store no balance: it is the sum of
-// their entries (db/ledger.ts accountBalance), so credits to different merchants never share a row lock.
+// the entries, then (same transaction) runs the caller's follow-up (events, state). A journal is balanced
+// per currency, and a wallet never goes below zero. Platform accounts (WORLD, FEES...) store no balance:
+// it is the sum of their entries (db/ledger.ts accountBalance), so credits to different merchants never
+// share a row lock.
 import type { Db } from "../db/mod.ts";
 import { PG_CHECK_VIOLATION, pgConstraint, pgErrorCode } from "../db/mod.ts";
 import { bookJournal, describeAccounts } from "../db/ledger.ts";
