@@ -49,17 +49,25 @@ export async function findWallet(
   ))[0];
 }
 
+// A platform account's id for (kind, mode, rail) is fixed by the migrations and never changes, so once
+// found it is kept: a settlement then spends no round trip finding the accounts it books against.
+const systemAccountCache = new Map<string, PlatformAccountRow>();
+
 export async function findSystemAccount(
   db: Db,
   kind: "WORLD" | "FEES",
   isSandbox: boolean,
   rail: string,
 ): Promise<PlatformAccountRow> {
+  const key = `${kind}:${isSandbox}:${rail}`;
+  const cached = systemAccountCache.get(key);
+  if (cached) return cached;
   const row = (await db.query<PlatformAccountRow>(
     `SELECT id, merchant_id, is_sandbox, kind, currency, rail, updated_at FROM accounts WHERE merchant_id IS NULL AND kind = $1 AND is_sandbox = $2 AND rail = $3`,
     [kind, isSandbox, rail],
   ))[0];
   if (!row) throw new Error(`system account ${kind}/${rail} missing: migrations not applied?`);
+  systemAccountCache.set(key, row);
   return row;
 }
 
