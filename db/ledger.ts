@@ -105,6 +105,48 @@ export async function describeAccounts(db: Db, ids: readonly string[]): Promise<
   return found;
 }
 
+// The statements of bookJournal. Parameters are JSON text with amounts as strings: exact, and the same on
+// both drivers (postgres.js may send a JS array as its toString() to a connection that has not fetched
+// the array types yet). Each part runs only once the journal row is in (`EXISTS (SELECT 1 FROM j)`), and
+// the wallets are locked only after the platform accounts (the one-time filter on platform_locks).
+const BOOK_HEAD = `WITH j AS (
+       INSERT INTO journals (id, reference, kind, merchant_id, is_sandbox, metadata)
+       VALUES ($1, $2, $3, $4, $5, $6::text::jsonb)
+       ON CONFLICT (reference) DO NOTHING
+       RETURNING id
+     ), platform_locks AS (
+       SELECT a.id FROM accounts a
+        WHERE a.id IN (SELECT jsonb_array_elements_text($7::text::jsonb)) AND EXISTS (SELECT 1 FROM j)
+        ORDER BY a.id FOR KEY SHARE
+     )`;
+const bookEntries = (param: number) =>
+  `written AS (
+       INSERT INTO entries (journal_id, account_id, amount, currency)
+       SELECT j.id, e.account_id, e.amount, e.currency
+         FROM j, jsonb_to_recordset($${param}::text::jsonb) AS e(account_id text, amount numeric, currency text)
+       RETURNING 1
+     )
+     SELECT id FROM j`;
+/** $8 the wallet (or NULL for none), $9 its movement, $10 the entries. */
+const BOOK_ONE_WALLET = `${BOOK_HEAD}, moved AS (
+       UPDATE accounts a SET balance = a.balance + $9::numeric, updated_at = now()
+        WHERE a.id = $8 AND EXISTS (SELECT 1 FROM j) AND (SELECT count(*) FROM platform_locks) >= 0
+       RETURNING a.id
+     ), ${bookEntries(10)}`;
+/** $8 each wallet's movement, $9 the entries; wallets locked in id order before they move. */
+const BOOK_WALLETS = `${BOOK_HEAD}, moves AS (
+       SELECT m.account_id, m.amount FROM jsonb_to_recordset($8::text::jsonb) AS m(account_id text, amount numeric)
+     ), wallet_locks AS (
+       SELECT a.id FROM accounts a
+        WHERE a.id IN (SELECT account_id FROM moves) AND EXISTS (SELECT 1 FROM j)
+          AND (SELECT count(*) FROM platform_locks) >= 0
+        ORDER BY a.id FOR NO KEY UPDATE
+     ), moved AS (
+       UPDATE accounts a SET balance = a.balance + moves.amount, updated_at = now()
+         FROM moves WHERE a.id = moves.account_id AND a.id IN (SELECT id FROM wallet_locks)
+       RETURNING a.id
+     ), ${bookEntries(9)}`;
+
 /**
  * Books a checked journal in ONE statement (one round trip, atomic without an explicit transaction):
  * inserts the journal unless its reference exists (a replay writes nothing and answers null); locks the
@@ -130,50 +172,32 @@ export async function bookJournal(
     walletMoves: ReadonlyArray<{ accountId: string; amount: string }>;
   },
 ): Promise<string | null> {
-  // JSON text parameters, amounts as strings: exact, and the same on both drivers (postgres.js may send a
-  // JS array as its toString() to a connection that has not fetched the array types yet).
-  const rows = await db.query<{ id: string }>(
-    `WITH j AS (
-       INSERT INTO journals (id, reference, kind, merchant_id, is_sandbox, metadata)
-       VALUES ($1, $2, $3, $4, $5, $6::text::jsonb)
-       ON CONFLICT (reference) DO NOTHING
-       RETURNING id
-     ), platform_locks AS (
-       SELECT a.id FROM accounts a
-        WHERE a.id IN (SELECT jsonb_array_elements_text($7::text::jsonb)) AND EXISTS (SELECT 1 FROM j)
-        ORDER BY a.id FOR KEY SHARE
-     ), moves AS (
-       SELECT m.account_id, m.amount FROM jsonb_to_recordset($8::text::jsonb) AS m(account_id text, amount numeric)
-     ), wallet_locks AS (
-       SELECT a.id FROM accounts a
-        WHERE a.id IN (SELECT account_id FROM moves) AND EXISTS (SELECT 1 FROM j)
-          AND (SELECT count(*) FROM platform_locks) >= 0
-        ORDER BY a.id FOR NO KEY UPDATE
-     ), moved AS (
-       UPDATE accounts a SET balance = a.balance + moves.amount, updated_at = now()
-         FROM moves WHERE a.id = moves.account_id AND a.id IN (SELECT id FROM wallet_locks)
-       RETURNING a.id
-     ), written AS (
-       INSERT INTO entries (journal_id, account_id, amount, currency)
-       SELECT j.id, e.account_id, e.amount, e.currency
-         FROM j, jsonb_to_recordset($9::text::jsonb) AS e(account_id text, amount numeric, currency text)
-       RETURNING 1
-     )
-     SELECT id FROM j`,
-    [
-      j.id,
-      j.reference,
-      j.kind,
-      j.merchantId,
-      j.isSandbox,
-      JSON.stringify(j.metadata),
-      JSON.stringify(j.platformIds),
-      JSON.stringify(j.walletMoves.map((m) => ({ account_id: m.accountId, amount: m.amount }))),
-      JSON.stringify(
-        j.entries.map((e) => ({ account_id: e.accountId, amount: e.amount, currency: e.currency })),
-      ),
-    ],
+  const head = [
+    j.id,
+    j.reference,
+    j.kind,
+    j.merchantId,
+    j.isSandbox,
+    JSON.stringify(j.metadata),
+    JSON.stringify(j.platformIds),
+  ];
+  const entries = JSON.stringify(
+    j.entries.map((e) => ({ account_id: e.accountId, amount: e.amount, currency: e.currency })),
   );
+  // Most journals move one wallet (or none): its UPDATE is its lock, so no separate locking pass.
+  const one = j.walletMoves.length <= 1 ? j.walletMoves[0] : undefined;
+  const rows = j.walletMoves.length <= 1
+    ? await db.query<{ id: string }>(BOOK_ONE_WALLET, [
+      ...head,
+      one?.accountId ?? null,
+      one?.amount ?? null,
+      entries,
+    ])
+    : await db.query<{ id: string }>(BOOK_WALLETS, [
+      ...head,
+      JSON.stringify(j.walletMoves.map((m) => ({ account_id: m.accountId, amount: m.amount }))),
+      entries,
+    ]);
   return rows[0]?.id ?? null;
 }
 
