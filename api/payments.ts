@@ -12,6 +12,8 @@ import { cardCreationView, mobileMoneyCreationView, usdtCreationView } from "../
 import { newRouter } from "./app.ts";
 import {
   errorResponses,
+  HttpUrl,
+  idParam,
   jsonContent,
   KEY_SECURITY,
   ok,
@@ -24,7 +26,6 @@ import { requireKey } from "./middleware/auth.ts";
 import { idempotent } from "./middleware/idempotency.ts";
 
 const security = KEY_SECURITY;
-const url = z.string().url().max(2048);
 
 const CreatePaymentBody = z.strictObject({
   amount: z.string().openapi({
@@ -36,8 +37,8 @@ const CreatePaymentBody = z.strictObject({
   expiresInSeconds: z.number().int().min(900).max(86400).optional().openapi({
     description: "USDT only; default 1800",
   }),
-  successUrl: url.optional(),
-  cancelUrl: url.optional(),
+  successUrl: HttpUrl.optional(),
+  cancelUrl: HttpUrl.optional(),
   metadata: z.record(z.string().max(64), z.unknown()).optional()
     .refine(
       (m) => m === undefined || JSON.stringify(m).length <= 8192,
@@ -59,9 +60,51 @@ const UsdtCreatedSchema = z.object({
   networkFee: z.string(),
   currency: z.literal("USDT_TRC20"),
   chain: z.literal("TRON"),
-  status: z.string(),
+  status: z.enum(PAYIN_STATUSES),
   expiresAt: z.string(),
 }).openapi("UsdtPayinCreated");
+
+const expiresAt = z.string().openapi({ example: "2026-01-01T12:30:00.000Z" });
+
+const CardCreatedSchema = z.object({
+  transactionId: z.string(),
+  paymentMethod: z.literal("CARD"),
+  hostedPaymentUrl: z.string().openapi({ description: "Send the customer here to enter the card" }),
+  amount: z.string().openapi({ example: "5000" }),
+  currency: z.literal("XOF"),
+  status: z.enum(PAYIN_STATUSES),
+  expiresAt,
+}).openapi("CardPayinCreated");
+
+const MobileMoneyCreatedSchema = z.object({
+  transactionId: z.string(),
+  paymentMethod: z.literal("MOBILE_MONEY"),
+  hostedPaymentUrl: z.string(),
+  nextStep: z.enum(["otp", "approval"]).openapi({
+    description: "otp: submit the customer's code; approval: the customer approves on the phone",
+  }),
+  operatorCode: z.string(),
+  instruction: z.object({ fr: z.string(), en: z.string() }),
+  amount: z.string().openapi({ example: "5000" }),
+  currency: z.literal("XOF"),
+  status: z.enum(PAYIN_STATUSES),
+  expiresAt,
+}).openapi("MobileMoneyPayinCreated");
+
+/** The sandbox flag of creation routes; the same as the `x-sandbox` header. */
+const SandboxQuery = z.object({
+  sandbox: z.string().max(16).optional().openapi({
+    description: "`true` creates a sandbox pay-in (needs a sandbox key); same as the x-sandbox header",
+  }),
+});
+
+const CreationHeaders = z.object({
+  "idempotency-key": z.string().optional().openapi({
+    description: "A UUID; a retry with the same key and body replays the first answer (Idempotent-Replayed)",
+    example: "6f1c2d9e-0b7a-4c1e-9d8f-3a2b1c0d9e8f",
+  }),
+  "x-sandbox": z.string().optional().openapi({ description: "`true`: same as the sandbox query flag" }),
+});
 
 const PayinSchema = z.object({
   id: z.string(),
@@ -80,7 +123,7 @@ const PayinSchema = z.object({
   updatedAt: z.string(),
 }).passthrough().openapi("Payin");
 
-const IdParam = z.object({ id: z.string().min(1).max(64) });
+const IdParam = idParam("pay");
 
 type CreateBody = z.infer<typeof CreatePaymentBody>;
 
@@ -116,13 +159,26 @@ export function paymentRoutes() {
       path: "/payments",
       tags: ["Pay-ins"],
       summary: "Create a pay-in (USDT deposit address, card hosted page, or mobile money)",
+      operationId: "createPayment",
       security,
       middleware: [requireKey("payments_write", "write"), idempotent({ required: false })],
       request: {
-        query: z.object({ sandbox: z.string().optional() }),
+        query: SandboxQuery,
+        headers: CreationHeaders,
         body: { required: true, content: { "application/json": { schema: CreatePaymentBody } } },
       },
-      responses: { 201: jsonContent(successSchema(UsdtCreatedSchema), "Pay-in created"), ...errorResponses },
+      responses: {
+        201: jsonContent(
+          successSchema(
+            // Exactly one matches: USDT has no paymentMethod, card and mobile money each name theirs.
+            z.union([UsdtCreatedSchema, CardCreatedSchema, MobileMoneyCreatedSchema]).openapi({}, {
+              unionPreferredType: "oneOf",
+            }),
+          ),
+          "Pay-in created: the USDT, card or mobile money answer, by `paymentMethod`",
+        ),
+        ...errorResponses,
+      },
     }),
     async (c) => {
       const caller = c.get("auth");
@@ -140,10 +196,12 @@ export function paymentRoutes() {
       path: "/card-payments",
       tags: ["Pay-ins"],
       summary: "Create a card pay-in (the card row set of POST /v1/payments)",
+      operationId: "createCardPayment",
       security,
       middleware: [requireKey("payments_write", "write"), idempotent({ required: false })],
       request: {
-        query: z.object({ sandbox: z.string().optional() }),
+        query: SandboxQuery,
+        headers: CreationHeaders,
         body: {
           required: true,
           content: {
@@ -154,10 +212,7 @@ export function paymentRoutes() {
         },
       },
       responses: {
-        201: jsonContent(
-          successSchema(z.object({ transactionId: z.string(), hostedPaymentUrl: z.string() }).passthrough()),
-          "Card pay-in created",
-        ),
+        201: jsonContent(successSchema(CardCreatedSchema), "Card pay-in created"),
         ...errorResponses,
       },
     }),
@@ -179,6 +234,7 @@ export function paymentRoutes() {
         summary: base === "/payins"
           ? "Submit a mobile money OTP (kept for existing callers)"
           : "Submit a mobile money OTP",
+        operationId: base === "/payins" ? "submitPayinOtpLegacy" : "submitPaymentOtp",
         security,
         middleware: [requireKey("payments_write", "write")],
         request: {
@@ -202,6 +258,8 @@ export function paymentRoutes() {
       method: "get",
       path: "/payments/{id}",
       tags: ["Pay-ins"],
+      summary: "Retrieve a pay-in",
+      operationId: "getPayment",
       security,
       middleware: [requireKey("payments_read", "read")],
       request: { params: IdParam },
@@ -215,6 +273,8 @@ export function paymentRoutes() {
       method: "get",
       path: "/payments",
       tags: ["Pay-ins"],
+      summary: "List pay-ins",
+      operationId: "listPayments",
       security,
       middleware: [requireKey("payments_read", "read")],
       request: {
@@ -238,6 +298,7 @@ export function paymentRoutes() {
       path: "/sandbox/payments/{id}/simulate",
       tags: ["Sandbox"],
       summary: "Confirm a sandbox pay-in that awaits payment",
+      operationId: "simulateSandboxPayment",
       security,
       middleware: [requireKey("sandbox_write", "write")],
       request: { params: IdParam },
