@@ -12,16 +12,15 @@ const STORED_HEADERS = ["idempotency-key", "x-request-id", "x-sandbox"];
 /** Deeper than any body the API takes; deeper ones would only stress recursive code further on. */
 export const MAX_JSON_DEPTH = 32;
 
-// A NUL, a high surrogate not followed by a low one, or a low surrogate not preceded by a high one.
-const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-
+/** No NUL character (text and jsonb refuse it) and no lone surrogate (not encodable as UTF-8). */
 export function isStorableText(text: string): boolean {
-  return !UNSTORABLE.test(text);
+  return !text.includes("\u0000") && text.isWellFormed();
 }
 
 /** A field name safe to print back: the unstorable characters written as \uXXXX escapes. */
 function printable(name: string): string {
   return name.replace(
+    // deno-lint-ignore no-control-regex -- control characters are exactly what is escaped here
     /[\u0000-\u001f]|[\ud800-\udfff]/g,
     (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`,
   );

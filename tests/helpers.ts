@@ -16,6 +16,7 @@ import { type CreatedMerchant, createMerchant } from "../domain/merchants.ts";
 import { createTronClient } from "../rails/tron/client.ts";
 import { createDevnet } from "../rails/tron/devnet/mod.ts";
 import { openSimulators } from "../runtime.ts";
+import { type Contract, contractFor } from "./contract.ts";
 
 export const ADMIN_TOKEN = "test-admin-token-0123456789";
 
@@ -84,6 +85,24 @@ export async function startTestGateway(
       await sims.simulators.flush();
     },
   };
+  // Every answer and every webhook body is checked against the served OpenAPI document (tests/contract.ts).
+  const contractViolations: string[] = [];
+  let contract: Contract | undefined;
+  const served = async () => {
+    if (!contract) {
+      contract = contractFor(await (await app.request("/v1/openapi.json")).text());
+    }
+    return contract;
+  };
+  const innerFetch = options.fetch ?? fetch;
+  const checkedFetch: typeof fetch = async (input, init) => {
+    const signed = new Headers(init?.headers).has("service-signature");
+    if (signed && typeof init?.body === "string") {
+      const problem = (await served()).checkEvent(JSON.parse(init.body));
+      if (problem) contractViolations.push(problem);
+    }
+    return innerFetch(input, init);
+  };
   const deps: Deps = {
     db,
     kv,
@@ -97,7 +116,7 @@ export async function startTestGateway(
       },
     },
     log: logger,
-    fetch: options.fetch ?? fetch,
+    fetch: checkedFetch,
     tron,
     fiat: sims.fiat,
   };
@@ -126,6 +145,8 @@ export async function startTestGateway(
     } catch {
       json = undefined;
     }
+    const problem = (await served()).checkResponse(method, path, res.status, json);
+    if (problem) throw new Error(`The answer contradicts /v1/openapi.json: ${problem}`);
     return { status: res.status, headers: res.headers, json, text };
   }
 
@@ -138,6 +159,7 @@ export async function startTestGateway(
     simulators,
     enqueued,
     logLines: lines,
+    contractViolations,
     request,
     admin: (method: string, path: string, body?: unknown) =>
       request(method, path, { body, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }),
@@ -151,6 +173,9 @@ export async function startTestGateway(
       kv.close();
       await db.close();
       await drop();
+      if (contractViolations.length > 0) {
+        throw new Error(`Webhook bodies contradict /v1/openapi.json:\n${contractViolations.join("\n")}`);
+      }
     },
   };
 }
