@@ -3,7 +3,7 @@ import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ERROR_CATALOGUE, type ErrorCode } from "../domain/errors.ts";
-import { ID_BODY_LENGTH, type IdPrefix, isWellFormedId } from "../domain/ids.ts";
+import { ID_ALPHABET, ID_BODY_LENGTH, type IdPrefix, isWellFormedId } from "../domain/ids.ts";
 
 /**
  * The success envelope. Typed loosely on purpose: zod-openapi's typed responses would need every handler
@@ -113,6 +113,7 @@ export function idParam(prefix: IdPrefix, notFoundCode: ErrorCode = "NOT_FOUND")
       params: { notFound: notFoundCode },
     }).openapi({
       param: { name: "id", in: "path" },
+      pattern: `^${prefix}_[${ID_ALPHABET}]{${ID_BODY_LENGTH}}$`,
       example: `${prefix}_01k${"0".repeat(ID_BODY_LENGTH - 3)}`,
       description: `${prefix}_ followed by ${ID_BODY_LENGTH} characters`,
     }),

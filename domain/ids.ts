@@ -1,6 +1,7 @@
 // Prefixed, time-sortable identifiers (`pay_01j...`): 48 bits of milliseconds then 80 random bits,
 // Crockford base32, so an id says what it is and sorts by creation time.
 const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz";
+export const ID_ALPHABET = ALPHABET;
 
 export type IdPrefix =
   | "mch"
