@@ -84,11 +84,17 @@ function validBody(doc: Json, schema: Json): Json {
   return Object.fromEntries(chosen.map((k) => [k, validBody(doc, props[k])]));
 }
 
-function setPath(path: string, value: unknown): unknown {
-  return path.split(".").reduceRight<unknown>(
-    (inner, key) => /^\d+$/.test(key) ? [inner] : { [key]: inner },
-    value,
-  );
+/** `base` (a valid body) with the field at the dotted `path` set to `value`, so only that field is wrong. */
+function withField(base: Json, path: string, value: unknown): unknown {
+  const root = structuredClone(base ?? {});
+  const keys = path.split(".");
+  let node = root;
+  keys.slice(0, -1).forEach((key, i) => {
+    if (node[key] === null || typeof node[key] !== "object") node[key] = /^\d+$/.test(keys[i + 1]) ? [] : {};
+    node = node[key];
+  });
+  node[keys.at(-1)!] = value;
+  return root;
 }
 
 /** The id prefix of a path parameter, from the pattern the document gives it. */
@@ -221,7 +227,7 @@ Deno.test("hostile input on every documented operation: the right catalogue code
             add({
               label: `body ${field} unstorable`,
               path: pathWith(),
-              body: setPath(field, text),
+              body: withField(body, field, text),
               expect: { status: 400, code: /^VALIDATION_ERROR$/, field },
             });
           }
@@ -230,7 +236,7 @@ Deno.test("hostile input on every documented operation: the right catalogue code
             add({
               label: `body ${field} key NUL`,
               path: pathWith(),
-              body: setPath(key, "v"),
+              body: withField(body, key, "v"),
               expect: { status: 400, code: /^VALIDATION_ERROR$/ },
             });
           }
@@ -240,7 +246,7 @@ Deno.test("hostile input on every documented operation: the right catalogue code
           add({
             label: `body ${name} wrong type`,
             path: pathWith(),
-            body: { [name]: wrong },
+            body: withField(body, name, wrong),
             expect: { status: 400, code: /^VALIDATION_ERROR$/ },
           });
         }
