@@ -92,6 +92,14 @@ export const errorResponses = {
   503: { ...jsonContent(ErrorSchema, "Temporarily unavailable"), headers: RETRY_AFTER },
 };
 
+/** Routes that call a card acquirer or mobile money aggregator can also answer its failure. */
+export const providerErrorResponses = {
+  502: jsonContent(
+    ErrorSchema,
+    "The payment provider failed (PROVIDER_INITIATE_FAILED, MOMO_PROVIDER_ERROR...)",
+  ),
+};
+
 /**
  * A URL the gateway is given and later sends a browser or a request to: absolute, http or https only
  * (`javascript:` and `data:` are refused), at most 2 KB.

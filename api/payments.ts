@@ -20,6 +20,7 @@ import {
   pagedSchema,
   pageOf,
   PageQuerySchema,
+  providerErrorResponses,
   successSchema,
 } from "./envelope.ts";
 import { requireKey } from "./middleware/auth.ts";
@@ -142,6 +143,7 @@ export function paymentRoutes() {
           "Pay-in created: the USDT, card or mobile money answer, by `paymentMethod`",
         ),
         ...errorResponses,
+        ...providerErrorResponses,
       },
     }),
     async (c) => {
@@ -178,6 +180,7 @@ export function paymentRoutes() {
       responses: {
         201: jsonContent(successSchema(CardCreatedSchema), "Card pay-in created"),
         ...errorResponses,
+        ...providerErrorResponses,
       },
     }),
     async (c) => {
@@ -208,6 +211,7 @@ export function paymentRoutes() {
         responses: {
           200: jsonContent(OtpAnswer, "Code passed on; the outcome arrives by webhook"),
           ...errorResponses,
+          ...providerErrorResponses,
         },
       }),
       async (c) => {

@@ -3419,6 +3419,15 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description The payment provider failed (PROVIDER_INITIATE_FAILED, MOMO_PROVIDER_ERROR...) */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description Temporarily unavailable */
       503: {
         headers: {
@@ -3527,6 +3536,15 @@ export interface operations {
       };
       /** @description Unexpected server error; quote the requestId to support */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The payment provider failed (PROVIDER_INITIATE_FAILED, MOMO_PROVIDER_ERROR...) */
+      502: {
         headers: {
           [name: string]: unknown;
         };
@@ -3648,6 +3666,15 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description The payment provider failed (PROVIDER_INITIATE_FAILED, MOMO_PROVIDER_ERROR...) */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description Temporarily unavailable */
       503: {
         headers: {
@@ -3755,6 +3782,15 @@ export interface operations {
       };
       /** @description Unexpected server error; quote the requestId to support */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The payment provider failed (PROVIDER_INITIATE_FAILED, MOMO_PROVIDER_ERROR...) */
+      502: {
         headers: {
           [name: string]: unknown;
         };
