@@ -11,6 +11,7 @@ import type { AppEnv } from "./env.ts";
 import { notFound, onError, validationHook } from "./errors.ts";
 import { healthRoutes } from "./health.ts";
 import { countRequests, metricsRoutes, RequestMetrics } from "./metrics.ts";
+import { rejectUnstorableInput } from "./input_guard.ts";
 import { paymentRoutes } from "./payments.ts";
 import { providerRoutes } from "./providers.ts";
 import type { Devnet } from "../rails/tron/devnet/mod.ts";
@@ -18,6 +19,7 @@ import type { Hono } from "hono";
 import { sandboxRoutes } from "./sandbox.ts";
 import { walletRoutes } from "./wallets.ts";
 import { webhookRoutes } from "./webhooks/mod.ts";
+import { registerWebhooks } from "./webhooks/events.ts";
 import { checkoutRoutes } from "../pages/routes.ts";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -36,7 +38,9 @@ export function createApp(deps: Deps, options: { devnet?: Devnet; simulators?: {
   app.use("*", compress());
   app.use("*", async (c, next) => {
     c.set("deps", deps);
-    c.set("requestId", c.req.header("x-request-id")?.slice(0, 64) || newId("req"));
+    // A caller's request id is echoed and logged: only a plain token is taken, anything else is replaced.
+    const given = c.req.header("x-request-id");
+    c.set("requestId", given && /^[\w.:-]{1,64}$/.test(given) ? given : newId("req"));
     await next();
     c.header("GIT_REV", deps.config.gitRev);
     c.header("X-Request-Id", c.get("requestId"));
@@ -51,6 +55,7 @@ export function createApp(deps: Deps, options: { devnet?: Devnet; simulators?: {
       },
     }),
   );
+  app.use("*", rejectUnstorableInput);
   app.onError(onError);
   app.notFound(notFound);
 
@@ -58,8 +63,19 @@ export function createApp(deps: Deps, options: { devnet?: Devnet; simulators?: {
     type: "apiKey",
     in: "header",
     name: "X-Api-Key",
+    description: "A secret (svc_live_sk_…, svc_test_sk_…) or restricted key of the merchant",
   });
-  app.openAPIRegistry.registerComponent("securitySchemes", "Bearer", { type: "http", scheme: "bearer" });
+  app.openAPIRegistry.registerComponent("securitySchemes", "Bearer", {
+    type: "http",
+    scheme: "bearer",
+    description: "The same API key as `Authorization: Bearer <key>`",
+  });
+  app.openAPIRegistry.registerComponent("securitySchemes", "OperatorToken", {
+    type: "http",
+    scheme: "bearer",
+    description: "The operator's ADMIN_TOKEN as `Authorization: Bearer <token>`; /admin/api only",
+  });
+  registerWebhooks(app.openAPIRegistry);
 
   app.route("/", healthRoutes());
   app.route("/", metricsRoutes(metrics));

@@ -36,9 +36,17 @@ export function validationError(error: ZodError): AppError {
   return new AppError("VALIDATION_ERROR", `Validation failed: ${summary}`, { details });
 }
 
-/** The zod-openapi defaultHook: a failed validation becomes VALIDATION_ERROR with details. */
-export function validationHook(result: { success: boolean; error?: unknown }): void {
-  if (!result.success) throw validationError(result.error as ZodError);
+/**
+ * The zod-openapi defaultHook: a failed validation becomes VALIDATION_ERROR with details, except in the
+ * path: a malformed id names nothing that exists, so it is NOT_FOUND like an unknown one.
+ */
+export function validationHook(result: { success: boolean; error?: unknown; target?: string }): void {
+  if (result.success) return;
+  const error = result.error as ZodError;
+  const notFound = result.target === "param" &&
+    error.issues.map((i) => (i as { params?: { notFound?: ErrorCode } }).params?.notFound).find(Boolean);
+  if (notFound) throw new AppError(notFound);
+  throw validationError(error);
 }
 
 /** Seconds a client is asked to wait when the database is away: a restart or failover takes a few. */

@@ -16,6 +16,7 @@ import { type CreatedMerchant, createMerchant } from "../domain/merchants.ts";
 import { createTronClient } from "../rails/tron/client.ts";
 import { createDevnet } from "../rails/tron/devnet/mod.ts";
 import { openSimulators } from "../runtime.ts";
+import { type Contract, contractFor } from "./contract.ts";
 
 export const ADMIN_TOKEN = "test-admin-token-0123456789";
 
@@ -84,6 +85,26 @@ export async function startTestGateway(
       await sims.simulators.flush();
     },
   };
+  // Every answer and every webhook body is checked against the served OpenAPI document (tests/contract.ts).
+  const contractViolations: string[] = [];
+  let contract: Contract | undefined;
+  const served = async () => {
+    if (!contract) {
+      contract = contractFor(await (await app.request("/v1/openapi.json")).text());
+    }
+    return contract;
+  };
+  const innerFetch = options.fetch ?? fetch;
+  // Webhook bodies are only collected here and checked in close(): compiling a validator blocks the event
+  // loop for a moment, which must never eat into a delivery's timeout.
+  const sentEvents: string[] = [];
+  const checkedFetch: typeof fetch = (input, init) => {
+    const body = init?.body;
+    if (new Headers(init?.headers).has("service-signature") && typeof body === "string") {
+      sentEvents.push(body);
+    }
+    return innerFetch(input, init);
+  };
   const deps: Deps = {
     db,
     kv,
@@ -97,7 +118,7 @@ export async function startTestGateway(
       },
     },
     log: logger,
-    fetch: options.fetch ?? fetch,
+    fetch: checkedFetch,
     tron,
     fiat: sims.fiat,
   };
@@ -126,6 +147,8 @@ export async function startTestGateway(
     } catch {
       json = undefined;
     }
+    const problem = (await served()).checkResponse(method, path, res.status, json);
+    if (problem) throw new Error(`The answer contradicts /v1/openapi.json: ${problem}`);
     return { status: res.status, headers: res.headers, json, text };
   }
 
@@ -138,6 +161,7 @@ export async function startTestGateway(
     simulators,
     enqueued,
     logLines: lines,
+    contractViolations,
     request,
     admin: (method: string, path: string, body?: unknown) =>
       request(method, path, { body, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }),
@@ -146,11 +170,18 @@ export async function startTestGateway(
       kybStatus: "APPROVED" | "PENDING" = "APPROVED",
     ): Promise<CreatedMerchant> => createMerchant(deps, { name, kybStatus }),
     async close() {
+      for (const body of sentEvents) {
+        const problem = (await served()).checkEvent(JSON.parse(body));
+        if (problem) contractViolations.push(problem);
+      }
       sims.simulators.stop();
       await devnet.stop();
       kv.close();
       await db.close();
       await drop();
+      if (contractViolations.length > 0) {
+        throw new Error(`Webhook bodies contradict /v1/openapi.json:\n${contractViolations.join("\n")}`);
+      }
     },
   };
 }
