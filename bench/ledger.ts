@@ -6,22 +6,26 @@ import type { Db } from "../db/mod.ts";
 import { postJournal } from "../domain/ledger.ts";
 import { createMerchant } from "../domain/merchants.ts";
 import {
+  type BenchOptions,
   type BenchTarget,
-  findPostgres,
+  benchTargets,
   fmt,
   formatTable,
   interleaved,
   median,
   perSecond,
-  pgliteTarget,
-  postgresTarget,
   runPool,
 } from "./lib.ts";
 
-const CONCURRENCY = [1, 10, 50];
-const ROUNDS = 5;
+let CONCURRENCY = [1, 10, 50];
+let ROUNDS = 5;
 /** Operations per measurement, sized so the whole bench stays well under two minutes. */
-const OPS: Record<Db["driver"], number> = { pglite: 600, postgres: 1500 };
+let OPS: Record<Db["driver"], number> = { pglite: 600, postgres: 1500 };
+
+/** `--smoke`: a few seconds, only to show the bench still runs end to end. */
+function useSmokeSizes(): void {
+  [CONCURRENCY, ROUNDS, OPS] = [[1, 10], 1, { pglite: 40, postgres: 40 }];
+}
 
 type Row = { target: string; concurrency: number; ledger: number[]; baseline: number[] };
 
@@ -99,12 +103,10 @@ function render(rows: Row[]): string {
   );
 }
 
-export async function runLedgerBench(): Promise<void> {
+export async function runLedgerBench(options: BenchOptions): Promise<void> {
   const started = performance.now();
-  const targets: Array<() => Promise<BenchTarget>> = [pgliteTarget];
-  const pg = await findPostgres();
-  if (pg) targets.push(() => postgresTarget(pg.url, pg.poolSize));
-  else console.log("PostgreSQL: DATABASE_URL unset and 127.0.0.1:5432 not answering; PGlite only.");
+  if (options.smoke) useSmokeSizes();
+  const targets = await benchTargets(options);
 
   const rows: Row[] = [];
   for (const open of targets) {

@@ -17,8 +17,9 @@ import type { Db } from "../db/mod.ts";
 import { fillAddressPool } from "../domain/address_pool.ts";
 import { type BenchGateway, startBenchGateway } from "./gateway.ts";
 import {
+  type BenchOptions,
   type BenchTarget,
-  findPostgres,
+  benchTargets,
   fmt,
   formatStatuses,
   formatTable,
@@ -26,15 +27,18 @@ import {
   LoadGenerator,
   type LoadResult,
   median,
-  pgliteTarget,
-  postgresTarget,
 } from "./lib.ts";
 
 const CONCURRENCY = 50;
-const ROUNDS = 5;
-const WARMUP = 200;
+let ROUNDS = 5;
+let WARMUP = 200;
 /** Requests per measured run, sized so both databases finish (pool fill included) in about 2 minutes. */
-const REQUESTS: Record<Db["driver"], number> = { pglite: 600, postgres: 1000 };
+let REQUESTS: Record<Db["driver"], number> = { pglite: 600, postgres: 1000 };
+
+/** `--smoke`: a few seconds, only to show the bench still runs end to end. */
+function useSmokeSizes(): void {
+  [ROUNDS, WARMUP, REQUESTS] = [1, 20, { pglite: 50, postgres: 50 }];
+}
 const BODY = JSON.stringify({ amount: "10" });
 
 type Sample = { rps: number; ok: number; p50: number; p99: number };
@@ -209,12 +213,10 @@ function render(results: Result[]): string {
   );
 }
 
-export async function runPayinBench(): Promise<void> {
+export async function runPayinBench(options: BenchOptions): Promise<void> {
   const started = performance.now();
-  const targets: Array<() => Promise<BenchTarget>> = [pgliteTarget];
-  const pg = await findPostgres();
-  if (pg) targets.push(() => postgresTarget(pg.url, pg.poolSize));
-  else console.log("PostgreSQL: DATABASE_URL unset and 127.0.0.1:5432 not answering; PGlite only.");
+  if (options.smoke) useSmokeSizes();
+  const targets = await benchTargets(options);
 
   const load = new LoadGenerator();
   const results: Result[] = [];
