@@ -1,5 +1,6 @@
 // SQL for what the scanner saw on chain: transfers to watched addresses, followed blocks, the cursor.
 import type { Db } from "./mod.ts";
+import type { PayinRow } from "./payins.ts";
 
 export type ChainTransferRow = {
   tx_id: string;
@@ -57,6 +58,83 @@ export async function insertTransferOnce(
     ],
   );
   return rows.length === 1;
+}
+
+/** A pay-in behind a watched address, locked, with the address's watch window. */
+export type WatchedPayin = PayinRow & { watched_hex: string; watched_until: Date };
+
+/**
+ * The pay-ins behind any of `addressesHex`, locked FOR UPDATE in id order (one statement per block, and a
+ * fixed lock order), each with the address it is watched on and until when.
+ */
+export async function lockWatchedPayins(db: Db, addressesHex: string[]): Promise<WatchedPayin[]> {
+  if (addressesHex.length === 0) return [];
+  return await db.query<WatchedPayin>(
+    // Driven by the array (a nested loop over two unique indexes), whatever the tables' statistics say.
+    `SELECT p.*, d.address_hex AS watched_hex, d.watch_until AS watched_until
+       FROM unnest($1::text[]) AS a(hex)
+       JOIN deposit_addresses d ON d.address_hex = a.hex
+       JOIN payins p ON p.id = d.payin_id
+      ORDER BY p.id FOR UPDATE OF p`,
+    [addressesHex],
+  );
+}
+
+export type NewTransfer = {
+  txId: string;
+  logIndex: number;
+  from: string;
+  to: string;
+  amount: string;
+  merchantId: string;
+  kind: "PAYIN" | "DEPOSIT";
+  payinId: string;
+  isSandbox: boolean;
+};
+
+/**
+ * Inserts one block's transfers in one statement, each at most once ever (txID + log index): answers the
+ * keys ("txid:log") of those new here, so a block scanned again after a crash counts nothing twice.
+ */
+export async function insertBlockTransfers(
+  db: Db,
+  block: { number: number; hash: string; time: Date },
+  transfers: NewTransfer[],
+  now: Date,
+): Promise<Set<string>> {
+  if (transfers.length === 0) return new Set();
+  // One JSON parameter rather than a dozen typed arrays: the same on PGlite and postgres.js.
+  const rows = await db.query<{ tx_id: string; log_index: number }>(
+    `INSERT INTO chain_transfers (tx_id, log_index, block_number, block_hash, block_time, from_address,
+       to_address, amount, merchant_id, kind, payin_id, is_sandbox, seen_at)
+     SELECT t."txId", t."logIndex", $2, $3, $4, t."from", t."to", t.amount, t."merchantId", t.kind,
+            t."payinId", t."isSandbox", $5
+       FROM jsonb_to_recordset($1::text::jsonb) AS t("txId" text, "logIndex" integer, "from" text, "to" text,
+            amount numeric, "merchantId" text, kind text, "payinId" text, "isSandbox" boolean)
+     ON CONFLICT (tx_id, log_index) DO NOTHING RETURNING tx_id, log_index`,
+    [JSON.stringify(transfers), block.number, block.hash, block.time, now],
+  );
+  return new Set(rows.map((r) => `${r.tx_id}:${r.log_index}`));
+}
+
+/**
+ * Sets each pay-in's amount received to the sum of its live transfers, and its tx hash to the first of them
+ * when it has none yet: one statement for all the pay-ins a block paid.
+ */
+export async function recomputeReceived(db: Db, payinIds: string[], now: Date): Promise<void> {
+  if (payinIds.length === 0) return;
+  await db.query(
+    // Correlated lookups through chain_transfers_payin: cheap to plan and to run for a block's pay-ins.
+    `UPDATE payins p
+        SET amount_received = (SELECT coalesce(sum(amount), 0) FROM chain_transfers c
+                                WHERE c.payin_id = p.id AND c.kind = 'PAYIN' AND c.status <> 'ORPHANED'),
+            tx_hash = COALESCE(p.tx_hash, (SELECT tx_id FROM chain_transfers c
+                                WHERE c.payin_id = p.id AND c.kind = 'PAYIN' AND c.status <> 'ORPHANED'
+                                ORDER BY block_number, tx_id, log_index LIMIT 1)),
+            updated_at = $2
+      WHERE p.id = ANY($1::text[])`,
+    [payinIds, now],
+  );
 }
 
 /** The live (not orphaned) transfers counting toward a pay-in, oldest first. */
@@ -140,15 +218,17 @@ export async function blockAt(db: Db, number: number): Promise<ChainBlockRow | u
   ))[0];
 }
 
+/** Records a followed block and forgets those more than `keep` below it, in one statement. */
 export async function insertBlock(
   db: Db,
   b: { number: number; hash: string; parentHash: string; time: Date; keep: number },
 ): Promise<void> {
   await db.query(
-    "INSERT INTO chain_blocks (number, hash, parent_hash, block_time) VALUES ($1, $2, $3, $4) ON CONFLICT (number) DO NOTHING",
-    [b.number, b.hash, b.parentHash, b.time],
+    `WITH old AS (DELETE FROM chain_blocks WHERE number < $5)
+     INSERT INTO chain_blocks (number, hash, parent_hash, block_time) VALUES ($1, $2, $3, $4)
+     ON CONFLICT (number) DO NOTHING`,
+    [b.number, b.hash, b.parentHash, b.time, b.number - b.keep],
   );
-  await db.query("DELETE FROM chain_blocks WHERE number < $1", [b.number - b.keep]);
 }
 
 export async function deleteBlocksAbove(db: Db, forkPoint: number): Promise<void> {

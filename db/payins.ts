@@ -232,6 +232,26 @@ export async function moveStatus(
   return rows[0];
 }
 
+/**
+ * moveStatus for many pay-ins in one statement: each moves from the state its caller saw to `to`; those
+ * no longer in that state are left alone and not answered.
+ */
+export async function moveStatusMany(
+  db: Db,
+  moves: Array<{ id: string; from: string }>,
+  to: string,
+  now: Date,
+): Promise<PayinRow[]> {
+  if (moves.length === 0) return [];
+  // `id = ANY` lets the planner find the rows through the primary key, statistics or none.
+  return await db.query<PayinRow>(
+    `UPDATE payins p SET status = $3, updated_at = $4
+       FROM unnest($1::text[], $2::text[]) AS m(id, from_status)
+      WHERE p.id = ANY($1::text[]) AND p.id = m.id AND p.status = m.from_status RETURNING p.*`,
+    [moves.map((m) => m.id), moves.map((m) => m.from), to, now],
+  );
+}
+
 export async function updateReceived(
   db: Db,
   id: string,

@@ -1,10 +1,12 @@
-// Follows the TRON chain block by block from a cursor kept in Postgres. Per block it asks the node a
-// constant number of questions (the block, and all its transaction infos in one call) however many
-// pay-ins wait, matches USDT transfers to watched addresses through an index, and notices reorgs by
-// parent hash. The cursor row's lock makes one scanner advance at a time across processes, and a block's
-// transfers commit with the cursor move, so a scanner killed mid-block redoes that block exactly once.
+// Follows the TRON chain block by block from a cursor kept in Postgres. It asks the node a constant
+// number of questions however many pay-ins wait: the head once per pass, the blocks a hundred at a time
+// when catching up (getblockbylimitnext), and all the transaction infos of a block that has transactions
+// in one call; it matches USDT transfers to watched addresses through an index in a fixed handful of
+// statements per block, and notices reorgs by parent hash. The cursor row's lock makes one scanner advance
+// at a time across processes, and a block's transfers commit with the cursor move, so a scanner killed
+// mid-block redoes that block exactly once.
 import * as chain from "../db/chain.ts";
-import type { TronBlock, TronClient } from "../rails/tron/client.ts";
+import { BLOCK_RANGE_LIMIT, type TronBlock, type TronClient } from "../rails/tron/client.ts";
 import { extractUsdtTransfers } from "../rails/tron/transfers.ts";
 import type { Deps } from "./deps.ts";
 import {
@@ -27,8 +29,38 @@ export const FIRST_SCAN_LOOKBACK = 100;
 
 export type StepResult = "scanned" | "idle" | "locked" | "reorg";
 
+/**
+ * The node's blocks up to one pass's head, fetched a range at a time and kept for the pass. A block read
+ * here may be stale by the time it is scanned; that is no worse than reading it one by one, because every
+ * block's parent hash is checked against the block followed before it, so a reorg is still noticed.
+ */
+export class BlockWindow {
+  #blocks = new Map<number, TronBlock>();
+  constructor(private readonly tron: TronClient, readonly head: TronBlock) {}
+
+  async get(number: number): Promise<TronBlock | null> {
+    if (number === this.head.number) return this.head;
+    if (number > this.head.number) return null;
+    if (!this.#blocks.has(number)) {
+      this.#blocks.clear();
+      const end = Math.min(this.head.number, number + BLOCK_RANGE_LIMIT);
+      for (const b of await this.tron.getBlockRange(number, end)) this.#blocks.set(b.number, b);
+    }
+    return this.#blocks.get(number) ?? null;
+  }
+
+  /** After a reorg the kept blocks may be of the abandoned branch. */
+  forget(): void {
+    this.#blocks.clear();
+  }
+}
+
 /** Scans the next block after the last one followed; the very first run starts a little before the head. */
-export async function scanNextBlock(deps: ScannerDeps, head: TronBlock): Promise<StepResult> {
+export async function scanNextBlock(
+  deps: ScannerDeps,
+  head: TronBlock,
+  window = new BlockWindow(deps.tron, head),
+): Promise<StepResult> {
   const network = deps.config.tron.network;
   return await deps.db.tx(async (tx) => {
     if (!(await chain.lockCursor(tx, network))) return "locked";
@@ -36,20 +68,23 @@ export async function scanNextBlock(deps: ScannerDeps, head: TronBlock): Promise
     const last = await chain.lastBlock(tx);
     const nextNumber = last ? Number(last.number) + 1 : Math.max(1, head.number - FIRST_SCAN_LOOKBACK + 1);
     if (nextNumber > head.number) return "idle";
-    const block = nextNumber === head.number ? head : await deps.tron.getBlockByNumber(nextNumber);
+    const block = await window.get(nextNumber);
     if (!block) return "idle";
     if (last && block.parentHash !== last.hash) {
       const forkPoint = await findForkPoint(txDeps, Number(last.number));
       await rewindTransfers(txDeps, forkPoint);
       await chain.deleteBlocksAbove(tx, forkPoint);
+      window.forget();
       deps.log.warn("chain reorganisation followed", { forkPoint, replacedFrom: forkPoint + 1, network });
       return "reorg";
     }
     const infos = block.txCount > 0 ? await deps.tron.getTransactionInfosByBlock(block.number) : [];
     const blockTime = new Date(block.timestamp);
-    const transfers = extractUsdtTransfers(infos, deps.config.tron.usdtContract)
-      .map((t) => ({ ...t, blockHash: block.hash, blockTime }));
-    await recordObservedTransfers(txDeps, transfers);
+    await recordObservedTransfers(
+      txDeps,
+      { number: block.number, hash: block.hash, time: blockTime },
+      extractUsdtTransfers(infos, deps.config.tron.usdtContract),
+    );
     await chain.insertBlock(tx, {
       number: block.number,
       hash: block.hash,
@@ -106,10 +141,11 @@ export async function scanChain(
   options: { maxBlocks?: number } = {},
 ): Promise<ScanReport> {
   const head = await deps.tron.getNowBlock();
+  const window = new BlockWindow(deps.tron, head);
   let scanned = 0;
   let reorgs = 0;
   for (let i = 0; i < (options.maxBlocks ?? 100); i++) {
-    const step = await scanNextBlock(deps, head);
+    const step = await scanNextBlock(deps, head, window);
     if (step === "scanned") scanned++;
     else if (step === "reorg") reorgs++;
     else break;

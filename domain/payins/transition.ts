@@ -1,9 +1,9 @@
 // The one way a pay-in changes state: the move must be in the transition table, it only happens from
 // the state the caller saw (a concurrent move wins, and this one answers undefined), and the event that
 // reports it is written in the same transaction.
-import { moveStatus, type PayinPatch, type PayinRow } from "../../db/payins.ts";
+import { moveStatus, moveStatusMany, type PayinPatch, type PayinRow } from "../../db/payins.ts";
 import type { Deps } from "../deps.ts";
-import { emitEvent } from "../events.ts";
+import { emitEvent, emitEvents } from "../events.ts";
 import { assertMove, type PayinStatus } from "./states.ts";
 import { type PayinEvent, payinEventData } from "./view.ts";
 
@@ -33,6 +33,36 @@ export async function transitionPayin(
       type: event,
       data: payinEventData(deps.config, moved, event),
     });
+  }
+  return moved;
+}
+
+/**
+ * transitionPayin for many pay-ins at once, with no patch: one UPDATE and one INSERT of their events
+ * whatever their number (the scanner's block). Answers the pay-ins that moved.
+ */
+export async function transitionPayins(
+  deps: Pick<Deps, "db" | "queue" | "clock" | "config">,
+  payins: Array<Pick<PayinRow, "id" | "status">>,
+  to: PayinStatus,
+): Promise<PayinRow[]> {
+  for (const p of payins) assertMove(p.status as PayinStatus, to);
+  const moves = payins.map((p) => ({ id: p.id, from: p.status }));
+  const order = new Map(payins.map((p, i) => [p.id, i]));
+  // In the caller's order, so their events are written in the order the pay-ins were paid.
+  const moved = (await moveStatusMany(deps.db, moves, to, deps.clock.now()))
+    .sort((a, b) => order.get(a.id)! - order.get(b.id)!);
+  const event = EVENT_OF[to];
+  if (event) {
+    await emitEvents(
+      deps,
+      moved.map((m) => ({
+        merchantId: m.merchant_id,
+        isSandbox: m.is_sandbox,
+        type: event,
+        data: payinEventData(deps.config, m, event),
+      })),
+    );
   }
   return moved;
 }
