@@ -117,23 +117,31 @@ export async function insertBlockTransfers(
   return new Set(rows.map((r) => `${r.tx_id}:${r.log_index}`));
 }
 
-/**
- * Sets each pay-in's amount received to the sum of its live transfers, and its tx hash to the first of them
- * when it has none yet: one statement for all the pay-ins a block paid.
- */
-export async function recomputeReceived(db: Db, payinIds: string[], now: Date): Promise<void> {
-  if (payinIds.length === 0) return;
+export type ReceivedTotal = { payin_id: string; received: string; first_tx: string };
+
+/** What each pay-in has received so far: the sum of its live transfers, and the first of them. */
+export async function receivedTotals(db: Db, payinIds: string[]): Promise<Map<string, ReceivedTotal>> {
+  if (payinIds.length === 0) return new Map();
+  const rows = await db.query<ReceivedTotal>(
+    `SELECT payin_id, sum(amount)::text AS received,
+            (array_agg(tx_id ORDER BY block_number, tx_id, log_index))[1] AS first_tx
+       FROM chain_transfers
+      WHERE payin_id = ANY($1::text[]) AND kind = 'PAYIN' AND status <> 'ORPHANED'
+      GROUP BY payin_id`,
+    [payinIds],
+  );
+  return new Map(rows.map((r) => [r.payin_id, r]));
+}
+
+/** Sets amounts received (and the tx hash when there is none yet) of many pay-ins in one statement. */
+export async function setReceived(db: Db, totals: ReceivedTotal[], now: Date): Promise<void> {
+  if (totals.length === 0) return;
   await db.query(
-    // Correlated lookups through chain_transfers_payin: cheap to plan and to run for a block's pay-ins.
-    `UPDATE payins p
-        SET amount_received = (SELECT coalesce(sum(amount), 0) FROM chain_transfers c
-                                WHERE c.payin_id = p.id AND c.kind = 'PAYIN' AND c.status <> 'ORPHANED'),
-            tx_hash = COALESCE(p.tx_hash, (SELECT tx_id FROM chain_transfers c
-                                WHERE c.payin_id = p.id AND c.kind = 'PAYIN' AND c.status <> 'ORPHANED'
-                                ORDER BY block_number, tx_id, log_index LIMIT 1)),
-            updated_at = $2
-      WHERE p.id = ANY($1::text[])`,
-    [payinIds, now],
+    `UPDATE payins p SET amount_received = m.received::numeric, tx_hash = COALESCE(p.tx_hash, m.first_tx),
+            updated_at = $4
+       FROM unnest($1::text[], $2::text[], $3::text[]) AS m(id, received, first_tx)
+      WHERE p.id = ANY($1::text[]) AND p.id = m.id`,
+    [totals.map((t) => t.payin_id), totals.map((t) => t.received), totals.map((t) => t.first_tx), now],
   );
 }
 
@@ -218,16 +226,23 @@ export async function blockAt(db: Db, number: number): Promise<ChainBlockRow | u
   ))[0];
 }
 
-/** Records a followed block and forgets those more than `keep` below it, in one statement. */
-export async function insertBlock(
+/**
+ * Records a followed block, forgets those more than `keep` below it and moves the cursor, in one
+ * statement (the last of the block's transaction).
+ */
+export async function commitBlock(
   db: Db,
+  network: string,
   b: { number: number; hash: string; parentHash: string; time: Date; keep: number },
+  headSeen: number,
+  now: Date,
 ): Promise<void> {
   await db.query(
-    `WITH old AS (DELETE FROM chain_blocks WHERE number < $5)
+    `WITH old AS (DELETE FROM chain_blocks WHERE number < $5),
+          cursor AS (UPDATE chain_cursor SET head_seen = $7, updated_at = $8 WHERE network = $6)
      INSERT INTO chain_blocks (number, hash, parent_hash, block_time) VALUES ($1, $2, $3, $4)
      ON CONFLICT (number) DO NOTHING`,
-    [b.number, b.hash, b.parentHash, b.time, b.number - b.keep],
+    [b.number, b.hash, b.parentHash, b.time, b.number - b.keep, network, headSeen, now],
   );
 }
 
@@ -235,21 +250,20 @@ export async function deleteBlocksAbove(db: Db, forkPoint: number): Promise<void
   await db.query("DELETE FROM chain_blocks WHERE number > $1", [forkPoint]);
 }
 
-/** The scanner's mutex across processes: the cursor row, locked for the length of one block's work. */
+/**
+ * The scanner's mutex across processes: the cursor row, locked for the length of one block's work.
+ * Undefined while another process holds it. The row is created the first time only.
+ */
 export async function lockCursor(db: Db, network: string): Promise<{ head_seen: string } | undefined> {
+  const lock = () =>
+    db.query<{ head_seen: string }>(
+      "SELECT head_seen FROM chain_cursor WHERE network = $1 FOR UPDATE SKIP LOCKED",
+      [network],
+    );
+  const rows = await lock();
+  if (rows.length) return rows[0];
   await db.query("INSERT INTO chain_cursor (network) VALUES ($1) ON CONFLICT (network) DO NOTHING", [
     network,
   ]);
-  return (await db.query<{ head_seen: string }>(
-    "SELECT head_seen FROM chain_cursor WHERE network = $1 FOR UPDATE SKIP LOCKED",
-    [network],
-  ))[0];
-}
-
-export async function saveCursor(db: Db, network: string, headSeen: number, now: Date): Promise<void> {
-  await db.query("UPDATE chain_cursor SET head_seen = $2, updated_at = $3 WHERE network = $1", [
-    network,
-    headSeen,
-    now,
-  ]);
+  return (await lock())[0];
 }

@@ -85,14 +85,19 @@ export async function scanNextBlock(
       { number: block.number, hash: block.hash, time: blockTime },
       extractUsdtTransfers(infos, deps.config.tron.usdtContract),
     );
-    await chain.insertBlock(tx, {
-      number: block.number,
-      hash: block.hash,
-      parentHash: block.parentHash,
-      time: blockTime,
-      keep: KEPT_BLOCKS,
-    });
-    await chain.saveCursor(tx, network, head.number, deps.clock.now());
+    await chain.commitBlock(
+      tx,
+      network,
+      {
+        number: block.number,
+        hash: block.hash,
+        parentHash: block.parentHash,
+        time: blockTime,
+        keep: KEPT_BLOCKS,
+      },
+      head.number,
+      deps.clock.now(),
+    );
     return "scanned";
   });
 }

@@ -57,7 +57,7 @@ export async function recordObservedTransfers(
   const inserted = await chain.insertBlockTransfers(deps.db, block, rows.map(({ payin: _, ...r }) => r), now);
   const fresh = rows.filter((r) => inserted.has(`${r.txId}:${r.logIndex}`));
   const counting = fresh.filter((r) => r.kind === "PAYIN");
-  await chain.recomputeReceived(deps.db, [...new Set(counting.map((r) => r.payinId))], now);
+  const totals = await chain.receivedTotals(deps.db, [...new Set(counting.map((r) => r.payinId))]);
   // A transfer below the network fee is dust: it does not start confirmation on its own.
   const funded = new Map<string, chain.WatchedPayin>();
   for (const r of counting) {
@@ -65,7 +65,16 @@ export async function recordObservedTransfers(
       funded.set(r.payinId, r.payin);
     }
   }
-  await transitionPayins(deps, [...funded.values()], "CONFIRMING");
+  // The newly funded move to CONFIRMING with their amounts in one write; the others only get amounts.
+  await chain.setReceived(deps.db, [...totals.values()].filter((t) => !funded.has(t.payin_id)), now);
+  await transitionPayins(
+    deps,
+    [...funded.values()].map((p) => {
+      const t = totals.get(p.id)!;
+      return { id: p.id, status: p.status, received: { amount: t.received, txHash: t.first_tx } };
+    }),
+    "CONFIRMING",
+  );
   return fresh.length;
 }
 

@@ -38,18 +38,18 @@ export async function transitionPayin(
 }
 
 /**
- * transitionPayin for many pay-ins at once, with no patch: one UPDATE and one INSERT of their events
- * whatever their number (the scanner's block). Answers the pay-ins that moved.
+ * transitionPayin for many pay-ins at once: one UPDATE and one INSERT of their events whatever their
+ * number (the scanner's block). A pay-in may carry what it has received, written with the move. Answers
+ * the pay-ins that moved, in the order given.
  */
 export async function transitionPayins(
   deps: Pick<Deps, "db" | "queue" | "clock" | "config">,
-  payins: Array<Pick<PayinRow, "id" | "status">>,
+  payins: Array<Pick<PayinRow, "id" | "status"> & { received?: { amount: string; txHash: string } }>,
   to: PayinStatus,
 ): Promise<PayinRow[]> {
   for (const p of payins) assertMove(p.status as PayinStatus, to);
-  const moves = payins.map((p) => ({ id: p.id, from: p.status }));
+  const moves = payins.map((p) => ({ id: p.id, from: p.status, received: p.received }));
   const order = new Map(payins.map((p, i) => [p.id, i]));
-  // In the caller's order, so their events are written in the order the pay-ins were paid.
   const moved = (await moveStatusMany(deps.db, moves, to, deps.clock.now()))
     .sort((a, b) => order.get(a.id)! - order.get(b.id)!);
   const event = EVENT_OF[to];
