@@ -9,6 +9,9 @@
 //      nothing to do), settling as it goes; per block, the delay from its timestamp to the commit of the
 //      scanner transaction that moved its 50 pay-ins to CONFIRMING, median and p99.
 //   3. Warm catch-up: the same as 1 on the now warm process and database, beside the cold figure.
+//   4. The floor, beside it: per block, one transaction that only inserts the block's 50 transfers with one
+//      multi-row INSERT into a bare copy of chain_transfers (no foreign keys, no pay-ins): the least any
+//      scanner must write. "warm / floor" says what following the chain and moving pay-ins costs over it.
 //
 // The settlement of the pay-ins that are deep enough after a catch-up (the rest of the scanner's pass) is
 // timed apart: it is the ledger's cost, not the following of the chain. Node requests are counted by
@@ -30,6 +33,7 @@ import {
   type Address,
   createPayins,
   deriveAddresses,
+  floorBlocksPerSecondOf,
   type Payee,
   produceBlock,
   seedAddresses,
@@ -38,7 +42,7 @@ import {
 } from "./scanner_setup.ts";
 
 const TRANSFERS_PER_BLOCK = 50;
-const FULL = { waiting: 10_000, coldBlocks: 100, liveBlocks: 30, warmBlocks: 100 };
+const FULL = { waiting: 10_000, coldBlocks: 100, liveBlocks: 30, warmBlocks: 50 };
 const SMOKE = { waiting: 300, coldBlocks: 4, liveBlocks: 3, warmBlocks: 3 };
 const LIVE_INTERVAL_MS = 300;
 const IDLE_POLL_MS = 10;
@@ -62,7 +66,13 @@ type PhaseResult = {
   settle?: { payins: number; ms: number };
 };
 
-type TargetResult = { target: string; seedMs: number; phases: PhaseResult[]; stillWaiting: number };
+type TargetResult = {
+  target: string;
+  seedMs: number;
+  phases: PhaseResult[];
+  floorBlocksPerSecond: number;
+  stillWaiting: number;
+};
 
 async function countStatus(target: BenchTarget, status: string): Promise<number> {
   const rows = await target.db.query<{ n: number }>(
@@ -175,6 +185,11 @@ async function benchTarget(
     phases.push(await live(target, scanner, nextPayees, sizes.liveBlocks));
     console.log(`${target.label}: warm catch-up of ${sizes.warmBlocks} blocks...`);
     phases.push(await catchUp("catch-up, warm", target, scanner, nextPayees, sizes.warmBlocks));
+    const floorBlocksPerSecond = await floorBlocksPerSecondOf(
+      target.db,
+      sizes.warmBlocks,
+      TRANSFERS_PER_BLOCK,
+    );
 
     // Every paid pay-in must have left AWAITING_PAYMENT.
     const still = await target.db.query<{ n: number }>(
@@ -182,7 +197,7 @@ async function benchTarget(
       [payins.slice(0, cursor).map((p) => p.address)],
     );
     if (still[0].n !== 0) throw new Error(`${still[0].n} paid pay-ins still AWAITING_PAYMENT`);
-    return { target: target.label, seedMs, phases, stillWaiting: still[0].n };
+    return { target: target.label, seedMs, phases, floorBlocksPerSecond, stillWaiting: still[0].n };
   } finally {
     await gw.close();
   }
@@ -201,6 +216,8 @@ function render(results: TargetResult[]): string {
       p.blockMs.length ? fmt(percentile(p.blockMs, 99), 1) : "",
       p.delays ? fmt(median(p.delays)) : "",
       p.delays ? fmt(percentile(p.delays, 99)) : "",
+      p.phase === "catch-up, warm" ? fmt(r.floorBlocksPerSecond, 1) : "",
+      p.phase === "catch-up, warm" ? fmt(p.blocksPerSecond / r.floorBlocksPerSecond, 2) : "",
     ])
   );
   return formatTable(
@@ -215,6 +232,8 @@ function render(results: TargetResult[]): string {
       "p99",
       "delay p50 ms",
       "delay p99 ms",
+      "floor blocks/s",
+      "warm/floor",
     ],
     rows,
   );
@@ -268,7 +287,9 @@ export async function runScannerBench(options: BenchOptions): Promise<void> {
     const [cold, liveRun, warm] = r.phases;
     return `${r.target}: catch-up ${fmt(cold.blocksPerSecond, 1)} blocks/s cold, ${
       fmt(warm.blocksPerSecond, 1)
-    } warm (${fmt(cold.blocksPerSecond / warm.blocksPerSecond, 2)}x); ` +
+    } warm (cold/warm ${fmt(cold.blocksPerSecond / warm.blocksPerSecond, 2)}, warm/floor ${
+      fmt(warm.blocksPerSecond / r.floorBlocksPerSecond, 2)
+    }); ` +
       `${fmt(Math.max(...r.phases.map((p) => p.requestsPerBlock)), 2)} node req/block at most; live delay ` +
       `p50 ${fmt(median(liveRun.delays!))} ms / p99 ${fmt(percentile(liveRun.delays!, 99))} ms`;
   });

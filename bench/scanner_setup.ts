@@ -139,3 +139,27 @@ export class WatchedScanner {
     return out;
   }
 }
+
+/** Blocks per second of the floor: one transaction per block inserting its transfers into a bare table. */
+export async function floorBlocksPerSecondOf(db: Db, blocks: number, perBlock: number): Promise<number> {
+  await db.exec(`CREATE TABLE bench_transfer_floor (tx_id text, log_index integer, block_number bigint,
+    block_hash text, to_address text, amount numeric, seen_at timestamptz, PRIMARY KEY (tx_id, log_index))`);
+  const start = performance.now();
+  for (let b = 0; b < blocks; b++) {
+    const rows = Array.from({ length: perBlock }, (_, i) => ({
+      tx_id: crypto.randomUUID().replaceAll("-", "").repeat(2),
+      log_index: 0,
+      to_address: `T${b}x${i}`,
+      amount: "11.500000",
+    }));
+    await db.tx(async (tx) => {
+      await tx.query(
+        `INSERT INTO bench_transfer_floor (tx_id, log_index, block_number, block_hash, to_address, amount, seen_at)
+         SELECT t.tx_id, t.log_index, $2, $3, t.to_address, t.amount, now()
+           FROM jsonb_to_recordset($1::text::jsonb) AS t(tx_id text, log_index integer, to_address text, amount numeric)`,
+        [JSON.stringify(rows), b, "ab".repeat(32)],
+      );
+    });
+  }
+  return blocks / ((performance.now() - start) / 1000);
+}
