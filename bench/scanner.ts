@@ -43,7 +43,7 @@ import {
 
 const TRANSFERS_PER_BLOCK = 50;
 const FULL = { waiting: 10_000, coldBlocks: 100, liveBlocks: 30, warmBlocks: 50 };
-const SMOKE = { waiting: 300, coldBlocks: 4, liveBlocks: 3, warmBlocks: 3 };
+const SMOKE = { waiting: 200, coldBlocks: 2, liveBlocks: 2, warmBlocks: 2 };
 const LIVE_INTERVAL_MS = 300;
 const IDLE_POLL_MS = 10;
 
