@@ -1,12 +1,12 @@
 // Follows the TRON chain block by block from a cursor kept in Postgres. It asks the node a constant
 // number of questions however many pay-ins wait: the head once per pass, the blocks a hundred at a time
 // when catching up (getblockbylimitnext), and all the transaction infos of a block that has transactions
-// in one call; it matches USDT transfers to watched addresses through an index in a fixed handful of
+// in one call, asked for a few blocks ahead; it matches USDT transfers to watched addresses through an index in a fixed handful of
 // statements per block, and notices reorgs by parent hash. The cursor row's lock makes one scanner advance
 // at a time across processes, and a block's transfers commit with the cursor move, so a scanner killed
 // mid-block redoes that block exactly once.
 import * as chain from "../db/chain.ts";
-import { BLOCK_RANGE_LIMIT, type TronBlock, type TronClient } from "../rails/tron/client.ts";
+import { BLOCK_RANGE_LIMIT, type TronBlock, type TronClient, type TxInfo } from "../rails/tron/client.ts";
 import { extractUsdtTransfers } from "../rails/tron/transfers.ts";
 import type { Deps } from "./deps.ts";
 import {
@@ -29,13 +29,19 @@ export const FIRST_SCAN_LOOKBACK = 100;
 
 export type StepResult = "scanned" | "idle" | "locked" | "reorg";
 
+/** Blocks ahead whose transaction infos are asked for while the current one is recorded. */
+export const INFOS_AHEAD = 4;
+
 /**
- * The node's blocks up to one pass's head, fetched a range at a time and kept for the pass. A block read
- * here may be stale by the time it is scanned; that is no worse than reading it one by one, because every
- * block's parent hash is checked against the block followed before it, so a reorg is still noticed.
+ * The node's blocks up to one pass's head, fetched a range at a time and kept for the pass, and the
+ * transaction infos of the next few blocks, asked for ahead so that a node far away costs one round trip
+ * per block at most, not two in a row. A block read here may be stale by the time it is scanned; that is no
+ * worse than reading it one by one, because every block's parent hash is checked against the block
+ * followed before it (so a reorg is still noticed), and its infos against its own transaction ids.
  */
 export class BlockWindow {
   #blocks = new Map<number, TronBlock>();
+  #infos = new Map<number, Promise<TxInfo[]>>();
   constructor(private readonly tron: TronClient, readonly head: TronBlock) {}
 
   async get(number: number): Promise<TronBlock | null> {
@@ -49,9 +55,38 @@ export class BlockWindow {
     return this.#blocks.get(number) ?? null;
   }
 
-  /** After a reorg the kept blocks may be of the abandoned branch. */
+  /** The infos of `block` (asked for earlier if they were), and a request for the next blocks' under way. */
+  async infos(block: TronBlock): Promise<TxInfo[]> {
+    for (let n = block.number + 1; n <= block.number + INFOS_AHEAD; n++) {
+      const next = n === this.head.number ? this.head : this.#blocks.get(n);
+      if (next) this.#ask(next);
+    }
+    const infos = await this.#ask(block);
+    this.#infos.delete(block.number);
+    const ids = new Set(block.txIds);
+    for (const info of infos) {
+      if (!ids.has(info.id)) {
+        throw new Error(`transaction info ${info.id} is not in block ${block.number} ${block.hash}`);
+      }
+    }
+    return infos;
+  }
+
+  #ask(block: TronBlock): Promise<TxInfo[]> {
+    let infos = this.#infos.get(block.number);
+    if (!infos) {
+      infos = block.txCount > 0 ? this.tron.getTransactionInfosByBlock(block.number) : Promise.resolve([]);
+      // Asked for ahead, it may fail before anyone waits for it: the scan that waits sees the error.
+      infos.catch(() => {});
+      this.#infos.set(block.number, infos);
+    }
+    return infos;
+  }
+
+  /** After a reorg the kept blocks and infos may be of the abandoned branch. */
   forget(): void {
     this.#blocks.clear();
+    this.#infos.clear();
   }
 }
 
@@ -78,7 +113,7 @@ export async function scanNextBlock(
       deps.log.warn("chain reorganisation followed", { forkPoint, replacedFrom: forkPoint + 1, network });
       return "reorg";
     }
-    const infos = block.txCount > 0 ? await deps.tron.getTransactionInfosByBlock(block.number) : [];
+    const infos = await window.infos(block);
     const blockTime = new Date(block.timestamp);
     await recordObservedTransfers(
       txDeps,

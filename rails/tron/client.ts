@@ -100,6 +100,7 @@ export function createTronClient(options: TronClientOptions): TronClient {
       parentHash: raw.parentHash.toLowerCase(),
       timestamp: raw.timestamp,
       txCount: b.transactions?.length ?? 0,
+      txIds: (b.transactions ?? []).map((t) => t.txID.toLowerCase()),
     };
   }
 

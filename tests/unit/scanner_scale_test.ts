@@ -111,3 +111,37 @@ Deno.test("one block paying many pay-ins, one of them twice: each counted once, 
     await gw.close();
   }
 });
+
+Deno.test("transaction infos that are not the block's own (a node answering from another fork) are refused", async () => {
+  const gw = await startTestGateway();
+  try {
+    const m = await gw.createMerchant("Fork");
+    gw.devnet.mine(1);
+    await scanChain(gw.deps);
+    const [a, b] = await createPayins(gw, m.keys.liveSecret, 2);
+    gw.devnet.transferUsdt(a.address, 11_500_000n);
+    gw.devnet.mine(1);
+    gw.devnet.transferUsdt(b.address, 11_500_000n);
+    gw.devnet.mine(1);
+    const real = gw.deps.tron;
+    // Block n's infos answered with block n+1's: b's payment would be booked in a block that lacks it.
+    const lying = {
+      ...real,
+      getTransactionInfosByBlock: (n: number) => real.getTransactionInfosByBlock(n + 1),
+    };
+    let failed = false;
+    await scanChain({ ...gw.deps, tron: lying }).catch(() => (failed = true));
+    assert(failed, "the scan stops at the block whose infos do not match");
+    const transfers = await gw.db.query("SELECT tx_id FROM chain_transfers");
+    assertEquals(transfers.length, 0);
+    // An honest node afterwards: both payments, each in its own block.
+    await scanChain(gw.deps);
+    const rows = await gw.db.query<{ payin_id: string; block_number: string }>(
+      "SELECT payin_id, block_number::text FROM chain_transfers ORDER BY block_number",
+    );
+    assertEquals(rows.map((r) => r.payin_id), [a.transactionId, b.transactionId]);
+    assertEquals(Number(rows[1].block_number) - Number(rows[0].block_number), 1);
+  } finally {
+    await gw.close();
+  }
+});
