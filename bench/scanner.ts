@@ -97,11 +97,9 @@ async function catchUp(
   const first = scanner.followed + 1;
   const requestsBefore = scanner.requests;
   const startedAt = Date.now();
-  const passStart = performance.now();
-  await scanner.pass(); // follows up to 100 blocks, then settles what is deep enough
-  const passMs = performance.now() - passStart;
-  const passFollowed = scanner.followed;
-  await scanner.catchUp(head);
+  await scanner.catchUp(head); // each pass follows up to 100 blocks, then settles some of what is deep enough
+  await scanner.drain();
+  const doneAt = Date.now();
   const scannedMs = scanner.committedAt.get(head)! - startedAt;
   return {
     phase,
@@ -110,9 +108,10 @@ async function catchUp(
     requestsPerBlock: (scanner.requests - requestsBefore) / blocks,
     blocksPerSecond: blocks / (scannedMs / 1000),
     blockMs: scanner.blockTimes(first, head),
+    // Settlement after the last block's commit (none ran before it while one pass covered the backlog).
     settle: {
       payins: (await countStatus(target, "CONFIRMED")) - confirmedBefore,
-      ms: passMs - (scanner.committedAt.get(passFollowed)! - startedAt),
+      ms: doneAt - startedAt - scannedMs,
     },
   };
 }
@@ -139,7 +138,7 @@ async function live(
   })();
   const startedAt = Date.now();
   while (producing || scanner.followed < produced[produced.length - 1].number) {
-    if ((await scanner.pass()) === 0) await sleep(IDLE_POLL_MS);
+    if ((await scanner.pass()).scanned === 0) await sleep(IDLE_POLL_MS);
   }
   await producer;
   const first = produced[0].number;

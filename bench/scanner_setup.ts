@@ -9,7 +9,7 @@ import { insertAddresses } from "../db/deposit_addresses.ts";
 import type { Db } from "../db/mod.ts";
 import { ACCOUNT_INDEX } from "../domain/address_pool.ts";
 import type { Caller } from "../domain/auth.ts";
-import { scanChain } from "../domain/chain_scanner.ts";
+import { scanChain, type ScanReport } from "../domain/chain_scanner.ts";
 import { createUsdtPayin } from "../domain/payins/create.ts";
 import { createDeriver } from "../rails/tron/hd.ts";
 import type { BenchGateway } from "./gateway.ts";
@@ -116,12 +116,17 @@ export class WatchedScanner {
   }
 
   /** One scanChain pass; its node requests count unless it found nothing new (an idle poll). */
-  async pass(): Promise<number> {
+  async pass(): Promise<ScanReport> {
     const before = this.gw.nodeRequests();
     const report = await scanChain(this.deps);
     if (report.scanned === 0) this.idlePolls++;
     else this.requests += this.gw.nodeRequests() - before;
-    return report.scanned;
+    return report;
+  }
+
+  /** Passes until no settlement is left over. */
+  async drain(): Promise<void> {
+    while ((await this.pass()).settleBacklog);
   }
 
   async catchUp(head: number): Promise<void> {

@@ -154,12 +154,17 @@ export async function payinTransfers(db: Db, payinId: string): Promise<ChainTran
   );
 }
 
-/** Pay-ins whose every open transfer is at least `minConfirmations` deep at `head`. */
-export async function payinsReadyToSettle(db: Db, head: number, minConfirmations: number): Promise<string[]> {
+/** Up to `limit` pay-ins whose every open transfer is at least `minConfirmations` deep at `head`, oldest first. */
+export async function payinsReadyToSettle(
+  db: Db,
+  head: number,
+  minConfirmations: number,
+  limit: number,
+): Promise<string[]> {
   const rows = await db.query<{ payin_id: string }>(
     `SELECT payin_id FROM chain_transfers WHERE kind = 'PAYIN' AND status = 'SEEN'
-      GROUP BY payin_id HAVING max(block_number) <= $1`,
-    [head - minConfirmations + 1],
+      GROUP BY payin_id HAVING max(block_number) <= $1 ORDER BY max(block_number), payin_id LIMIT $2`,
+    [head - minConfirmations + 1, limit],
   );
   return rows.map((r) => r.payin_id);
 }
@@ -168,11 +173,12 @@ export async function depositsReadyToCredit(
   db: Db,
   head: number,
   minConfirmations: number,
+  limit: number,
 ): Promise<Array<{ tx_id: string; log_index: number }>> {
   return await db.query(
     `SELECT tx_id, log_index FROM chain_transfers WHERE kind = 'DEPOSIT' AND status = 'SEEN' AND block_number <= $1
-      ORDER BY block_number LIMIT 500`,
-    [head - minConfirmations + 1],
+      ORDER BY block_number LIMIT $2`,
+    [head - minConfirmations + 1, limit],
   );
 }
 

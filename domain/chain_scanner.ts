@@ -148,22 +148,35 @@ async function findForkPoint(deps: ScannerDeps, from: number): Promise<number> {
   return from - KEPT_BLOCKS;
 }
 
-/** Settles pay-ins and credits deposits whose transfers are now deep enough. */
+/**
+ * Settlements (pay-ins, then deposits) per pass at most: after a long catch-up thousands may be due, and
+ * new blocks (the CONFIRMING a customer waits to see) must not wait behind them all; 50 settlements are a
+ * few hundred milliseconds. The rest are settled by the next passes, which the scan loop runs at once
+ * (`settleBacklog`), so the throughput of settlement is unchanged.
+ */
+export const SETTLE_PER_PASS = 50;
+
+/** Settles pay-ins and credits deposits whose transfers are now deep enough, up to SETTLE_PER_PASS. */
 export async function settleMatured(
   deps: ScannerDeps,
   headNumber: number,
-): Promise<{ settled: number; deposits: number }> {
+): Promise<{ settled: number; deposits: number; settleBacklog: boolean }> {
   const { payinConfirmations, depositConfirmations } = deps.config.tron;
   let settled = 0;
   const maturedAtOrBelow = headNumber - payinConfirmations + 1;
-  for (const id of await chain.payinsReadyToSettle(deps.db, headNumber, payinConfirmations)) {
+  const ready = await chain.payinsReadyToSettle(deps.db, headNumber, payinConfirmations, SETTLE_PER_PASS);
+  for (const id of ready) {
     if (await settlePayinFromChain(deps, id, maturedAtOrBelow)) settled++;
   }
+  const room = SETTLE_PER_PASS - ready.length;
+  const due = room > 0
+    ? await chain.depositsReadyToCredit(deps.db, headNumber, depositConfirmations, room)
+    : [];
   let deposits = 0;
-  for (const d of await chain.depositsReadyToCredit(deps.db, headNumber, depositConfirmations)) {
+  for (const d of due) {
     if (await creditDeposit(deps, d.tx_id, d.log_index)) deposits++;
   }
-  return { settled, deposits };
+  return { settled, deposits, settleBacklog: ready.length + due.length >= SETTLE_PER_PASS };
 }
 
 export type ScanReport = {
@@ -173,6 +186,8 @@ export type ScanReport = {
   behind: number;
   settled: number;
   deposits: number;
+  /** More settlements were due than one pass does: run the next pass at once. */
+  settleBacklog: boolean;
 };
 
 /** One pass: up to `maxBlocks` blocks, then settlement and expiry. Safe to run from several processes. */
