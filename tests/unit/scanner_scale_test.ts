@@ -169,7 +169,7 @@ Deno.test("more settlements due than one pass does: the pass says so, and the ne
     const rows = await gw.db.query<{ status: string; n: number }>(
       "SELECT status, count(*)::int AS n FROM payins GROUP BY status",
     );
-    assertEquals(rows, [{ status: "CONFIRMED", n: count }]);
+    assertEquals(rows.map((r) => [r.status, r.n]), [["CONFIRMED", count]]);
     const journals = await gw.db.query<{ n: number }>(
       "SELECT count(DISTINCT reference)::int AS n FROM journals WHERE reference LIKE 'payin:%'",
     );
