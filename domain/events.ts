@@ -1,6 +1,6 @@
 // The specification's event catalogue, and `emitEvent`: the event row and its webhook deliveries are
 // written with the change they report (same transaction), and queued only once that commits.
-import { insertEventsWithDeliveries, insertEventWithDeliveries } from "../db/events.ts";
+import { insertEventWithDeliveries } from "../db/events.ts";
 import type { Deps } from "./deps.ts";
 import { newId } from "./ids.ts";
 
@@ -92,34 +92,6 @@ export async function emitEvent(
   input: EmitEventInput,
 ): Promise<EmittedEvent> {
   return await writeEvent(deps, input);
-}
-
-/**
- * emitEvent for many events at once, in one statement whatever their number (the scanner moves tens of
- * pay-ins per block). Same rows, same bodies, same queueing after commit.
- */
-export async function emitEvents(
-  deps: Pick<Deps, "db" | "queue" | "clock">,
-  inputs: Array<Pick<EmitEventInput, "merchantId" | "isSandbox" | "type" | "data">>,
-): Promise<void> {
-  if (inputs.length === 0) return;
-  const now = deps.clock.now();
-  const deliveryIds = await insertEventsWithDeliveries(
-    deps.db,
-    inputs.map((input) => ({
-      merchantId: input.merchantId,
-      isSandbox: input.isSandbox,
-      eventId: newId("evt", now.getTime()),
-      type: input.type,
-      dataJson: JSON.stringify(input.data),
-      body: webhookBody(input.type, input.data, now),
-    })),
-    now,
-    newId("dlv", now.getTime()).slice(0, "dlv_".length + 10),
-  );
-  for (const deliveryId of deliveryIds) {
-    deps.db.afterCommit(() => deps.queue.enqueue({ type: "webhook.deliver", deliveryId }));
-  }
 }
 
 /** emitEvent, optionally aimed at one endpoint whatever its subscriptions (test deliveries). */

@@ -1,9 +1,11 @@
 // The one way a pay-in changes state: the move must be in the transition table, it only happens from
 // the state the caller saw (a concurrent move wins, and this one answers undefined), and the event that
 // reports it is written in the same transaction.
-import { moveStatus, moveStatusMany, type PayinPatch, type PayinRow } from "../../db/payins.ts";
+import { moveStatus, type PayinPatch, type PayinRow } from "../../db/payins.ts";
+import { moveStatusMany } from "../../db/payins_batch.ts";
 import type { Deps } from "../deps.ts";
-import { emitEvent, emitEvents } from "../events.ts";
+import { emitEvent } from "../events.ts";
+import { emitEvents } from "../events_batch.ts";
 import { assertMove, type PayinStatus } from "./states.ts";
 import { type PayinEvent, payinEventData } from "./view.ts";
 
