@@ -71,7 +71,7 @@ export async function transitionPayin(
  * the pay-ins that moved, in the order given.
  */
 export async function transitionPayins(
-  deps: Pick<Deps, "db" | "queue" | "clock" | "config">,
+  deps: Pick<Deps, "db" | "queue" | "clock" | "config" | "log">,
   payins: Array<Pick<PayinRow, "id" | "status"> & { received?: { amount: string; txHash: string } }>,
   to: PayinStatus,
 ): Promise<PayinRow[]> {
@@ -92,5 +92,7 @@ export async function transitionPayins(
       })),
     );
   }
+  const from = new Map(payins.map((p) => [p.id, p.status]));
+  for (const m of moved) logPayinState(deps, m, from.get(m.id) ?? null);
   return moved;
 }
