@@ -9,15 +9,19 @@ import type { Owner } from "../db/webhooks.ts";
 import { hmacSha256Hex } from "./crypto.ts";
 import type { Deps } from "./deps.ts";
 import { AppError } from "./errors.ts";
-import { connectTargetProblem, type Resolver } from "./webhook_urls.ts";
+import { defaultTransport, type WebhookTransport } from "./webhook_http.ts";
+import { type Resolver, vetConnectTarget } from "./webhook_urls.ts";
 
 export const LEASE_MS = 60_000;
 /** ARCHITECTURE.md: an endpoint is disabled after this many consecutive exhausted deliveries. */
 export const DISABLE_AFTER_EXHAUSTED = 5;
 const USER_AGENT = "PaymentGateway-Webhooks/1.0";
 
-export type DeliveryDeps = Pick<Deps, "db" | "clock" | "config" | "secrets" | "queue" | "log" | "fetch"> & {
+export type DeliveryDeps = Pick<Deps, "db" | "clock" | "config" | "secrets" | "queue" | "log"> & {
+  /** DNS for the URL policy; the system resolver unless a test injects one. */
   resolveDns?: Resolver;
+  /** The pinned HTTP client (domain/webhook_http.ts) unless a test injects one. */
+  transport?: WebhookTransport;
 };
 
 export type DeliveryResult =
@@ -45,17 +49,27 @@ export function retryDelayMs(retryIntervalSeconds: number, attemptNo: number): n
   return retryIntervalSeconds * 1000 * 2 ** (attemptNo - 1);
 }
 
+/**
+ * What the merchant sees of a refused or failed connection: one fixed text each, so the delivery log is
+ * no port scanner (refused, reset, TLS failure and unknown host all read the same). The precise cause
+ * goes to the operator's log.
+ */
+export const REFUSED_ERROR = "destination refused by the webhook URL policy";
+export const CONNECTION_ERROR = "could not connect to the endpoint or send the request";
+
 async function post(
   deps: DeliveryDeps,
   d: eventsDb.ClaimedDelivery,
   secret: string,
 ): Promise<{ statusCode: number | null; error: string | null }> {
-  const refused = await connectTargetProblem(deps.config, d.url, deps.resolveDns);
-  if (refused) return { statusCode: null, error: refused };
+  const vetted = await vetConnectTarget(deps.config, d.url, deps.resolveDns);
+  if ("problem" in vetted) {
+    deps.log.warn("webhook destination refused", { deliveryId: d.id, reason: vetted.problem });
+    return { statusCode: null, error: REFUSED_ERROR };
+  }
   const timeoutMs = deps.config.webhookTimeoutMs;
   try {
-    const res = await deps.fetch(d.url, {
-      method: "POST",
+    const { status } = await (deps.transport ?? defaultTransport)(vetted.target, {
       headers: {
         "Content-Type": "application/json",
         "User-Agent": USER_AGENT,
@@ -64,22 +78,21 @@ async function post(
         "Service-Delivery-Id": d.id,
       },
       body: d.body,
-      redirect: "manual",
-      signal: AbortSignal.timeout(timeoutMs),
+      timeoutMs,
     });
-    await res.body?.cancel().catch(() => {});
-    if (res.status >= 200 && res.status < 300) return { statusCode: res.status, error: null };
-    const redirect = res.status >= 300 && res.status < 400;
+    if (status >= 200 && status < 300) return { statusCode: status, error: null };
+    const redirect = status >= 300 && status < 400;
     return {
-      statusCode: res.status,
-      error: redirect ? `redirect not followed (HTTP ${res.status})` : `HTTP ${res.status}`,
+      statusCode: status,
+      error: redirect ? `redirect not followed (HTTP ${status})` : `HTTP ${status}`,
     };
   } catch (err) {
-    const name = err instanceof Error ? err.name : "";
+    const name = err instanceof Error || err instanceof DOMException ? err.name : "";
     if (name === "TimeoutError" || name === "AbortError") {
       return { statusCode: null, error: `no response within ${timeoutMs} ms` };
     }
-    return { statusCode: null, error: `connection failed: ${String(err).slice(0, 300)}` };
+    deps.log.warn("webhook connection failed", { deliveryId: d.id, cause: String(err).slice(0, 300) });
+    return { statusCode: null, error: CONNECTION_ERROR };
   }
 }
 
