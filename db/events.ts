@@ -100,60 +100,131 @@ export type ClaimedDelivery = DeliveryRow & {
 };
 
 /**
- * Takes the lease on a due delivery whose endpoint is ACTIVE. One UPDATE: of two concurrent callers the
- * second re-reads the row after the first commits, finds the lease taken and claims nothing.
+ * Takes the lease on due deliveries whose endpoint is ACTIVE, in one UPDATE: those named by `ids`, and
+ * the oldest due ones of `endpointIds` (an endpoint's backlog). An endpoint never has more than
+ * `perEndpoint` deliveries leased at once, counted over every process's leases, so a receiver that hangs
+ * holds at most that many workers (two processes claiming at the same instant may overshoot a little).
+ * Of two concurrent claims of one row the second re-reads it after the first commits, finds the lease
+ * taken and skips it: a delivery is never claimed twice.
  */
-export async function claimDelivery(
+export async function claimDeliveries(
   db: Db,
-  id: string,
-  now: Date,
-  leaseUntil: Date,
-): Promise<ClaimedDelivery | undefined> {
-  return (await db.query<ClaimedDelivery>(
-    `UPDATE webhook_deliveries d SET lease_until = $3::timestamptz, updated_at = $2::timestamptz
+  c: {
+    ids: string[];
+    endpointIds: string[];
+    now: Date;
+    leaseUntil: Date;
+    perEndpoint: number;
+    limit: number;
+  },
+): Promise<ClaimedDelivery[]> {
+  if (c.limit <= 0 || (c.ids.length === 0 && c.endpointIds.length === 0)) return [];
+  return await db.query<ClaimedDelivery>(
+    `WITH named AS (
+       SELECT d.id, d.endpoint_id, d.next_attempt_at FROM webhook_deliveries d
+        WHERE d.id = ANY ($1::text[]) AND d.status = 'PENDING' AND d.next_attempt_at <= $3::timestamptz
+          AND (d.lease_until IS NULL OR d.lease_until <= $3::timestamptz)
+     ), backlog AS (
+       SELECT b.id, b.endpoint_id, b.next_attempt_at FROM unnest($2::text[]) AS e(id)
+        CROSS JOIN LATERAL (
+          SELECT d.id, d.endpoint_id, d.next_attempt_at FROM webhook_deliveries d
+           WHERE d.endpoint_id = e.id AND d.status = 'PENDING' AND d.next_attempt_at <= $3::timestamptz
+             AND (d.lease_until IS NULL OR d.lease_until <= $3::timestamptz)
+           ORDER BY d.next_attempt_at, d.id LIMIT $5
+        ) b
+     ), cand AS (
+       SELECT id, endpoint_id,
+              row_number() OVER (PARTITION BY endpoint_id ORDER BY next_attempt_at, id) AS rn
+         FROM (SELECT * FROM named UNION SELECT * FROM backlog) u
+     ), busy AS (
+       SELECT d.endpoint_id, count(*)::int AS n FROM webhook_deliveries d
+        WHERE d.endpoint_id IN (SELECT endpoint_id FROM cand) AND d.status = 'PENDING'
+          AND d.lease_until > $3::timestamptz
+        GROUP BY d.endpoint_id
+     ), pick AS (
+       SELECT cand.id FROM cand LEFT JOIN busy USING (endpoint_id)
+        WHERE cand.rn + COALESCE(busy.n, 0) <= $5
+        ORDER BY cand.rn LIMIT $6
+     )
+     UPDATE webhook_deliveries d SET lease_until = $4::timestamptz, updated_at = $3::timestamptz
        FROM webhook_endpoints w
-      WHERE d.id = $1 AND w.id = d.endpoint_id AND w.status = 'ACTIVE'
-        AND d.status = 'PENDING' AND d.next_attempt_at <= $2::timestamptz
-        AND (d.lease_until IS NULL OR d.lease_until <= $2::timestamptz)
+      WHERE d.id IN (SELECT id FROM pick) AND w.id = d.endpoint_id AND w.status = 'ACTIVE'
+        AND d.status = 'PENDING' AND d.next_attempt_at <= $3::timestamptz
+        AND (d.lease_until IS NULL OR d.lease_until <= $3::timestamptz)
      RETURNING d.*, w.url, w.secret_encrypted, w.max_retries, w.retry_interval_seconds`,
-    [id, now, leaseUntil],
-  ))[0];
+    [c.ids, c.endpointIds, c.now, c.leaseUntil, c.perEndpoint, c.limit],
+  );
 }
+
+/** Of `ids`, the endpoints of those still due and unleased (left by claimDeliveries' per-endpoint cap). */
+export async function endpointsWithDueDeliveries(db: Db, ids: string[], now: Date): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows = await db.query<{ endpoint_id: string }>(
+    `SELECT DISTINCT d.endpoint_id FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
+      WHERE d.id = ANY ($1::text[]) AND d.status = 'PENDING' AND d.next_attempt_at <= $2::timestamptz
+        AND (d.lease_until IS NULL OR d.lease_until <= $2::timestamptz) AND w.status = 'ACTIVE'`,
+    [ids, now],
+  );
+  return rows.map((r) => r.endpoint_id);
+}
+
+export type AttemptOutcome = {
+  id: string;
+  /** The lease the attempt was made under: its token. */
+  leaseUntil: Date;
+  attemptNo: number;
+  status: "PENDING" | "SUCCEEDED" | "FAILED";
+  nextAttemptAt: Date | null;
+  statusCode: number | null;
+  error: string | null;
+  startedAt: Date;
+  durationMs: number;
+  now: Date;
+};
 
 /**
- * Writes the outcome of an attempt, only while this caller still holds the lease it took (`leaseUntil`
- * is the token): a worker that overran its lease must not overwrite its successor's result.
+ * Writes the outcomes of many attempts in two statements: each delivery's new state, only while the
+ * attempt still holds the lease it took (a worker that overran its lease must not overwrite its
+ * successor's result), then the attempt rows of those recorded. Returns the ids recorded.
  */
-export async function recordDeliveryOutcome(
-  db: Db,
-  o: {
-    id: string;
-    leaseUntil: Date;
-    attemptNo: number;
-    status: "PENDING" | "SUCCEEDED" | "FAILED";
-    nextAttemptAt: Date | null;
-    statusCode: number | null;
-    error: string | null;
-    now: Date;
-  },
-): Promise<boolean> {
-  const rows = await db.query<{ id: string }>(
-    `UPDATE webhook_deliveries SET status = $3, attempt_count = $4, last_status_code = $5, last_error = $6,
-       next_attempt_at = COALESCE($7::timestamptz, next_attempt_at),
-       completed_at = CASE WHEN $3 = 'PENDING' THEN NULL ELSE $8::timestamptz END,
-       lease_until = NULL, updated_at = $8::timestamptz
-     WHERE id = $1 AND status = 'PENDING' AND lease_until = $2::timestamptz RETURNING id`,
-    [o.id, o.leaseUntil, o.status, o.attemptNo, o.statusCode, o.error, o.nextAttemptAt, o.now],
+export async function recordAttemptOutcomes(db: Db, outcomes: AttemptOutcome[]): Promise<Set<string>> {
+  if (outcomes.length === 0) return new Set();
+  const json = JSON.stringify(outcomes.map((o) => ({
+    id: o.id,
+    lease_until: o.leaseUntil.toISOString(),
+    attempt_no: o.attemptNo,
+    status: o.status,
+    next_attempt_at: o.nextAttemptAt?.toISOString() ?? null,
+    status_code: o.statusCode,
+    error: o.error,
+    started_at: o.startedAt.toISOString(),
+    duration_ms: o.durationMs,
+    succeeded: o.status === "SUCCEEDED",
+    now: o.now.toISOString(),
+  })));
+  const recorded = await db.query<{ id: string }>(
+    `UPDATE webhook_deliveries d SET status = o.status, attempt_count = o.attempt_no,
+       last_status_code = o.status_code, last_error = o.error,
+       next_attempt_at = COALESCE(o.next_attempt_at, d.next_attempt_at),
+       completed_at = CASE WHEN o.status = 'PENDING' THEN NULL ELSE o.now END,
+       lease_until = NULL, updated_at = o.now
+     FROM jsonb_to_recordset($1::text::jsonb) AS o(id text, lease_until timestamptz, attempt_no int,
+       status text, next_attempt_at timestamptz, status_code int, error text, now timestamptz)
+     WHERE d.id = o.id AND d.status = 'PENDING' AND d.lease_until = o.lease_until
+     RETURNING d.id`,
+    [json],
   );
-  return rows.length === 1;
-}
-
-export async function insertAttempt(db: Db, a: AttemptRow): Promise<void> {
+  if (recorded.length === 0) return new Set();
   await db.query(
     `INSERT INTO webhook_attempts (delivery_id, attempt_no, started_at, duration_ms, status_code, error, succeeded)
-     VALUES ($1, $2, $3::timestamptz, $4, $5, $6, $7) ON CONFLICT (delivery_id, attempt_no) DO NOTHING`,
-    [a.delivery_id, a.attempt_no, a.started_at, a.duration_ms, a.status_code, a.error, a.succeeded],
+     SELECT o.id, o.attempt_no, o.started_at, o.duration_ms, o.status_code, o.error, o.succeeded
+       FROM jsonb_to_recordset($1::text::jsonb) AS o(id text, attempt_no int, started_at timestamptz,
+         duration_ms int, status_code int, error text, succeeded boolean)
+      WHERE o.id = ANY ($2::text[])
+     ON CONFLICT (delivery_id, attempt_no) DO NOTHING`,
+    [json, recorded.map((r) => r.id)],
   );
+  return new Set(recorded.map((r) => r.id));
 }
 
 export async function findDelivery(db: Db, owner: Owner, id: string): Promise<DeliveryRow | undefined> {

@@ -148,12 +148,13 @@ export async function reactivateEndpoint(
   return rows[0];
 }
 
-/** A delivery succeeded: the run of failures is over. */
-export async function resetEndpointFailures(db: Db, id: string, now: Date): Promise<void> {
+/** A delivery to each of these endpoints succeeded: their runs of failures are over. */
+export async function resetEndpointFailures(db: Db, ids: string[], now: Date): Promise<void> {
+  if (ids.length === 0) return;
   await db.query(
     `UPDATE webhook_endpoints SET consecutive_failures = 0, updated_at = $2::timestamptz
-      WHERE id = $1 AND consecutive_failures <> 0`,
-    [id, now],
+      WHERE id = ANY ($1::text[]) AND consecutive_failures <> 0`,
+    [ids, now],
   );
 }
 
