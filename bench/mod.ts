@@ -3,6 +3,7 @@
 import { runLedgerBench } from "./ledger.ts";
 import { runPayinBench } from "./payin.ts";
 import { runScannerBench } from "./scanner.ts";
+import { runWebhooksBench } from "./webhooks.ts";
 
 const BENCHES: Record<string, { about: string; run: () => Promise<void> }> = {
   ledger: {
@@ -16,6 +17,10 @@ const BENCHES: Record<string, { about: string; run: () => Promise<void> }> = {
   scanner: {
     about: "TRON blocks/s, node requests per block and block-to-CONFIRMING delay through the scanner",
     run: runScannerBench,
+  },
+  webhooks: {
+    about: "signed webhook deliveries/s (10,000 queued) and commit-to-first-attempt p50/p99 vs bare fetches",
+    run: runWebhooksBench,
   },
 };
 

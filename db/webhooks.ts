@@ -148,16 +148,6 @@ export async function reactivateEndpoint(
   return rows[0];
 }
 
-/** A delivery to each of these endpoints succeeded: their runs of failures are over. */
-export async function resetEndpointFailures(db: Db, ids: string[], now: Date): Promise<void> {
-  if (ids.length === 0) return;
-  await db.query(
-    `UPDATE webhook_endpoints SET consecutive_failures = 0, updated_at = $2::timestamptz
-      WHERE id = ANY ($1::text[]) AND consecutive_failures <> 0`,
-    [ids, now],
-  );
-}
-
 /**
  * A delivery exhausted its retries. One atomic UPDATE, so concurrent failures count correctly; the
  * endpoint is disabled when the run reaches `disableAfter`. Returns the endpoint's new state.

@@ -3,6 +3,7 @@
 // both go through these two steps, so a delivery behaves the same whichever path sent it.
 import * as eventsDb from "../db/events.ts";
 import type { AttemptOutcome, ClaimedDelivery } from "../db/events.ts";
+import type { Db } from "../db/mod.ts";
 import * as endpointsDb from "../db/webhooks.ts";
 import { hmacSha256Hex } from "./crypto.ts";
 import type { Deps } from "./deps.ts";
@@ -151,20 +152,18 @@ export async function recordAttempts(
   attempts: Attempt[],
 ): Promise<Map<string, DeliveryResult>> {
   const results = new Map<string, DeliveryResult>();
-  await deps.db.tx(async (tx) => {
+  const write = async (db: Db) => {
     results.clear(); // a retried transaction starts over
-    const recorded = await eventsDb.recordAttemptOutcomes(tx, attempts);
-    const succeededEndpoints = new Set<string>();
+    const recorded = await eventsDb.recordAttemptOutcomes(db, attempts);
     for (const a of attempts) {
       if (!recorded.has(a.id)) {
         results.set(a.id, { outcome: "lease_lost", attemptNo: a.attemptNo });
       } else if (a.status === "SUCCEEDED") {
-        succeededEndpoints.add(a.endpointId);
         results.set(a.id, { outcome: "succeeded", attemptNo: a.attemptNo, statusCode: a.statusCode! });
       } else if (a.status === "FAILED") {
         // Rare, and each must count: one atomic increment per exhausted delivery.
         const ep = await endpointsDb.recordEndpointExhausted(
-          tx,
+          db,
           a.endpointId,
           DISABLE_AFTER_EXHAUSTED,
           a.now,
@@ -178,7 +177,7 @@ export async function recordAttempts(
         });
       } else {
         const delayMs = a.nextAttemptAt!.getTime() - a.now.getTime();
-        tx.afterCommit(() => deps.queue.enqueue({ type: "webhook.deliver", deliveryId: a.id }, { delayMs }));
+        db.afterCommit(() => deps.queue.enqueue({ type: "webhook.deliver", deliveryId: a.id }, { delayMs }));
         results.set(a.id, {
           outcome: "retrying",
           attemptNo: a.attemptNo,
@@ -188,9 +187,10 @@ export async function recordAttempts(
         });
       }
     }
-    const now = attempts[0]?.now ?? new Date();
-    await endpointsDb.resetEndpointFailures(tx, [...succeededEndpoints], now);
-  });
+  };
+  // The common case (no delivery exhausted) is one statement, atomic without BEGIN and COMMIT.
+  if (attempts.some((a) => a.status === "FAILED")) await deps.db.tx(write);
+  else await write(deps.db);
   for (const a of attempts) logAttempt(deps, a, results.get(a.id)!);
   return results;
 }

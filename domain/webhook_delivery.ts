@@ -30,11 +30,11 @@ export {
 } from "./webhook_attempt.ts";
 
 /**
- * At most this many deliveries of one endpoint are leased at a time, over all processes: a receiver that
- * hangs holds that many workers, never all of them, and one merchant's dead endpoint never delays
- * another's deliveries. The rest wait, due, for a slot (the pump claims them as slots free).
+ * At most this many attempts to one endpoint are in flight at a time in a process: a receiver that hangs
+ * holds that many of the pump's workers, never all of them, and one merchant's dead endpoint never
+ * delays another's deliveries. The rest wait, due, for a slot (the pump claims them as slots free).
  */
-export const PER_ENDPOINT_IN_FLIGHT = 8;
+export const PER_ENDPOINT_IN_FLIGHT = 16;
 
 /** Claims, sends and records one attempt of a delivery. Safe to call any number of times, concurrently. */
 export async function deliverWebhook(deps: DeliveryDeps, deliveryId: string): Promise<DeliveryResult> {
@@ -42,7 +42,8 @@ export async function deliverWebhook(deps: DeliveryDeps, deliveryId: string): Pr
   const lease = leaseUntil(deps, claimedAt);
   const [d] = await eventsDb.claimDeliveries(deps.db, {
     ids: [deliveryId],
-    endpointIds: [],
+    pull: 0,
+    busy: new Map(),
     now: claimedAt,
     leaseUntil: lease,
     perEndpoint: PER_ENDPOINT_IN_FLIGHT,

@@ -2,7 +2,7 @@
 // signatures exactly as the specification tells merchants to.
 import { deliverWebhook } from "../../domain/webhook_delivery.ts";
 import { emitEvent } from "../../domain/events.ts";
-import { handleWebhookDeliver } from "../../jobs/webhook_delivery.ts";
+import { deliveryPump, handleWebhookDeliver } from "../../jobs/webhook_delivery.ts";
 import { assert, assertEquals, assertMatch } from "../assert.ts";
 import { startTestGateway } from "../helpers.ts";
 
@@ -177,6 +177,7 @@ Deno.test("webhook endpoints, test deliveries and signatures", async (t) => {
       }]);
       // The queue listener's handler, as jobs/mod.ts runs it.
       await handleWebhookDeliver(gw.enqueued[0].message, gw.deps);
+      await deliveryPump(gw.deps).idle();
       assertEquals(receiver.received.length, 1);
       const got = receiver.received[0];
       assert(await verifySignature(endpoint.secret, got.headers.get("service-signature"), got.body));

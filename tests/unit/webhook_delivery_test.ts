@@ -233,7 +233,15 @@ Deno.test("webhook delivery: retries, timeouts, disabling, leases", async (t) =>
       const ep = await createEndpoint();
       const id = await sendTest(ep.id);
       // The worker sends, then dies before it can record anything.
-      const crashingDb: Db = { ...gw.db, tx: () => Promise.reject(new Error("process killed")) };
+      // The claim (first statement) goes through; everything after it fails as if the process died.
+      let statements = 0;
+      const killed = () => Promise.reject(new Error("process killed"));
+      const crashingDb: Db = {
+        ...gw.db,
+        query: ((text: string, params?: unknown[]) =>
+          statements++ === 0 ? gw.db.query(text, params) : killed()) as Db["query"],
+        tx: killed,
+      };
       await assertRejects(() => deliverWebhook({ ...gw.deps, db: crashingDb }, id));
       const first = receiver.received.at(-1)!;
       const stuck = await deliveryOf(id);

@@ -1,0 +1,221 @@
+// The delivery pump: one per process, between the queue listener and the receivers. A `webhook.deliver`
+// message names one delivery, but the pump treats it as a wake-up too: each claim takes the named ones
+// and, while slots are free, the oldest due deliveries in the database (one UPDATE for many), so the rate
+// is not bound by how fast the KV queue hands out messages. It sends at most `concurrency` at once and
+// records outcomes in batches (one statement for all that finished meanwhile: group commit), so a
+// delivery costs a fraction of a round trip at volume and the latency of one when idle.
+//
+// Fairness: a claim leases at most `perEndpoint` deliveries of one endpoint beside those this process
+// has in flight, and passes over the backlog of an endpoint at its cap. A hanging receiver holds that
+// many slots until its timeout; other endpoints' deliveries go on through the rest.
+import * as eventsDb from "../db/events.ts";
+import {
+  type Attempt,
+  attemptDelivery,
+  type DeliveryDeps,
+  type DeliveryResult,
+  leaseUntil,
+  recordAttempts,
+} from "./webhook_attempt.ts";
+
+export type PumpOptions = { concurrency: number; perEndpoint: number };
+
+/** How long a claim may wait for more slots to free while attempts are in flight. */
+const BATCH_WAIT_MS = 5;
+
+type Waiter = { resolve(r: DeliveryResult): void; reject(e: unknown): void };
+
+export class DeliveryPump {
+  #deps: DeliveryDeps;
+  #opts: PumpOptions;
+  /** Named deliveries handed in, not yet claimed, with whoever waits for each one's result. */
+  #queued = new Map<string, Waiter[]>();
+  /** More due deliveries may be waiting in the database: pull when slots free. */
+  #pull = false;
+  #inFlight = 0;
+  #inFlightByEndpoint = new Map<string, number>();
+  #claiming = false;
+  #finished: Array<{ attempt: Attempt; waiters: Waiter[] }> = [];
+  #recording = false;
+  #closed = false;
+  #batchTimer: ReturnType<typeof setTimeout> | undefined;
+  #changeWaiters: Array<() => void> = [];
+  /** Decrypted endpoint secrets, keyed by ciphertext (a rotation changes it), shared by attempts. */
+  #secrets = new Map<string, Promise<string | null>>();
+
+  constructor(deps: DeliveryDeps, opts: PumpOptions) {
+    this.#deps = deps;
+    this.#opts = opts;
+  }
+
+  /** One attempt of `deliveryId` if it is due and unclaimed; resolves once its outcome is recorded. */
+  submit(deliveryId: string): Promise<DeliveryResult> {
+    return new Promise((resolve, reject) => {
+      const waiters = this.#queued.get(deliveryId);
+      if (waiters) waiters.push({ resolve, reject });
+      else this.#queued.set(deliveryId, [{ resolve, reject }]);
+      this.#pull = true;
+      this.#kick();
+    });
+  }
+
+  /**
+   * Takes `deliveryId` and resolves at once, so the queue listener hands over the next message while
+   * this one waits for a slot. Waits instead while more than `maxQueued` are held in memory, so a
+   * backlog stays in the queue, not here. Anything lost with the process is still due in the database,
+   * where the next pull or the sweep finds it.
+   */
+  async accept(deliveryId: string, maxQueued = this.#opts.concurrency * 4): Promise<void> {
+    while (this.#queued.size >= maxQueued && !this.#closed) await this.#changed();
+    this.submit(deliveryId).catch(() => {}); // failures are logged where they happen
+  }
+
+  /** Resolves when nothing is queued, claimed, in flight or being recorded. */
+  async idle(): Promise<void> {
+    while (this.#queued.size > 0 || this.#claiming || this.#inFlight > 0 || this.#recording) {
+      await this.#changed();
+    }
+  }
+
+  /** Stops claiming; attempts under way finish and are recorded. */
+  close(): void {
+    this.#closed = true;
+    clearTimeout(this.#batchTimer);
+    for (const waiters of this.#queued.values()) {
+      for (const w of waiters) w.resolve({ outcome: "not_claimed" });
+    }
+    this.#queued.clear();
+    this.#notify();
+  }
+
+  #changed(): Promise<void> {
+    return new Promise((resolve) => this.#changeWaiters.push(resolve));
+  }
+
+  #notify(): void {
+    for (const resolve of this.#changeWaiters.splice(0)) resolve();
+  }
+
+  #minBatch(): number {
+    return Math.max(1, Math.floor(this.#opts.concurrency / 8));
+  }
+
+  #free(): number {
+    return this.#opts.concurrency - this.#inFlight;
+  }
+
+  #hasWork(): boolean {
+    return !this.#closed && this.#free() > 0 && (this.#queued.size > 0 || this.#pull);
+  }
+
+  #kick(): void {
+    if (this.#claiming || !this.#hasWork()) return;
+    // While attempts are in flight, let a few slots free up before claiming again: one claim for many
+    // deliveries instead of one each. A short wait, so a named delivery is never held back long.
+    if (this.#inFlight > 0 && this.#free() < this.#minBatch()) {
+      this.#batchTimer ??= setTimeout(() => {
+        this.#batchTimer = undefined;
+        this.#kick();
+      }, BATCH_WAIT_MS);
+      return;
+    }
+    clearTimeout(this.#batchTimer);
+    this.#batchTimer = undefined;
+    this.#claiming = true;
+    this.#claimRounds().catch((err) => {
+      this.#deps.log.error("webhook claim failed", { error: String(err) });
+    }).finally(() => {
+      this.#claiming = false;
+      this.#notify();
+      // Work may have arrived while the last round was in the database.
+      if (this.#hasWork()) queueMicrotask(() => this.#kick());
+    });
+  }
+
+  async #claimRounds(): Promise<void> {
+    while (this.#hasWork()) {
+      const free = this.#free();
+      const ids = [...this.#queued.keys()].slice(0, free);
+      const waiters = new Map(ids.map((id) => [id, this.#queued.get(id)!]));
+      for (const id of ids) this.#queued.delete(id);
+      const pull = this.#pull ? free * 2 : 0;
+      this.#pull = false;
+      const now = this.#deps.clock.now();
+      const lease = leaseUntil(this.#deps, now);
+      let claimed: eventsDb.ClaimedDelivery[];
+      try {
+        claimed = await eventsDb.claimDeliveries(this.#deps.db, {
+          ids,
+          pull,
+          busy: this.#inFlightByEndpoint,
+          now,
+          leaseUntil: lease,
+          perEndpoint: this.#opts.perEndpoint,
+          limit: free,
+        });
+      } catch (err) {
+        for (const ws of waiters.values()) for (const w of ws) w.reject(err);
+        throw err;
+      }
+      // Every slot filled: more may be due. Fewer: the database had no more, or only behind a cap, and
+      // an attempt finishing there pulls again.
+      if (claimed.length >= free) this.#pull = true;
+      const claimedIds = new Set(claimed.map((d) => d.id));
+      for (const d of claimed) this.#start(d, lease, waiters.get(d.id) ?? []);
+      for (const id of ids) {
+        if (claimedIds.has(id)) continue;
+        // Not due, taken by another worker, or held back by its endpoint's cap (then pulled later).
+        for (const w of waiters.get(id)!) w.resolve({ outcome: "not_claimed" });
+      }
+    }
+  }
+
+  #start(d: eventsDb.ClaimedDelivery, lease: Date, waiters: Waiter[]): void {
+    this.#inFlight++;
+    const endpoint = d.endpoint_id;
+    this.#inFlightByEndpoint.set(endpoint, (this.#inFlightByEndpoint.get(endpoint) ?? 0) + 1);
+    attemptDelivery(this.#deps, d, lease, this.#secrets).then(
+      (attempt) => {
+        this.#finished.push({ attempt, waiters });
+        void this.#record();
+      },
+      (err) => {
+        // attemptDelivery catches what the network throws; this is a bug, not a receiver's failure.
+        this.#deps.log.error("webhook attempt crashed", { deliveryId: d.id, error: String(err) });
+        for (const w of waiters) w.reject(err);
+      },
+    ).finally(() => {
+      this.#inFlight--;
+      const n = this.#inFlightByEndpoint.get(endpoint)! - 1;
+      const wasCapped = n + 1 >= this.#opts.perEndpoint;
+      if (n === 0) this.#inFlightByEndpoint.delete(endpoint);
+      else this.#inFlightByEndpoint.set(endpoint, n);
+      // A slot of a capped endpoint freed: what its cap held back can be pulled now.
+      if (wasCapped) this.#pull = true;
+      this.#kick();
+      this.#notify();
+    });
+  }
+
+  async #record(): Promise<void> {
+    if (this.#recording) return;
+    this.#recording = true;
+    try {
+      while (this.#finished.length > 0) {
+        const batch = this.#finished.splice(0);
+        try {
+          const results = await recordAttempts(this.#deps, batch.map((b) => b.attempt));
+          for (const b of batch) for (const w of b.waiters) w.resolve(results.get(b.attempt.id)!);
+        } catch (err) {
+          // Unrecorded: the leases run out and the sweep sends these again (same event ids).
+          this.#deps.log.error("webhook outcomes not recorded", { count: batch.length, error: String(err) });
+          for (const b of batch) for (const w of b.waiters) w.reject(err);
+        }
+      }
+      if (this.#secrets.size > 1000) this.#secrets.clear();
+    } finally {
+      this.#recording = false;
+      this.#notify();
+    }
+  }
+}
