@@ -30,8 +30,10 @@ export class DeliveryPump {
   #opts: PumpOptions;
   /** Named deliveries handed in, not yet claimed, with whoever waits for each one's result. */
   #queued = new Map<string, Waiter[]>();
-  /** More due deliveries may be waiting in the database: pull when slots free. */
+  /** More due deliveries may be waiting in the database: pull at the next claim. */
   #pull = false;
+  /** The last claim left due deliveries behind: pull again whenever a slot frees. */
+  #moreBehind = false;
   #inFlight = 0;
   #inFlightByEndpoint = new Map<string, number>();
   #claiming = false;
@@ -72,7 +74,10 @@ export class DeliveryPump {
 
   /** Resolves when nothing is queued, claimed, in flight or being recorded. */
   async idle(): Promise<void> {
-    while (this.#queued.size > 0 || this.#claiming || this.#inFlight > 0 || this.#recording) {
+    while (
+      this.#hasWork() || this.#claiming || this.#inFlight > 0 || this.#recording ||
+      this.#finished.length > 0 || this.#batchTimer !== undefined
+    ) {
       await this.#changed();
     }
   }
@@ -126,9 +131,9 @@ export class DeliveryPump {
       this.#deps.log.error("webhook claim failed", { error: String(err) });
     }).finally(() => {
       this.#claiming = false;
-      this.#notify();
       // Work may have arrived while the last round was in the database.
       if (this.#hasWork()) queueMicrotask(() => this.#kick());
+      this.#notify();
     });
   }
 
@@ -140,6 +145,7 @@ export class DeliveryPump {
       for (const id of ids) this.#queued.delete(id);
       const pull = this.#pull ? free * 2 : 0;
       this.#pull = false;
+      const cappedAtStart = [...this.#inFlightByEndpoint.values()].some((n) => n >= this.#opts.perEndpoint);
       const now = this.#deps.clock.now();
       const lease = leaseUntil(this.#deps, now);
       let claimed: eventsDb.ClaimedDelivery[];
@@ -157,11 +163,13 @@ export class DeliveryPump {
         for (const ws of waiters.values()) for (const w of ws) w.reject(err);
         throw err;
       }
-      // Every slot filled: more may be due. Fewer: the database had no more, or only behind a cap, and
-      // an attempt finishing there pulls again.
-      if (claimed.length >= free) this.#pull = true;
       const claimedIds = new Set(claimed.map((d) => d.id));
       for (const d of claimed) this.#start(d, lease, waiters.get(d.id) ?? []);
+      // Every slot filled: more may be due now. Anything found, a named delivery left, or an endpoint
+      // passed over at its cap: more may be due once a slot frees, so each attempt that finishes pulls
+      // again, until a pull finds nothing with no endpoint at its cap.
+      if (claimed.length >= free) this.#pull = true;
+      this.#moreBehind = claimed.length > 0 || cappedAtStart || ids.some((id) => !claimedIds.has(id));
       for (const id of ids) {
         if (claimedIds.has(id)) continue;
         // Not due, taken by another worker, or held back by its endpoint's cap (then pulled later).
@@ -187,11 +195,10 @@ export class DeliveryPump {
     ).finally(() => {
       this.#inFlight--;
       const n = this.#inFlightByEndpoint.get(endpoint)! - 1;
-      const wasCapped = n + 1 >= this.#opts.perEndpoint;
       if (n === 0) this.#inFlightByEndpoint.delete(endpoint);
       else this.#inFlightByEndpoint.set(endpoint, n);
-      // A slot of a capped endpoint freed: what its cap held back can be pulled now.
-      if (wasCapped) this.#pull = true;
+      // A slot freed: what the last claim left behind (a cap, a full batch) can be pulled now.
+      if (this.#moreBehind) this.#pull = true;
       this.#kick();
       this.#notify();
     });

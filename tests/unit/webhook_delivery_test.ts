@@ -242,7 +242,9 @@ Deno.test("webhook delivery: retries, timeouts, disabling, leases", async (t) =>
           statements++ === 0 ? gw.db.query(text, params) : killed()) as Db["query"],
         tx: killed,
       };
-      await assertRejects(() => deliverWebhook({ ...gw.deps, db: crashingDb }, id));
+      await assertRejects(() =>
+        deliverWebhook({ ...gw.deps, db: crashingDb }, id)
+      );
       const first = receiver.received.at(-1)!;
       const stuck = await deliveryOf(id);
       assertEquals([stuck.status, stuck.attemptCount], ["PENDING", 0]);
