@@ -22,6 +22,8 @@ export type PumpOptions = { concurrency: number; perEndpoint: number };
 
 /** How long a claim may wait for more slots to free while attempts are in flight. */
 const BATCH_WAIT_MS = 5;
+/** How many delivered ids a process remembers, to drop their late queue messages without a query. */
+const REMEMBER_SUCCEEDED = 50_000;
 
 type Waiter = { resolve(r: DeliveryResult): void; reject(e: unknown): void };
 
@@ -42,6 +44,9 @@ export class DeliveryPump {
   #closed = false;
   #batchTimer: ReturnType<typeof setTimeout> | undefined;
   #changeWaiters: Array<() => void> = [];
+  #inFlightIds = new Set<string>();
+  /** Deliveries this process sent with success lately (bounded, oldest forgotten first). */
+  #succeeded = new Set<string>();
   /** Decrypted endpoint secrets, keyed by ciphertext (a rotation changes it), shared by attempts. */
   #secrets = new Map<string, Promise<string | null>>();
 
@@ -52,6 +57,11 @@ export class DeliveryPump {
 
   /** One attempt of `deliveryId` if it is due and unclaimed; resolves once its outcome is recorded. */
   submit(deliveryId: string): Promise<DeliveryResult> {
+    // The message of a delivery a pull already took (in flight, or sent with success): nothing to do,
+    // and no round trip to find that out. A delivery that failed is not remembered: its retry counts.
+    if (this.#inFlightIds.has(deliveryId) || this.#succeeded.has(deliveryId)) {
+      return Promise.resolve({ outcome: "not_claimed" });
+    }
     return new Promise((resolve, reject) => {
       const waiters = this.#queued.get(deliveryId);
       if (waiters) waiters.push({ resolve, reject });
@@ -180,6 +190,7 @@ export class DeliveryPump {
 
   #start(d: eventsDb.ClaimedDelivery, lease: Date, waiters: Waiter[]): void {
     this.#inFlight++;
+    this.#inFlightIds.add(d.id);
     const endpoint = d.endpoint_id;
     this.#inFlightByEndpoint.set(endpoint, (this.#inFlightByEndpoint.get(endpoint) ?? 0) + 1);
     attemptDelivery(this.#deps, d, lease, this.#secrets).then(
@@ -190,6 +201,7 @@ export class DeliveryPump {
       (err) => {
         // attemptDelivery catches what the network throws; this is a bug, not a receiver's failure.
         this.#deps.log.error("webhook attempt crashed", { deliveryId: d.id, error: String(err) });
+        this.#inFlightIds.delete(d.id);
         for (const w of waiters) w.reject(err);
       },
     ).finally(() => {
@@ -204,6 +216,13 @@ export class DeliveryPump {
     });
   }
 
+  #rememberSucceeded(id: string): void {
+    if (this.#succeeded.size >= REMEMBER_SUCCEEDED) {
+      for (const old of [...this.#succeeded].slice(0, REMEMBER_SUCCEEDED / 2)) this.#succeeded.delete(old);
+    }
+    this.#succeeded.add(id);
+  }
+
   async #record(): Promise<void> {
     if (this.#recording) return;
     this.#recording = true;
@@ -212,11 +231,19 @@ export class DeliveryPump {
         const batch = this.#finished.splice(0);
         try {
           const results = await recordAttempts(this.#deps, batch.map((b) => b.attempt));
-          for (const b of batch) for (const w of b.waiters) w.resolve(results.get(b.attempt.id)!);
+          for (const b of batch) {
+            const result = results.get(b.attempt.id)!;
+            if (result.outcome === "succeeded") this.#rememberSucceeded(b.attempt.id);
+            this.#inFlightIds.delete(b.attempt.id);
+            for (const w of b.waiters) w.resolve(result);
+          }
         } catch (err) {
           // Unrecorded: the leases run out and the sweep sends these again (same event ids).
           this.#deps.log.error("webhook outcomes not recorded", { count: batch.length, error: String(err) });
-          for (const b of batch) for (const w of b.waiters) w.reject(err);
+          for (const b of batch) {
+            this.#inFlightIds.delete(b.attempt.id);
+            for (const w of b.waiters) w.reject(err);
+          }
         }
       }
       if (this.#secrets.size > 1000) this.#secrets.clear();
