@@ -134,6 +134,8 @@ async function oneRound(target: BenchTarget, receiver: BenchReceiver) {
       p99: percentile(delays, 99),
     };
   } finally {
+    // Arrival is counted before the attempt is recorded: let the last outcomes be written.
+    await deliveryPump(deps).idle();
     await Promise.allSettled([...pendingEnqueues]);
     stopped = true;
     deliveryPump(deps).close();

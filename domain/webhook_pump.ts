@@ -22,6 +22,8 @@ export type PumpOptions = { concurrency: number; perEndpoint: number };
 
 /** How long a claim may wait for more slots to free while attempts are in flight. */
 const BATCH_WAIT_MS = 5;
+/** Stale queue messages wake a pull at most this often. */
+const WAKE_PULL_MS = 50;
 /** How many delivered ids a process remembers, to drop their late queue messages without a query. */
 const REMEMBER_SUCCEEDED = 50_000;
 
@@ -45,6 +47,7 @@ export class DeliveryPump {
   #batchTimer: ReturnType<typeof setTimeout> | undefined;
   #changeWaiters: Array<() => void> = [];
   #inFlightIds = new Set<string>();
+  #lastPullAt = -Infinity;
   /** Deliveries this process sent with success lately (bounded, oldest forgotten first). */
   #succeeded = new Set<string>();
   /** Decrypted endpoint secrets, keyed by ciphertext (a rotation changes it), shared by attempts. */
@@ -60,6 +63,12 @@ export class DeliveryPump {
     // The message of a delivery a pull already took (in flight, or sent with success): nothing to do,
     // and no round trip to find that out. A delivery that failed is not remembered: its retry counts.
     if (this.#inFlightIds.has(deliveryId) || this.#succeeded.has(deliveryId)) {
+      // Still a wake-up (the queue is first in, first out: newer deliveries may wait behind stale
+      // messages), at most one pull per WAKE_PULL_MS from these.
+      if (performance.now() - this.#lastPullAt > WAKE_PULL_MS) {
+        this.#pull = true;
+        this.#kick();
+      }
       return Promise.resolve({ outcome: "not_claimed" });
     }
     return new Promise((resolve, reject) => {
@@ -155,6 +164,7 @@ export class DeliveryPump {
       for (const id of ids) this.#queued.delete(id);
       const pull = this.#pull ? free * 2 : 0;
       this.#pull = false;
+      if (pull > 0) this.#lastPullAt = performance.now();
       const cappedAtStart = [...this.#inFlightByEndpoint.values()].some((n) => n >= this.#opts.perEndpoint);
       const now = this.#deps.clock.now();
       const lease = leaseUntil(this.#deps, now);
