@@ -231,7 +231,7 @@ export async function runWebhooksBench(): Promise<void> {
     return [
       label,
       fmt(drain),
-      fmt(rounds[0].drainPerSec),
+      rounds.map((r) => fmt(r.drainPerSec)).join(" / "),
       fmt(base),
       `${fmt(drain / base, 2)}x`,
       fmt(m((r) => r.p50)),
@@ -243,7 +243,7 @@ export async function runWebhooksBench(): Promise<void> {
     [
       "database",
       "deliveries/s (median)",
-      "cold round",
+      "each round (1st cold)",
       "bare signed fetch/s",
       "ratio",
       "commit->1st attempt p50 ms",
