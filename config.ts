@@ -19,6 +19,7 @@ export const EnvSchema = z.object({
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
   JOBS_ENABLED: boolFromEnv.default(true),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  WEBHOOK_WORKERS: z.coerce.number().int().min(1).max(1000).default(128),
   TRON_NETWORK: z.enum(["devnet", "nile", "mainnet"]).optional(),
   TRON_API_URL: z.string().url().optional(),
   TRON_API_KEY: z.string().min(1).optional(),
@@ -76,6 +77,8 @@ export type Config = {
   logLevel: "debug" | "info" | "warn" | "error";
   jobsEnabled: boolean;
   webhookTimeoutMs: number;
+  /** Webhook attempts in flight at once in this process (the pump's slots). */
+  webhookWorkers: number;
   onDenoDeploy: boolean;
   tron: TronConfig;
   fiat: FiatConfig;
@@ -144,6 +147,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     logLevel: e.LOG_LEVEL,
     jobsEnabled: e.JOBS_ENABLED,
     webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
+    webhookWorkers: e.WEBHOOK_WORKERS,
     onDenoDeploy,
     tron: {
       network,

@@ -7,6 +7,7 @@ import { runLedgerBench } from "./ledger.ts";
 import { runPayinBench } from "./payin.ts";
 import type { BenchOptions } from "./lib.ts";
 import { runScannerBench } from "./scanner.ts";
+import { runWebhooksBench } from "./webhooks.ts";
 
 const BENCHES: Record<string, { about: string; run: (options: BenchOptions) => Promise<void> }> = {
   ledger: {
@@ -20,6 +21,10 @@ const BENCHES: Record<string, { about: string; run: (options: BenchOptions) => P
   scanner: {
     about: "TRON blocks/s, node requests per block and block-to-CONFIRMING delay through the scanner",
     run: runScannerBench,
+  },
+  webhooks: {
+    about: "signed webhook deliveries/s (10,000 queued) and commit-to-first-attempt p50/p99 vs bare fetches",
+    run: runWebhooksBench,
   },
 };
 

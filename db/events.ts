@@ -100,60 +100,135 @@ export type ClaimedDelivery = DeliveryRow & {
 };
 
 /**
- * Takes the lease on a due delivery whose endpoint is ACTIVE. One UPDATE: of two concurrent callers the
- * second re-reads the row after the first commits, finds the lease taken and claims nothing.
+ * Takes the lease on due deliveries whose endpoint is ACTIVE, in one UPDATE: those named by `ids`, and
+ * with `pull` > 0 up to that many of the oldest due ones of endpoints not in `capped`. No endpoint gets
+ * more than `perEndpoint` leases counting the `busy` ones the caller already holds (its attempts in
+ * flight), so a receiver that hangs holds at most that many of the caller's workers and its backlog is
+ * passed over, not waited on. Of two concurrent claims of one row the second re-reads it after the first
+ * commits, finds the lease taken and skips it: a delivery is never claimed twice.
  */
-export async function claimDelivery(
+export async function claimDeliveries(
   db: Db,
-  id: string,
-  now: Date,
-  leaseUntil: Date,
-): Promise<ClaimedDelivery | undefined> {
-  return (await db.query<ClaimedDelivery>(
+  c: {
+    ids: string[];
+    pull: number;
+    busy: Map<string, number>;
+    now: Date;
+    leaseUntil: Date;
+    perEndpoint: number;
+    limit: number;
+  },
+): Promise<ClaimedDelivery[]> {
+  if (c.limit <= 0 || (c.ids.length === 0 && c.pull <= 0)) return [];
+  const due = `d.status = 'PENDING' AND d.next_attempt_at <= $2::timestamptz
+    AND (d.lease_until IS NULL OR d.lease_until <= $2::timestamptz)`;
+  const capped = [...c.busy].filter(([, n]) => n >= c.perEndpoint).map(([id]) => id);
+  // Only the parts in use, so the common statement stays small (PGlite plans every statement anew).
+  const sources = [
+    c.ids.length > 0
+      ? `SELECT d.id, d.endpoint_id, d.next_attempt_at FROM webhook_deliveries d
+          WHERE d.id = ANY ($1::text[]) AND ${due}`
+      : "",
+    c.pull > 0
+      ? `(SELECT d.id, d.endpoint_id, d.next_attempt_at FROM webhook_deliveries d
+           JOIN webhook_endpoints w ON w.id = d.endpoint_id AND w.status = 'ACTIVE'
+          WHERE ${due} AND d.endpoint_id <> ALL ($9::text[])
+          ORDER BY d.next_attempt_at LIMIT $8)`
+      : "",
+  ].filter(Boolean).join(" UNION ");
+  // `= ANY (ARRAY(...))` makes the planner fetch the picked rows by primary key.
+  return await db.query<ClaimedDelivery>(
     `UPDATE webhook_deliveries d SET lease_until = $3::timestamptz, updated_at = $2::timestamptz
        FROM webhook_endpoints w
-      WHERE d.id = $1 AND w.id = d.endpoint_id AND w.status = 'ACTIVE'
-        AND d.status = 'PENDING' AND d.next_attempt_at <= $2::timestamptz
-        AND (d.lease_until IS NULL OR d.lease_until <= $2::timestamptz)
+      WHERE d.id = ANY (ARRAY(
+              SELECT r.id FROM (
+                SELECT cand.id, COALESCE(busy.n, 0) + row_number()
+                         OVER (PARTITION BY cand.endpoint_id ORDER BY cand.next_attempt_at, cand.id) AS slot
+                  FROM (${sources}) cand
+                  LEFT JOIN unnest($4::text[], $5::int[]) AS busy(endpoint_id, n) USING (endpoint_id)
+              ) r WHERE r.slot <= $6 ORDER BY r.slot LIMIT $7))
+        AND w.id = d.endpoint_id AND w.status = 'ACTIVE' AND ${due}
+        -- Every parameter typed even when its part is left out (Postgres must know each one's type).
+        AND cardinality($1::text[]) + cardinality($9::text[]) + $8::int >= 0
      RETURNING d.*, w.url, w.secret_encrypted, w.max_retries, w.retry_interval_seconds`,
-    [id, now, leaseUntil],
-  ))[0];
+    [
+      c.ids,
+      c.now,
+      c.leaseUntil,
+      [...c.busy.keys()],
+      [...c.busy.values()],
+      c.perEndpoint,
+      c.limit,
+      c.pull,
+      capped,
+    ],
+  );
 }
+
+export type AttemptOutcome = {
+  id: string;
+  /** The lease the attempt was made under: its token. */
+  leaseUntil: Date;
+  attemptNo: number;
+  status: "PENDING" | "SUCCEEDED" | "FAILED";
+  nextAttemptAt: Date | null;
+  statusCode: number | null;
+  error: string | null;
+  startedAt: Date;
+  durationMs: number;
+  now: Date;
+};
 
 /**
- * Writes the outcome of an attempt, only while this caller still holds the lease it took (`leaseUntil`
- * is the token): a worker that overran its lease must not overwrite its successor's result.
+ * Writes the outcomes of many attempts in one statement (atomic on its own): each delivery's new state,
+ * only while the attempt still holds the lease it took (a worker that overran its lease must not
+ * overwrite its successor's result), the attempt rows of those recorded, and the end of the failure run
+ * of every endpoint that answered. Returns the ids recorded.
  */
-export async function recordDeliveryOutcome(
-  db: Db,
-  o: {
-    id: string;
-    leaseUntil: Date;
-    attemptNo: number;
-    status: "PENDING" | "SUCCEEDED" | "FAILED";
-    nextAttemptAt: Date | null;
-    statusCode: number | null;
-    error: string | null;
-    now: Date;
-  },
-): Promise<boolean> {
+export async function recordAttemptOutcomes(db: Db, outcomes: AttemptOutcome[]): Promise<Set<string>> {
+  if (outcomes.length === 0) return new Set();
+  const json = JSON.stringify(outcomes.map((o) => ({
+    id: o.id,
+    lease_until: o.leaseUntil.toISOString(),
+    attempt_no: o.attemptNo,
+    status: o.status,
+    next_attempt_at: o.nextAttemptAt?.toISOString() ?? null,
+    status_code: o.statusCode,
+    error: o.error,
+    started_at: o.startedAt.toISOString(),
+    duration_ms: o.durationMs,
+    now: o.now.toISOString(),
+  })));
   const rows = await db.query<{ id: string }>(
-    `UPDATE webhook_deliveries SET status = $3, attempt_count = $4, last_status_code = $5, last_error = $6,
-       next_attempt_at = COALESCE($7::timestamptz, next_attempt_at),
-       completed_at = CASE WHEN $3 = 'PENDING' THEN NULL ELSE $8::timestamptz END,
-       lease_until = NULL, updated_at = $8::timestamptz
-     WHERE id = $1 AND status = 'PENDING' AND lease_until = $2::timestamptz RETURNING id`,
-    [o.id, o.leaseUntil, o.status, o.attemptNo, o.statusCode, o.error, o.nextAttemptAt, o.now],
+    `WITH o AS (
+       SELECT * FROM jsonb_to_recordset($1::text::jsonb) AS o(id text, lease_until timestamptz,
+         attempt_no int, status text, next_attempt_at timestamptz, status_code int, error text,
+         started_at timestamptz, duration_ms int, now timestamptz)
+     ), upd AS (
+       UPDATE webhook_deliveries d SET status = o.status, attempt_count = o.attempt_no,
+         last_status_code = o.status_code, last_error = o.error,
+         next_attempt_at = COALESCE(o.next_attempt_at, d.next_attempt_at),
+         completed_at = CASE WHEN o.status = 'PENDING' THEN NULL ELSE o.now END,
+         lease_until = NULL, updated_at = o.now
+       FROM o
+       WHERE d.id = ANY ($2::text[]) AND d.id = o.id AND d.status = 'PENDING'
+         AND d.lease_until = o.lease_until
+       RETURNING d.id, d.endpoint_id
+     ), attempts AS (
+       INSERT INTO webhook_attempts (delivery_id, attempt_no, started_at, duration_ms, status_code, error,
+         succeeded)
+       SELECT o.id, o.attempt_no, o.started_at, o.duration_ms, o.status_code, o.error, o.status = 'SUCCEEDED'
+         FROM o JOIN upd ON upd.id = o.id
+       ON CONFLICT (delivery_id, attempt_no) DO NOTHING
+     ), answered AS (
+       UPDATE webhook_endpoints w SET consecutive_failures = 0, updated_at = $3::timestamptz
+        WHERE w.id IN (SELECT upd.endpoint_id FROM upd JOIN o ON o.id = upd.id WHERE o.status = 'SUCCEEDED')
+          AND w.consecutive_failures <> 0
+     )
+     SELECT id FROM upd`,
+    [json, outcomes.map((o) => o.id), outcomes[0].now],
   );
-  return rows.length === 1;
-}
-
-export async function insertAttempt(db: Db, a: AttemptRow): Promise<void> {
-  await db.query(
-    `INSERT INTO webhook_attempts (delivery_id, attempt_no, started_at, duration_ms, status_code, error, succeeded)
-     VALUES ($1, $2, $3::timestamptz, $4, $5, $6, $7) ON CONFLICT (delivery_id, attempt_no) DO NOTHING`,
-    [a.delivery_id, a.attempt_no, a.started_at, a.duration_ms, a.status_code, a.error, a.succeeded],
-  );
+  return new Set(rows.map((r) => r.id));
 }
 
 export async function findDelivery(db: Db, owner: Owner, id: string): Promise<DeliveryRow | undefined> {

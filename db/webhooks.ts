@@ -148,15 +148,6 @@ export async function reactivateEndpoint(
   return rows[0];
 }
 
-/** A delivery succeeded: the run of failures is over. */
-export async function resetEndpointFailures(db: Db, id: string, now: Date): Promise<void> {
-  await db.query(
-    `UPDATE webhook_endpoints SET consecutive_failures = 0, updated_at = $2::timestamptz
-      WHERE id = $1 AND consecutive_failures <> 0`,
-    [id, now],
-  );
-}
-
 /**
  * A delivery exhausted its retries. One atomic UPDATE, so concurrent failures count correctly; the
  * endpoint is disabled when the run reaches `disableAfter`. Returns the endpoint's new state.

@@ -75,12 +75,27 @@ export type EmitEventInput = {
 
 export type EmittedEvent = { eventId: string; deliveryIds: string[] };
 
+/** What a delivery says about itself, beside the specification's `{event, data, createdAt}`. */
+export type EnvelopeMode = {
+  /** false for sandbox events: a receiver fulfils nothing unless `livemode === true`. */
+  livemode: boolean;
+  /** true for POST /v1/webhooks/test deliveries, whose `data` is a sample and no real record. */
+  test: boolean;
+};
+
 /**
  * The exact bytes every attempt of a delivery sends. Built once, stored in the delivery row, so retries
- * are byte-identical and the signature covers what the receiver reads.
+ * are byte-identical and the signature covers what the receiver reads, mode included: a sandbox key can
+ * make the gateway sign an event, never one that reads as live (docs/decisions.md).
  */
-export function webhookBody(type: string, data: unknown, createdAt: Date): string {
-  return JSON.stringify({ event: type, data, createdAt: createdAt.toISOString() });
+export function webhookBody(type: string, data: unknown, createdAt: Date, mode: EnvelopeMode): string {
+  return JSON.stringify({
+    event: type,
+    data,
+    createdAt: createdAt.toISOString(),
+    livemode: mode.livemode,
+    test: mode.test,
+  });
 }
 
 /**
@@ -108,7 +123,10 @@ export async function writeEvent(
     type: input.type,
     isTest: input.isTest ?? false,
     dataJson: JSON.stringify(input.data),
-    body: webhookBody(input.type, input.data, now),
+    body: webhookBody(input.type, input.data, now, {
+      livemode: !input.isSandbox,
+      test: input.isTest ?? false,
+    }),
     now,
     // Prefix and time part of a fresh id; the database appends the random part per row.
     deliveryIdPrefix: newId("dlv", now.getTime()).slice(0, "dlv_".length + 10),

@@ -23,7 +23,8 @@ export async function emitEvents(
       eventId: newId("evt", now.getTime()),
       type: input.type,
       dataJson: JSON.stringify(input.data),
-      body: webhookBody(input.type, input.data, now),
+      // Batched events are real ones (test deliveries go through emitEvent's single path).
+      body: webhookBody(input.type, input.data, now, { livemode: !input.isSandbox, test: false }),
     })),
     now,
     newId("dlv", now.getTime()).slice(0, "dlv_".length + 10),

@@ -1,157 +1,57 @@
-// Sending webhooks. A delivery is claimed with a 60 s lease (one UPDATE), signed, POSTed, and its
-// outcome recorded under that lease, so any number of processes may run `deliverWebhook` for the same
-// id: one sends, the others find nothing to claim. A crash after sending leaves the lease to expire and
-// the next claim sends the same body with the same Service-Event-Id, which receivers dedupe on.
+// Sending webhooks. A delivery is claimed with a lease (one UPDATE), signed, POSTed to the address its URL
+// was vetted for, and its outcome recorded under that lease, so any number of processes may run
+// `deliverWebhook` for the same id: one sends, the others find nothing to claim. A crash after sending
+// leaves the lease to expire and the next claim sends the same body with the same Service-Event-Id, which
+// receivers dedupe on. At volume the queue listener goes through the pump (domain/webhook_pump.ts), which
+// does the same steps (domain/webhook_attempt.ts) for many deliveries at once.
 import * as eventsDb from "../db/events.ts";
 import type { AttemptRow, DeliveryRow } from "../db/events.ts";
 import * as endpointsDb from "../db/webhooks.ts";
 import type { Owner } from "../db/webhooks.ts";
-import { hmacSha256Hex } from "./crypto.ts";
 import type { Deps } from "./deps.ts";
 import { AppError } from "./errors.ts";
-import { connectTargetProblem, type Resolver } from "./webhook_urls.ts";
+import {
+  attemptDelivery,
+  type DeliveryDeps,
+  type DeliveryResult,
+  leaseUntil,
+  recordAttempts,
+} from "./webhook_attempt.ts";
 
-export const LEASE_MS = 60_000;
-/** ARCHITECTURE.md: an endpoint is disabled after this many consecutive exhausted deliveries. */
-export const DISABLE_AFTER_EXHAUSTED = 5;
-const USER_AGENT = "PaymentGateway-Webhooks/1.0";
+export {
+  CONNECTION_ERROR,
+  type DeliveryDeps,
+  type DeliveryResult,
+  DISABLE_AFTER_EXHAUSTED,
+  LEASE_MS,
+  REFUSED_ERROR,
+  retryDelayMs,
+  signatureHeader,
+} from "./webhook_attempt.ts";
 
-export type DeliveryDeps = Pick<Deps, "db" | "clock" | "config" | "secrets" | "queue" | "log" | "fetch"> & {
-  resolveDns?: Resolver;
-};
-
-export type DeliveryResult =
-  | { outcome: "not_claimed" }
-  | { outcome: "succeeded"; attemptNo: number; statusCode: number }
-  | { outcome: "retrying"; attemptNo: number; statusCode: number | null; error: string; nextAttemptAt: Date }
-  | {
-    outcome: "failed";
-    attemptNo: number;
-    statusCode: number | null;
-    error: string;
-    endpointDisabled: boolean;
-  }
-  /** Sent, but the lease ran out first and another worker took over: its record stands, not ours. */
-  | { outcome: "lease_lost"; attemptNo: number };
-
-/** `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`, the specification's Signature section. */
-export async function signatureHeader(secret: string, body: string, at: Date): Promise<string> {
-  const t = Math.floor(at.getTime() / 1000);
-  return `t=${t},v1=${await hmacSha256Hex(secret, `${t}.${body}`)}`;
-}
-
-/** Exponential backoff from the endpoint's interval: attempt 1 failed -> 1x, 2 -> 2x, 3 -> 4x... */
-export function retryDelayMs(retryIntervalSeconds: number, attemptNo: number): number {
-  return retryIntervalSeconds * 1000 * 2 ** (attemptNo - 1);
-}
-
-async function post(
-  deps: DeliveryDeps,
-  d: eventsDb.ClaimedDelivery,
-  secret: string,
-): Promise<{ statusCode: number | null; error: string | null }> {
-  const refused = await connectTargetProblem(deps.config, d.url, deps.resolveDns);
-  if (refused) return { statusCode: null, error: refused };
-  const timeoutMs = deps.config.webhookTimeoutMs;
-  try {
-    const res = await deps.fetch(d.url, {
-      method: "POST",
-      headers: {
-        "Content-Type": "application/json",
-        "User-Agent": USER_AGENT,
-        "Service-Signature": await signatureHeader(secret, d.body, deps.clock.now()),
-        "Service-Event-Id": d.event_id,
-        "Service-Delivery-Id": d.id,
-      },
-      body: d.body,
-      redirect: "manual",
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    await res.body?.cancel().catch(() => {});
-    if (res.status >= 200 && res.status < 300) return { statusCode: res.status, error: null };
-    const redirect = res.status >= 300 && res.status < 400;
-    return {
-      statusCode: res.status,
-      error: redirect ? `redirect not followed (HTTP ${res.status})` : `HTTP ${res.status}`,
-    };
-  } catch (err) {
-    const name = err instanceof Error ? err.name : "";
-    if (name === "TimeoutError" || name === "AbortError") {
-      return { statusCode: null, error: `no response within ${timeoutMs} ms` };
-    }
-    return { statusCode: null, error: `connection failed: ${String(err).slice(0, 300)}` };
-  }
-}
+/**
+ * At most this many attempts to one endpoint are in flight at a time in a process: a receiver that hangs
+ * holds that many of the pump's workers, never all of them, and one merchant's dead endpoint never
+ * delays another's deliveries. The rest wait, due, for a slot (the pump claims them as slots free).
+ */
+export const PER_ENDPOINT_IN_FLIGHT = 16;
 
 /** Claims, sends and records one attempt of a delivery. Safe to call any number of times, concurrently. */
 export async function deliverWebhook(deps: DeliveryDeps, deliveryId: string): Promise<DeliveryResult> {
   const claimedAt = deps.clock.now();
-  const leaseUntil = new Date(
-    claimedAt.getTime() + Math.max(LEASE_MS, deps.config.webhookTimeoutMs + 15_000),
-  );
-  const d = await eventsDb.claimDelivery(deps.db, deliveryId, claimedAt, leaseUntil);
-  if (!d) return { outcome: "not_claimed" };
-
-  const attemptNo = d.attempt_count + 1;
-  const startedAt = deps.clock.now();
-  const t0 = performance.now();
-  const secret = await deps.secrets.decrypt(d.secret_encrypted).catch(() => null);
-  // An undecryptable secret (APP_SECRET changed) is a failed attempt, not a job that throws forever.
-  const { statusCode, error } = secret === null
-    ? { statusCode: null, error: "endpoint secret cannot be decrypted; rotate the secret" }
-    : await post(deps, d, secret);
-  const durationMs = Math.round(performance.now() - t0);
-  const now = deps.clock.now();
-  const succeeded = error === null;
-  const exhausted = !succeeded && attemptNo >= 1 + d.max_retries;
-  const nextAttemptAt = succeeded || exhausted
-    ? null
-    : new Date(now.getTime() + retryDelayMs(d.retry_interval_seconds, attemptNo));
-
-  const result = await deps.db.tx(async (tx): Promise<DeliveryResult> => {
-    const recorded = await eventsDb.recordDeliveryOutcome(tx, {
-      id: d.id,
-      leaseUntil,
-      attemptNo,
-      status: succeeded ? "SUCCEEDED" : exhausted ? "FAILED" : "PENDING",
-      nextAttemptAt,
-      statusCode,
-      error,
-      now,
-    });
-    if (!recorded) return { outcome: "lease_lost", attemptNo };
-    await eventsDb.insertAttempt(tx, {
-      delivery_id: d.id,
-      attempt_no: attemptNo,
-      started_at: startedAt,
-      duration_ms: durationMs,
-      status_code: statusCode,
-      error,
-      succeeded,
-    });
-    if (succeeded) {
-      await endpointsDb.resetEndpointFailures(tx, d.endpoint_id, now);
-      return { outcome: "succeeded", attemptNo, statusCode: statusCode! };
-    }
-    if (exhausted) {
-      const ep = await endpointsDb.recordEndpointExhausted(tx, d.endpoint_id, DISABLE_AFTER_EXHAUSTED, now);
-      return { outcome: "failed", attemptNo, statusCode, error, endpointDisabled: ep?.status === "DISABLED" };
-    }
-    const delayMs = nextAttemptAt!.getTime() - now.getTime();
-    tx.afterCommit(() => deps.queue.enqueue({ type: "webhook.deliver", deliveryId: d.id }, { delayMs }));
-    return { outcome: "retrying", attemptNo, statusCode, error: error!, nextAttemptAt: nextAttemptAt! };
+  const lease = leaseUntil(deps, claimedAt);
+  const [d] = await eventsDb.claimDeliveries(deps.db, {
+    ids: [deliveryId],
+    pull: 0,
+    busy: new Map(),
+    now: claimedAt,
+    leaseUntil: lease,
+    perEndpoint: PER_ENDPOINT_IN_FLIGHT,
+    limit: 1,
   });
-
-  const fields = { deliveryId: d.id, endpointId: d.endpoint_id, attemptNo, statusCode, durationMs };
-  if (result.outcome === "succeeded") deps.log.info("webhook delivered", fields);
-  else if (result.outcome === "lease_lost") deps.log.warn("webhook lease lost; outcome not recorded", fields);
-  else deps.log.warn("webhook attempt failed", { ...fields, error, outcome: result.outcome });
-  if (result.outcome === "failed" && result.endpointDisabled) {
-    deps.log.warn("webhook endpoint disabled after consecutive exhausted deliveries", {
-      endpointId: d.endpoint_id,
-    });
-  }
-  return result;
+  if (!d) return { outcome: "not_claimed" };
+  const attempt = await attemptDelivery(deps, d, lease);
+  return (await recordAttempts(deps, [attempt])).get(d.id)!;
 }
 
 /** The cron safety net: queue again every due delivery nobody holds (a KV message may have been lost). */

@@ -21,6 +21,7 @@ export type BlockReason =
   | "unspecified"
   | "multicast or reserved"
   | "IPv4-mapped IPv6"
+  | "IPv4 tunnel"
   | "metadata";
 
 function parseIpv4(text: string): number | null {
@@ -77,11 +78,23 @@ export function classifyIpv6(text: string): BlockReason | null {
   const embedded = () => `${g[6] >> 8}.${g[6] & 255}.${g[7] >> 8}.${g[7] & 255}`;
   if (zeroUpTo(8)) return "unspecified";
   if (zeroUpTo(7) && g[7] === 1) return "loopback";
+  // IPv4-mapped (::ffff:0:0/96), IPv4-translated (::ffff:0:0:0/96) and the deprecated IPv4-compatible
+  // (::/96) forms are refused outright: a dual-stack socket turns them into IPv4 connections, and no
+  // receiver needs them since its IPv4 address can be given as such.
   if (zeroUpTo(5) && g[5] === 0xffff) return "IPv4-mapped IPv6";
-  if (zeroUpTo(6)) return "IPv4-mapped IPv6"; // deprecated IPv4-compatible form
+  if (zeroUpTo(4) && g[4] === 0xffff && g[5] === 0) return "IPv4-mapped IPv6";
+  if (zeroUpTo(6)) return "IPv4-mapped IPv6";
   if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) {
-    return classifyIpv4(embedded()) ?? null; // NAT64 reaches the embedded IPv4 address
+    return classifyIpv4(embedded()) ?? null; // well-known NAT64 reaches the embedded IPv4 address
   }
+  // Local-use NAT64 (64:ff9b:1::/48, RFC 8215): the network chooses where the IPv4 address sits, so it
+  // cannot be judged; refused whole.
+  if (g[0] === 0x64 && g[1] === 0xff9b && g[2] === 1) return "IPv4 tunnel";
+  // 6to4 (2002::/16) carries an IPv4 address in bits 16-47: judged by it, as NAT64 is.
+  if (g[0] === 0x2002) {
+    return classifyIpv4(`${g[1] >> 8}.${g[1] & 255}.${g[2] >> 8}.${g[2] & 255}`) ?? null;
+  }
+  if (g[0] === 0x2001 && g[1] === 0) return "IPv4 tunnel"; // Teredo: the IPv4 ends are obfuscated
   if ((g[0] & 0xfe00) === 0xfc00) return "private";
   if ((g[0] & 0xffc0) === 0xfe80 || (g[0] & 0xffc0) === 0xfec0) return "link-local";
   if ((g[0] & 0xff00) === 0xff00) return "multicast or reserved";
@@ -160,22 +173,48 @@ export async function assertWebhookUrlAllowed(
   if (blocked) throw fail(blocked);
 }
 
+/** A URL whose host was resolved once and vetted: the delivery connects to `address`, nowhere else. */
+export type VettedTarget = { url: URL; address: string; port: number };
+
+function literalAddress(hostname: string): string | null {
+  const host = hostname.toLowerCase().replace(/\.$/, "");
+  if (host.startsWith("[")) return host.slice(1, -1);
+  if (/^[\d.]+$/.test(host)) return host;
+  if (host === "localhost" || host.endsWith(".localhost")) return "127.0.0.1";
+  return null;
+}
+
 /**
- * Connect-time check: null when the URL may be called now, else why not. In production a name that does
- * not resolve is refused (fail closed); in development it is left to fetch.
+ * Connect-time check, and the address to connect to. The name is resolved once (A and AAAA); every
+ * address must pass, and the first (IPv4 preferred) is the one the request is pinned to, so a resolver
+ * that answers differently a moment later (DNS rebinding) changes nothing. A name that does not resolve
+ * is refused: there is nothing vetted to connect to.
  */
+export async function vetConnectTarget(
+  config: Pick<Config, "appEnv">,
+  raw: string,
+  resolve: Resolver = denoResolver,
+): Promise<{ target: VettedTarget } | { problem: string }> {
+  const checked = urlProblem(raw, config);
+  if ("problem" in checked) return { problem: `URL refused: ${checked.problem}` };
+  const { url } = checked;
+  const port = url.port ? Number(url.port) : url.protocol === "https:" ? 443 : 80;
+  const literal = literalAddress(url.hostname);
+  if (literal) return { target: { url, address: literal, port } };
+  const addresses = await resolveAll(url.hostname.replace(/\.$/, ""), resolve);
+  if (!addresses || addresses.length === 0) return { problem: "URL refused: host name did not resolve" };
+  const blocked = firstBlocked(addresses, config);
+  if (blocked) return { problem: `URL refused: host ${blocked}` };
+  const address = addresses.find((a) => !a.includes(":")) ?? addresses[0];
+  return { target: { url, address, port } };
+}
+
+/** Connect-time check alone: null when the URL may be called now, else why not. */
 export async function connectTargetProblem(
   config: Pick<Config, "appEnv">,
   raw: string,
   resolve: Resolver = denoResolver,
 ): Promise<string | null> {
-  const checked = urlProblem(raw, config);
-  if ("problem" in checked) return `URL refused: ${checked.problem}`;
-  if (!judgeHost(checked.url.hostname).isName) return null;
-  const addresses = await resolveAll(checked.url.hostname.replace(/\.$/, ""), resolve);
-  if (!addresses || addresses.length === 0) {
-    return config.appEnv === "production" ? "URL refused: host name did not resolve" : null;
-  }
-  const blocked = firstBlocked(addresses, config);
-  return blocked ? `URL refused: host ${blocked}` : null;
+  const vetted = await vetConnectTarget(config, raw, resolve);
+  return "problem" in vetted ? vetted.problem : null;
 }

@@ -99,6 +99,10 @@ export function eventEnvelope(type: EventType) {
     event: z.literal(type),
     data: eventDataSchema(type),
     createdAt: z.string().openapi({ example: "2026-01-01T12:00:00.000Z" }),
+    livemode: z.boolean().openapi({ description: "false for sandbox events: act only when true" }),
+    test: z.boolean().openapi({
+      description: "true for POST /v1/webhooks/test deliveries: never act on one",
+    }),
   });
 }
 

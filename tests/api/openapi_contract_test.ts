@@ -60,7 +60,9 @@ Deno.test(
     const contract = contractFor((await gw.request("GET", "/v1/openapi.json")).text);
     const now = new Date();
     for (const type of EVENT_TYPES) {
-      const body = JSON.parse(webhookBody(type, sampleEventData(type, now), now));
+      const body = JSON.parse(
+        webhookBody(type, sampleEventData(type, now), now, { livemode: true, test: true }),
+      );
       assertEquals(contract.checkEvent(body), null, type);
       assertMatch(contract.checkEvent({ ...body, data: 42 }) ?? "", new RegExp(`webhook ${type}`));
     }

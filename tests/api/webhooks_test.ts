@@ -2,7 +2,7 @@
 // signatures exactly as the specification tells merchants to.
 import { deliverWebhook } from "../../domain/webhook_delivery.ts";
 import { emitEvent } from "../../domain/events.ts";
-import { handleWebhookDeliver } from "../../jobs/webhook_delivery.ts";
+import { deliveryPump, handleWebhookDeliver } from "../../jobs/webhook_delivery.ts";
 import { assert, assertEquals, assertMatch } from "../assert.ts";
 import { startTestGateway } from "../helpers.ts";
 
@@ -177,6 +177,7 @@ Deno.test("webhook endpoints, test deliveries and signatures", async (t) => {
       }]);
       // The queue listener's handler, as jobs/mod.ts runs it.
       await handleWebhookDeliver(gw.enqueued[0].message, gw.deps);
+      await deliveryPump(gw.deps).idle();
       assertEquals(receiver.received.length, 1);
       const got = receiver.received[0];
       assert(await verifySignature(endpoint.secret, got.headers.get("service-signature"), got.body));
@@ -186,8 +187,10 @@ Deno.test("webhook endpoints, test deliveries and signatures", async (t) => {
       assertEquals(got.headers.get("content-type"), "application/json");
       assert(got.headers.get("user-agent"));
       const body = JSON.parse(got.body);
-      assertEquals(Object.keys(body), ["event", "data", "createdAt"]);
+      assertEquals(Object.keys(body), ["event", "data", "createdAt", "livemode", "test"]);
       assertEquals(body.event, "payin.confirmed");
+      // A test delivery says so inside the signed body, and says which mode's key asked for it.
+      assertEquals([body.livemode, body.test], [true, true]);
       assertEquals(body.data.status, "CONFIRMED");
       for (const field of ["transactionId", "address", "amount", "amountReceived", "txHash", "confirmedAt"]) {
         assert(field in body.data, field);
@@ -297,6 +300,19 @@ Deno.test("webhook endpoints, test deliveries and signatures", async (t) => {
         ))[0].endpoint_id;
       assertEquals(sandboxEvent.deliveryIds.length, 1);
       assertEquals(await endpointOf(sandboxEvent.deliveryIds[0]), sandbox.json.data.id);
+      // The signed bytes say the mode: a sandbox payin.confirmed never reads like a live one.
+      const signedBody = async (id: string) =>
+        JSON.parse(
+          (await gw.db.query<{ body: string }>("SELECT body FROM webhook_deliveries WHERE id = $1", [id]))[0]
+            .body,
+        );
+      const [sbBody, liveBody] = [
+        await signedBody(sandboxEvent.deliveryIds[0]),
+        await signedBody(liveEvent.deliveryIds[0]),
+      ];
+      assertEquals([sbBody.livemode, sbBody.test], [false, false]);
+      assertEquals([liveBody.livemode, liveBody.test], [true, false]);
+      assertEquals(sbBody.data, liveBody.data);
       assertEquals(liveEvent.deliveryIds.length, 1);
       assertEquals(await endpointOf(liveEvent.deliveryIds[0]), endpoint.id);
       const sbDeliveries = await gw.request(
@@ -315,6 +331,14 @@ Deno.test("webhook endpoints, test deliveries and signatures", async (t) => {
         },
       );
       assertEquals(crossMode.status, 404);
+      // A sandbox key's test delivery of payin.confirmed: signed, but says sandbox and test.
+      const test = await gw.request("POST", "/v1/webhooks/test", {
+        key: merchant.keys.testSecret,
+        body: { endpointId: sandbox.json.data.id, eventType: "payin.confirmed" },
+      });
+      assertEquals(test.status, 200, test.text);
+      const testBody = await signedBody(test.json.data.deliveryId);
+      assertEquals([testBody.event, testBody.livemode, testBody.test], ["payin.confirmed", false, true]);
     });
 
     await t.step("a PENDING delivery can be retried: due now and queued", async () => {

@@ -3,6 +3,9 @@ export type ReceivedWebhook = {
   event: string;
   data: Record<string, unknown>;
   createdAt: string;
+  /** Inside the signed body: false for sandbox events; receivers act only on live, non-test ones. */
+  livemode: boolean;
+  test: boolean;
   eventId: string;
   deliveryId: string;
   signatureValid: boolean;

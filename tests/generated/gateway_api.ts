@@ -1492,6 +1492,10 @@ export interface components {
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
+      /** @description false for sandbox events: act only when true */
+      livemode: boolean;
+      /** @description true for POST /v1/webhooks/test deliveries: never act on one */
+      test: boolean;
     };
     PayinConfirmingEvent: {
       /** @enum {string} */
@@ -1524,6 +1528,10 @@ export interface components {
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
+      /** @description false for sandbox events: act only when true */
+      livemode: boolean;
+      /** @description true for POST /v1/webhooks/test deliveries: never act on one */
+      test: boolean;
     };
     PayinConfirmedEvent: {
       /** @enum {string} */
@@ -1589,6 +1597,10 @@ export interface components {
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
+      /** @description false for sandbox events: act only when true */
+      livemode: boolean;
+      /** @description true for POST /v1/webhooks/test deliveries: never act on one */
+      test: boolean;
     };
     PayinExpiredEvent: {
       /** @enum {string} */
@@ -1620,6 +1632,10 @@ export interface components {
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
+      /** @description false for sandbox events: act only when true */
+      livemode: boolean;
+      /** @description true for POST /v1/webhooks/test deliveries: never act on one */
+      test: boolean;
     };
     PayinFailedEvent: {
       /** @enum {string} */
@@ -1651,6 +1667,10 @@ export interface components {
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
+      /** @description false for sandbox events: act only when true */
+      livemode: boolean;
+      /** @description true for POST /v1/webhooks/test deliveries: never act on one */
+      test: boolean;
     };
     PayinUnderpaidEvent: {
       /** @enum {string} */
@@ -1685,6 +1705,10 @@ export interface components {
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
+      /** @description false for sandbox events: act only when true */
+      livemode: boolean;
+      /** @description true for POST /v1/webhooks/test deliveries: never act on one */
+      test: boolean;
     };
     PayinOverpaidEvent: {
       /** @enum {string} */
@@ -1719,6 +1743,10 @@ export interface components {
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
+      /** @description false for sandbox events: act only when true */
+      livemode: boolean;
+      /** @description true for POST /v1/webhooks/test deliveries: never act on one */
+      test: boolean;
     };
     DepositConfirmedEvent: {
       /** @enum {string} */
@@ -1743,6 +1771,10 @@ export interface components {
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
+      /** @description false for sandbox events: act only when true */
+      livemode: boolean;
+      /** @description true for POST /v1/webhooks/test deliveries: never act on one */
+      test: boolean;
     };
     DepositFailedEvent: {
       /** @enum {string} */
@@ -1767,6 +1799,10 @@ export interface components {
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
+      /** @description false for sandbox events: act only when true */
+      livemode: boolean;
+      /** @description true for POST /v1/webhooks/test deliveries: never act on one */
+      test: boolean;
     };
     DepositOverpaidEvent: {
       /** @enum {string} */
@@ -1791,6 +1827,10 @@ export interface components {
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
+      /** @description false for sandbox events: act only when true */
+      livemode: boolean;
+      /** @description true for POST /v1/webhooks/test deliveries: never act on one */
+      test: boolean;
     };
     DepositUnderpaidEvent: {
       /** @enum {string} */
@@ -1815,6 +1855,10 @@ export interface components {
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
+      /** @description false for sandbox events: act only when true */
+      livemode: boolean;
+      /** @description true for POST /v1/webhooks/test deliveries: never act on one */
+      test: boolean;
     };
     PayoutRequestedEvent: {
       /** @enum {string} */
@@ -1831,6 +1875,10 @@ export interface components {
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
+      /** @description false for sandbox events: act only when true */
+      livemode: boolean;
+      /** @description true for POST /v1/webhooks/test deliveries: never act on one */
+      test: boolean;
     };
     PayoutApprovedEvent: {
       /** @enum {string} */
@@ -1847,6 +1895,10 @@ export interface components {
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
+      /** @description false for sandbox events: act only when true */
+      livemode: boolean;
+      /** @description true for POST /v1/webhooks/test deliveries: never act on one */
+      test: boolean;
     };
     PayoutBroadcastEvent: {
       /** @enum {string} */
@@ -1863,6 +1915,10 @@ export interface components {
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
+      /** @description false for sandbox events: act only when true */
+      livemode: boolean;
+      /** @description true for POST /v1/webhooks/test deliveries: never act on one */
+      test: boolean;
     };
     PayoutConfirmedEvent: {
       /** @enum {string} */
@@ -1881,6 +1937,10 @@ export interface components {
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
+      /** @description false for sandbox events: act only when true */
+      livemode: boolean;
+      /** @description true for POST /v1/webhooks/test deliveries: never act on one */
+      test: boolean;
     };
     PayoutFailedEvent: {
       /** @enum {string} */
@@ -1898,6 +1958,10 @@ export interface components {
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
+      /** @description false for sandbox events: act only when true */
+      livemode: boolean;
+      /** @description true for POST /v1/webhooks/test deliveries: never act on one */
+      test: boolean;
     };
     WithdrawalRequestedEvent: {
       /** @enum {string} */
@@ -1915,6 +1979,10 @@ export interface components {
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
+      /** @description false for sandbox events: act only when true */
+      livemode: boolean;
+      /** @description true for POST /v1/webhooks/test deliveries: never act on one */
+      test: boolean;
     };
     WithdrawalBroadcastEvent: {
       /** @enum {string} */
@@ -1933,6 +2001,10 @@ export interface components {
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
+      /** @description false for sandbox events: act only when true */
+      livemode: boolean;
+      /** @description true for POST /v1/webhooks/test deliveries: never act on one */
+      test: boolean;
     };
     WithdrawalApprovedEvent: {
       /** @enum {string} */
@@ -1950,6 +2022,10 @@ export interface components {
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
+      /** @description false for sandbox events: act only when true */
+      livemode: boolean;
+      /** @description true for POST /v1/webhooks/test deliveries: never act on one */
+      test: boolean;
     };
     WithdrawalConfirmedEvent: {
       /** @enum {string} */
@@ -1968,6 +2044,10 @@ export interface components {
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
+      /** @description false for sandbox events: act only when true */
+      livemode: boolean;
+      /** @description true for POST /v1/webhooks/test deliveries: never act on one */
+      test: boolean;
     };
     WithdrawalFailedEvent: {
       /** @enum {string} */
@@ -1984,6 +2064,10 @@ export interface components {
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
+      /** @description false for sandbox events: act only when true */
+      livemode: boolean;
+      /** @description true for POST /v1/webhooks/test deliveries: never act on one */
+      test: boolean;
     };
     ConversionConfirmedEvent: {
       /** @enum {string} */
@@ -1998,6 +2082,10 @@ export interface components {
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
+      /** @description false for sandbox events: act only when true */
+      livemode: boolean;
+      /** @description true for POST /v1/webhooks/test deliveries: never act on one */
+      test: boolean;
     };
     ConversionFailedEvent: {
       /** @enum {string} */
@@ -2012,6 +2100,10 @@ export interface components {
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
+      /** @description false for sandbox events: act only when true */
+      livemode: boolean;
+      /** @description true for POST /v1/webhooks/test deliveries: never act on one */
+      test: boolean;
     };
     SubscriptionCreatedEvent: {
       /** @enum {string} */
@@ -2032,6 +2124,10 @@ export interface components {
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
+      /** @description false for sandbox events: act only when true */
+      livemode: boolean;
+      /** @description true for POST /v1/webhooks/test deliveries: never act on one */
+      test: boolean;
     };
     SubscriptionRenewedEvent: {
       /** @enum {string} */
@@ -2052,6 +2148,10 @@ export interface components {
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
+      /** @description false for sandbox events: act only when true */
+      livemode: boolean;
+      /** @description true for POST /v1/webhooks/test deliveries: never act on one */
+      test: boolean;
     };
     SubscriptionRenewalInitiatedEvent: {
       /** @enum {string} */
@@ -2072,6 +2172,10 @@ export interface components {
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
+      /** @description false for sandbox events: act only when true */
+      livemode: boolean;
+      /** @description true for POST /v1/webhooks/test deliveries: never act on one */
+      test: boolean;
     };
     SubscriptionFailedEvent: {
       /** @enum {string} */
@@ -2092,6 +2196,10 @@ export interface components {
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
+      /** @description false for sandbox events: act only when true */
+      livemode: boolean;
+      /** @description true for POST /v1/webhooks/test deliveries: never act on one */
+      test: boolean;
     };
     SubscriptionCancelledEvent: {
       /** @enum {string} */
@@ -2112,6 +2220,10 @@ export interface components {
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
+      /** @description false for sandbox events: act only when true */
+      livemode: boolean;
+      /** @description true for POST /v1/webhooks/test deliveries: never act on one */
+      test: boolean;
     };
     SubscriptionPausedEvent: {
       /** @enum {string} */
@@ -2132,6 +2244,10 @@ export interface components {
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
+      /** @description false for sandbox events: act only when true */
+      livemode: boolean;
+      /** @description true for POST /v1/webhooks/test deliveries: never act on one */
+      test: boolean;
     };
     SubscriptionResumedEvent: {
       /** @enum {string} */
@@ -2152,6 +2268,10 @@ export interface components {
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
+      /** @description false for sandbox events: act only when true */
+      livemode: boolean;
+      /** @description true for POST /v1/webhooks/test deliveries: never act on one */
+      test: boolean;
     };
     SubscriptionUpdatedEvent: {
       /** @enum {string} */
@@ -2172,6 +2292,10 @@ export interface components {
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
+      /** @description false for sandbox events: act only when true */
+      livemode: boolean;
+      /** @description true for POST /v1/webhooks/test deliveries: never act on one */
+      test: boolean;
     };
     RefundCreatedEvent: {
       /** @enum {string} */
@@ -2185,6 +2309,10 @@ export interface components {
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
+      /** @description false for sandbox events: act only when true */
+      livemode: boolean;
+      /** @description true for POST /v1/webhooks/test deliveries: never act on one */
+      test: boolean;
     };
     RefundApprovedEvent: {
       /** @enum {string} */
@@ -2198,6 +2326,10 @@ export interface components {
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
+      /** @description false for sandbox events: act only when true */
+      livemode: boolean;
+      /** @description true for POST /v1/webhooks/test deliveries: never act on one */
+      test: boolean;
     };
     RefundRejectedEvent: {
       /** @enum {string} */
@@ -2211,6 +2343,10 @@ export interface components {
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
+      /** @description false for sandbox events: act only when true */
+      livemode: boolean;
+      /** @description true for POST /v1/webhooks/test deliveries: never act on one */
+      test: boolean;
     };
     RefundCompletedEvent: {
       /** @enum {string} */
@@ -2224,6 +2360,10 @@ export interface components {
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
+      /** @description false for sandbox events: act only when true */
+      livemode: boolean;
+      /** @description true for POST /v1/webhooks/test deliveries: never act on one */
+      test: boolean;
     };
     RefundFailedEvent: {
       /** @enum {string} */
@@ -2237,6 +2377,10 @@ export interface components {
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
+      /** @description false for sandbox events: act only when true */
+      livemode: boolean;
+      /** @description true for POST /v1/webhooks/test deliveries: never act on one */
+      test: boolean;
     };
     DisputeOpenedEvent: {
       /** @enum {string} */
@@ -2250,6 +2394,10 @@ export interface components {
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
+      /** @description false for sandbox events: act only when true */
+      livemode: boolean;
+      /** @description true for POST /v1/webhooks/test deliveries: never act on one */
+      test: boolean;
     };
     DisputeResolvedEvent: {
       /** @enum {string} */
@@ -2263,6 +2411,10 @@ export interface components {
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
+      /** @description false for sandbox events: act only when true */
+      livemode: boolean;
+      /** @description true for POST /v1/webhooks/test deliveries: never act on one */
+      test: boolean;
     };
     DisputeRejectedEvent: {
       /** @enum {string} */
@@ -2276,6 +2428,10 @@ export interface components {
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
+      /** @description false for sandbox events: act only when true */
+      livemode: boolean;
+      /** @description true for POST /v1/webhooks/test deliveries: never act on one */
+      test: boolean;
     };
     DisputeEscalatedEvent: {
       /** @enum {string} */
@@ -2289,6 +2445,10 @@ export interface components {
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
+      /** @description false for sandbox events: act only when true */
+      livemode: boolean;
+      /** @description true for POST /v1/webhooks/test deliveries: never act on one */
+      test: boolean;
     };
     AmlFlaggedEvent: {
       /** @enum {string} */
@@ -2302,6 +2462,10 @@ export interface components {
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
+      /** @description false for sandbox events: act only when true */
+      livemode: boolean;
+      /** @description true for POST /v1/webhooks/test deliveries: never act on one */
+      test: boolean;
     };
     SplitpaymentCreatedEvent: {
       /** @enum {string} */
@@ -2318,6 +2482,10 @@ export interface components {
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
+      /** @description false for sandbox events: act only when true */
+      livemode: boolean;
+      /** @description true for POST /v1/webhooks/test deliveries: never act on one */
+      test: boolean;
     };
     KybApprovedEvent: {
       /** @enum {string} */
@@ -2329,6 +2497,10 @@ export interface components {
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
+      /** @description false for sandbox events: act only when true */
+      livemode: boolean;
+      /** @description true for POST /v1/webhooks/test deliveries: never act on one */
+      test: boolean;
     };
     KybRejectedEvent: {
       /** @enum {string} */
@@ -2340,6 +2512,10 @@ export interface components {
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
+      /** @description false for sandbox events: act only when true */
+      livemode: boolean;
+      /** @description true for POST /v1/webhooks/test deliveries: never act on one */
+      test: boolean;
     };
     KybThreadCreatedEvent: {
       /** @enum {string} */
@@ -2353,6 +2529,10 @@ export interface components {
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
+      /** @description false for sandbox events: act only when true */
+      livemode: boolean;
+      /** @description true for POST /v1/webhooks/test deliveries: never act on one */
+      test: boolean;
     };
     KybThreadRepliedEvent: {
       /** @enum {string} */
@@ -2366,6 +2546,10 @@ export interface components {
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
+      /** @description false for sandbox events: act only when true */
+      livemode: boolean;
+      /** @description true for POST /v1/webhooks/test deliveries: never act on one */
+      test: boolean;
     };
     KybThreadResolvedEvent: {
       /** @enum {string} */
@@ -2379,6 +2563,10 @@ export interface components {
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
+      /** @description false for sandbox events: act only when true */
+      livemode: boolean;
+      /** @description true for POST /v1/webhooks/test deliveries: never act on one */
+      test: boolean;
     };
     KybThreadDismissedEvent: {
       /** @enum {string} */
@@ -2392,6 +2580,10 @@ export interface components {
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
+      /** @description false for sandbox events: act only when true */
+      livemode: boolean;
+      /** @description true for POST /v1/webhooks/test deliveries: never act on one */
+      test: boolean;
     };
     AgreementResignRequestedEvent: {
       /** @enum {string} */
@@ -2404,6 +2596,10 @@ export interface components {
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
+      /** @description false for sandbox events: act only when true */
+      livemode: boolean;
+      /** @description true for POST /v1/webhooks/test deliveries: never act on one */
+      test: boolean;
     };
     AgreementResignedEvent: {
       /** @enum {string} */
@@ -2416,6 +2612,10 @@ export interface components {
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
+      /** @description false for sandbox events: act only when true */
+      livemode: boolean;
+      /** @description true for POST /v1/webhooks/test deliveries: never act on one */
+      test: boolean;
     };
     Error: {
       /** @enum {boolean} */

@@ -3,7 +3,12 @@
 import type { Db } from "../../db/mod.ts";
 import { manualClock } from "../../domain/clock.ts";
 import { emitEvent, sampleEventData } from "../../domain/events.ts";
-import { deliverWebhook, signatureHeader, sweepDueDeliveries } from "../../domain/webhook_delivery.ts";
+import {
+  deliverWebhook,
+  REFUSED_ERROR,
+  signatureHeader,
+  sweepDueDeliveries,
+} from "../../domain/webhook_delivery.ts";
 import { handleWebhookSweep } from "../../jobs/webhook_delivery.ts";
 import { assert, assertEquals, assertMatch, assertRejects } from "../assert.ts";
 import { startTestGateway } from "../helpers.ts";
@@ -228,8 +233,18 @@ Deno.test("webhook delivery: retries, timeouts, disabling, leases", async (t) =>
       const ep = await createEndpoint();
       const id = await sendTest(ep.id);
       // The worker sends, then dies before it can record anything.
-      const crashingDb: Db = { ...gw.db, tx: () => Promise.reject(new Error("process killed")) };
-      await assertRejects(() => deliverWebhook({ ...gw.deps, db: crashingDb }, id));
+      // The claim (first statement) goes through; everything after it fails as if the process died.
+      let statements = 0;
+      const killed = () => Promise.reject(new Error("process killed"));
+      const crashingDb: Db = {
+        ...gw.db,
+        query: ((text: string, params?: unknown[]) =>
+          statements++ === 0 ? gw.db.query(text, params) : killed()) as Db["query"],
+        tx: killed,
+      };
+      await assertRejects(() =>
+        deliverWebhook({ ...gw.deps, db: crashingDb }, id)
+      );
       const first = receiver.received.at(-1)!;
       const stuck = await deliveryOf(id);
       assertEquals([stuck.status, stuck.attemptCount], ["PENDING", 0]);
@@ -268,20 +283,20 @@ Deno.test("webhook delivery: retries, timeouts, disabling, leases", async (t) =>
     await t.step("a name that now resolves to a private address is refused at connect time", async () => {
       const ep = await createEndpoint({ url: "http://hooks.rebind-test.example/x" });
       const id = await sendTest(ep.id);
-      let fetched = 0;
+      let dialled = 0;
       const result = await deliverWebhook({
         ...gw.deps,
-        fetch: () => {
-          fetched++;
-          return Promise.resolve(new Response("ok"));
+        transport: () => {
+          dialled++;
+          return Promise.resolve({ status: 200 });
         },
         resolveDns: (_host, type) => Promise.resolve(type === "A" ? ["10.0.0.7"] : []),
       }, id);
-      assertEquals(fetched, 0);
+      assertEquals(dialled, 0);
       assertEquals(result.outcome, "retrying");
       const d = await deliveryOf(id);
       assertEquals(d.attemptCount, 1);
-      assertMatch(d.attempts[0].error, /private/);
+      assertEquals(d.attempts[0].error, REFUSED_ERROR);
     });
 
     await t.step("redirects are not followed: a 302 is a failed attempt", async () => {

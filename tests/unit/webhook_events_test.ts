@@ -63,7 +63,7 @@ Deno.test("events and the webhook outbox", async (t) => {
         assertEquals(
           r.body,
           '{"event":"payin.confirmed","data":{"transactionId":"pay_1","amount":"10.500000","status":"CONFIRMED"},' +
-            '"createdAt":"2026-03-01T12:00:00.123Z"}',
+            '"createdAt":"2026-03-01T12:00:00.123Z","livemode":true,"test":false}',
         );
         assertEquals(r.created_at.toISOString(), "2026-03-01T12:00:00.123Z");
       }

@@ -82,6 +82,36 @@ Deno.test("webhook URL policy", async (t) => {
     for (const [ip, reason] of cases) assertEquals(classifyIpv6(ip), reason, ip);
   });
 
+  await t.step("IPv6 forms that carry an IPv4 address: mapped, translated, NAT64, 6to4, Teredo", async () => {
+    const cases: Array<[string, string | null]> = [
+      ["::ffff:7f00:1", "IPv4-mapped IPv6"],
+      ["::ffff:0:7f00:1", "IPv4-mapped IPv6"], // IPv4-translated, ::ffff:0:0:0/96
+      ["::ffff:0:808:808", "IPv4-mapped IPv6"],
+      ["64:ff9b::7f00:1", "loopback"],
+      ["64:ff9b::a9fe:a9fe", "metadata"],
+      ["64:ff9b:1::a00:1", "IPv4 tunnel"], // local-use NAT64: where the IPv4 sits is the network's choice
+      ["64:ff9b:1:7f00:1::", "IPv4 tunnel"],
+      ["2002:7f00:1::1", "loopback"], // 6to4 of 127.0.0.1
+      ["2002:a00:7::1", "private"], // 6to4 of 10.0.0.7
+      ["2002:a9fe:a9fe::", "metadata"],
+      ["2002:808:808::1", null], // 6to4 of a public address
+      ["2001:0:4136:e378:8000:63bf:3fff:fdd2", "IPv4 tunnel"], // Teredo
+    ];
+    for (const [ip, reason] of cases) assertEquals(classifyIpv6(ip), reason, ip);
+    const hidden = resolver({
+      "mapped.example": { AAAA: ["::ffff:0:a00:1"] },
+      "nat64.example": { AAAA: ["64:ff9b:1::a00:1"] },
+      "sixtofour.example": { AAAA: ["2002:7f00:1::1"] },
+    });
+    for (const host of ["mapped.example", "nat64.example", "sixtofour.example"]) {
+      assert(await connectTargetProblem(prod, `https://${host}/x`, hidden), host);
+      await assertRejects(() => assertWebhookUrlAllowed(prod, `https://${host}/x`, hidden));
+    }
+    for (const literal of ["[::ffff:0:7f00:1]", "[64:ff9b:1::a00:1]", "[2002:c0a8:101::]", "[2001:0:1::1]"]) {
+      assert(await connectTargetProblem(prod, `https://${literal}/x`, dns), literal);
+    }
+  });
+
   await t.step("production: https to a public host only", async () => {
     assertEquals(await refusedAt(prod, "https://hooks.shop.example/webhooks?x=1"), null);
     assertEquals(await refusedAt(prod, "https://93.184.216.34:8443/x"), null);
@@ -139,7 +169,8 @@ Deno.test("webhook URL policy", async (t) => {
       assertEquals(await connectTargetProblem(prod, "https://hooks.shop.example/x", dns), null);
       assert((await connectTargetProblem(prod, "https://rebind.example/x", dns))?.includes("private"));
       assert((await connectTargetProblem(prod, "https://not-yet-live.example/x", dns))?.includes("resolve"));
-      assertEquals(await connectTargetProblem(dev, "http://not-yet-live.example/x", dns), null);
+      // Nothing resolved is nothing vetted to connect to, in development too.
+      assert(await connectTargetProblem(dev, "http://not-yet-live.example/x", dns));
       assertEquals(await connectTargetProblem(dev, "http://127.0.0.1:9/x", dns), null);
       assert(await connectTargetProblem(prod, "http://hooks.shop.example/x", dns));
     },
