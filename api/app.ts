@@ -16,6 +16,7 @@ import type { Hono } from "hono";
 import { sandboxRoutes } from "./sandbox.ts";
 import { walletRoutes } from "./wallets.ts";
 import { webhookRoutes } from "./webhooks/mod.ts";
+import { whitelistRoutes } from "./whitelist.ts";
 import { checkoutRoutes } from "../pages/routes.ts";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -56,6 +57,7 @@ export function createApp(deps: Deps, options: { devnet?: Devnet; simulators?: {
 
   app.route("/", healthRoutes());
   app.route("/v1", walletRoutes());
+  app.route("/v1", whitelistRoutes());
   app.route("/v1", paymentRoutes());
   app.route("/v1", providerRoutes());
   app.route("/v1", webhookRoutes());

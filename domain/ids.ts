@@ -14,6 +14,7 @@ export type IdPrefix =
   | "pout"
   | "wdr"
   | "plk"
+  | "wla"
   | "req";
 
 function encodeTime(ms: number): string {
