@@ -26,6 +26,8 @@ const EnvSchema = z.object({
   DEVNET_BLOCK_MS: z.coerce.number().int().min(0).max(600_000).default(3000),
   PAYIN_CONFIRMATIONS: z.coerce.number().int().min(1).max(100).default(5),
   DEPOSIT_CONFIRMATIONS: z.coerce.number().int().min(1).max(200).default(20),
+  PAYOUT_CONFIRMATIONS: z.coerce.number().int().min(1).max(200).default(20),
+  AML_BLOCKLIST_PATH: z.string().min(1).optional(),
   FIAT_PROVIDER: z.enum(["simulator"]).default("simulator"),
   PROVIDER_CALLBACK_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   SIMULATOR_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(1500),
@@ -52,6 +54,8 @@ export type TronConfig = {
   devnetBlockMs: number;
   payinConfirmations: number;
   depositConfirmations: number;
+  /** Confirmations before a payout or withdrawal is CONFIRMED (and its reservation settled). */
+  payoutConfirmations: number;
 };
 
 export type Config = {
@@ -73,6 +77,8 @@ export type Config = {
   onDenoDeploy: boolean;
   tron: TronConfig;
   fiat: FiatConfig;
+  /** File of blocked destination addresses (one per line, # comments); unset: no list. */
+  amlBlocklistPath?: string;
 };
 
 export type FiatConfig = {
@@ -146,12 +152,14 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       devnetBlockMs: e.DEVNET_BLOCK_MS,
       payinConfirmations: e.PAYIN_CONFIRMATIONS,
       depositConfirmations: e.DEPOSIT_CONFIRMATIONS,
+      payoutConfirmations: e.PAYOUT_CONFIRMATIONS,
     },
     fiat: {
       provider: e.FIAT_PROVIDER,
       callbackSecret: e.PROVIDER_CALLBACK_SECRET,
       simulatorDelayMs: e.SIMULATOR_DELAY_MS,
     },
+    amlBlocklistPath: e.AML_BLOCKLIST_PATH,
   };
 }
 

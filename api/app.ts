@@ -17,6 +17,9 @@ import { sandboxRoutes } from "./sandbox.ts";
 import { walletRoutes } from "./wallets.ts";
 import { webhookRoutes } from "./webhooks/mod.ts";
 import { whitelistRoutes } from "./whitelist.ts";
+import { payoutRoutes } from "./payouts.ts";
+import { withdrawalRoutes } from "./withdrawals.ts";
+import { adminReviewRoutes } from "./admin_review.ts";
 import { checkoutRoutes } from "../pages/routes.ts";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -58,11 +61,14 @@ export function createApp(deps: Deps, options: { devnet?: Devnet; simulators?: {
   app.route("/", healthRoutes());
   app.route("/v1", walletRoutes());
   app.route("/v1", whitelistRoutes());
+  app.route("/v1", payoutRoutes());
+  app.route("/v1", withdrawalRoutes());
   app.route("/v1", paymentRoutes());
   app.route("/v1", providerRoutes());
   app.route("/v1", webhookRoutes());
   app.route("/v1", sandboxRoutes());
   app.route("/admin/api", adminRoutes());
+  app.route("/admin/api", adminReviewRoutes());
   app.route("/", docsRoutes(app));
   app.route("/", checkoutRoutes());
   // The development TRON node, for tests and merchants trying their integration; never in production.

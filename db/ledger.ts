@@ -46,7 +46,7 @@ export async function findWallet(
 
 export async function findSystemAccount(
   db: Db,
-  kind: "WORLD" | "FEES",
+  kind: "WORLD" | "FEES" | "IN_FLIGHT",
   isSandbox: boolean,
   rail: string,
 ): Promise<AccountRow> {

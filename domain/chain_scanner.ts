@@ -14,6 +14,7 @@ import {
   rewindTransfers,
 } from "./payins/chain_events.ts";
 import { settlePayinFromChain } from "./payins/settle.ts";
+import { confirmMaturedOutbound, recordOutgoingInBlock, rewindOutgoing } from "./money_out/confirm.ts";
 
 export type ScannerDeps = Pick<Deps, "db" | "queue" | "clock" | "config" | "log"> & { tron: TronClient };
 
@@ -41,6 +42,7 @@ export async function scanNextBlock(deps: ScannerDeps, head: TronBlock): Promise
     if (last && block.parentHash !== last.hash) {
       const forkPoint = await findForkPoint(txDeps, Number(last.number));
       await rewindTransfers(txDeps, forkPoint);
+      await rewindOutgoing(tx, forkPoint);
       await chain.deleteBlocksAbove(tx, forkPoint);
       deps.log.warn("chain reorganisation followed", { forkPoint, replacedFrom: forkPoint + 1, network });
       return "reorg";
@@ -50,6 +52,7 @@ export async function scanNextBlock(deps: ScannerDeps, head: TronBlock): Promise
     const transfers = extractUsdtTransfers(infos, deps.config.tron.usdtContract)
       .map((t) => ({ ...t, blockHash: block.hash, blockTime }));
     await recordObservedTransfers(txDeps, transfers);
+    await recordOutgoingInBlock(tx, block.number, infos);
     await chain.insertBlock(tx, {
       number: block.number,
       hash: block.hash,
@@ -88,6 +91,7 @@ export async function settleMatured(
   for (const d of await chain.depositsReadyToCredit(deps.db, headNumber, depositConfirmations)) {
     if (await creditDeposit(deps, d.tx_id, d.log_index)) deposits++;
   }
+  await confirmMaturedOutbound(deps, headNumber);
   return { settled, deposits };
 }
 

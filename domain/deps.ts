@@ -10,7 +10,8 @@ import type { CardProvider, MomoProvider } from "../rails/fiat/provider.ts";
 /** Messages on the single KV queue; `jobs/mod.ts` dispatches on `type`. */
 export type JobMessage =
   | { type: "webhook.deliver"; deliveryId: string }
-  | { type: "tron.scan"; loopId: string };
+  | { type: "tron.scan"; loopId: string }
+  | { type: "outbound.send"; outboundId: string };
 
 export type Queue = { enqueue(message: JobMessage, options?: { delayMs?: number }): Promise<void> };
 

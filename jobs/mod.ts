@@ -8,6 +8,7 @@ import {
   handlePayinExpiry,
   handleRateLimitPurge,
 } from "./maintenance.ts";
+import { handleOutboundSend, handleOutboundSweep } from "./money_out.ts";
 import { ensureTronScanLoop, handleTronScan } from "./tron_scanner.ts";
 import { handleWebhookDeliver, handleWebhookSweep } from "./webhook_delivery.ts";
 
@@ -17,6 +18,8 @@ export async function dispatchJob(message: JobMessage, deps: Deps): Promise<void
       return await handleWebhookDeliver(message, deps);
     case "tron.scan":
       return await handleTronScan(message, deps);
+    case "outbound.send":
+      return await handleOutboundSend(message, deps);
     default:
       deps.log.warn("unknown job message dropped", { message });
   }
@@ -50,6 +53,7 @@ export function registerJobs(deps: Deps): { stop(): void } {
   cron("webhook-delivery-sweep", "* * * * *", handleWebhookSweep);
   cron("tron-scan-watchdog", "* * * * *", ensureTronScanLoop);
   cron("payin-expiry", "* * * * *", handlePayinExpiry);
+  cron("outbound-sweep", "* * * * *", handleOutboundSweep);
   cron("fiat-reconcile", "* * * * *", handleFiatReconcile);
   cron("address-pool-top-up", "* * * * *", handleAddressPoolTopUp);
   cron("idempotency-purge", "17 * * * *", handleIdempotencyPurge);
