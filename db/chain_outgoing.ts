@@ -41,7 +41,9 @@ export async function noteBroadcast(db: Db, txId: string, now: Date): Promise<vo
 }
 
 export async function supersede(db: Db, txId: string): Promise<void> {
-  await db.query(`UPDATE chain_outgoing SET superseded = true WHERE tx_id = $1 AND block_number IS NULL`, [txId]);
+  await db.query(`UPDATE chain_outgoing SET superseded = true WHERE tx_id = $1 AND block_number IS NULL`, [
+    txId,
+  ]);
 }
 
 /** The scanner's one statement per block: which of our transactions this block holds, and their result. */

@@ -93,7 +93,13 @@ export async function lockOutbound(db: Db, id: string): Promise<OutboundRow | un
 export type OutboundPatch = Partial<
   Pick<
     OutboundRow,
-    "tx_hash" | "failure_reason" | "approved_at" | "broadcast_at" | "confirmed_at" | "failed_at" | "cancelled_at"
+    | "tx_hash"
+    | "failure_reason"
+    | "approved_at"
+    | "broadcast_at"
+    | "confirmed_at"
+    | "failed_at"
+    | "cancelled_at"
   >
 >;
 

@@ -155,12 +155,14 @@ async function replaceIfAbsent(
   }
   await outgoing.supersede(deps.db, live.tx_id);
   deps.log.warn("payout transaction expired off chain; signing a new one", { id: row.id, txId: live.tx_id });
-  if (row.status === "BROADCAST") {
-    // Signed again from BROADCAST (a reorg dropped it, or it never landed): same item, new transaction.
-    const signed = await resignBroadcast(deps, row);
-    return signed ? "resigned" : "nothing-to-do";
-  }
-  const outcome = await sendOutbound(deps, row.id);
+  // A fresh signature goes straight to broadcast: re-entering sendOutbound would judge its expiry again
+  // against a clock that may run ahead of the node's, and loop.
+  if (row.status === "BROADCAST") return (await resignBroadcast(deps, row)) ? "resigned" : "nothing-to-do";
+  const signed = await signOnce(deps, row);
+  if (signed !== "stored") return signed;
+  const fresh = await outgoing.liveOutgoing(deps.db, row.id);
+  if (!fresh) return "nothing-to-do";
+  const outcome = await broadcastStored(deps, row, fresh);
   return outcome === "sent" ? "resigned" : outcome;
 }
 

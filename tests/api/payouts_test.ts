@@ -18,7 +18,9 @@ Deno.test("payouts: acceptance, reservation, estimate, review, bad input", async
     const m = await gw.createMerchant("Payout Shop");
     const key = m.keys.liveSecret;
     // The specification's 10 payouts a minute would stop this walk through every case; an operator lifts it.
-    await gw.admin("PATCH", `/admin/api/merchants/${m.merchantId}`, { rateLimits: { "POST /v1/payout": 1000 } });
+    await gw.admin("PATCH", `/admin/api/merchants/${m.merchantId}`, {
+      rateLimits: { "POST /v1/payout": 1000 },
+    });
     await creditUsdt(gw, m.merchantId, false, "100");
     const dest = randomTronAddress();
     await whitelist(gw, key, dest, ["PAYOUT"]);
