@@ -20,6 +20,7 @@ import { whitelistRoutes } from "./whitelist.ts";
 import { payoutRoutes } from "./payouts.ts";
 import { withdrawalRoutes } from "./withdrawals.ts";
 import { adminReviewRoutes } from "./admin_review.ts";
+import { adminTreasuryRoutes } from "./admin_treasury.ts";
 import { checkoutRoutes } from "../pages/routes.ts";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -69,6 +70,7 @@ export function createApp(deps: Deps, options: { devnet?: Devnet; simulators?: {
   app.route("/v1", sandboxRoutes());
   app.route("/admin/api", adminRoutes());
   app.route("/admin/api", adminReviewRoutes());
+  app.route("/admin/api", adminTreasuryRoutes());
   app.route("/", docsRoutes(app));
   app.route("/", checkoutRoutes());
   // The development TRON node, for tests and merchants trying their integration; never in production.
