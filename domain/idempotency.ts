@@ -1,8 +1,11 @@
-// Idempotency-Key handling, per the policy in ARCHITECTURE.md: records live 24 h per (merchant, key);
-// the same request replays the stored answer, a different one is IDEMPOTENCY_KEY_MISMATCH, and a
-// request still running is CONFLICT.
+// Idempotency-Key handling, per the policy in ARCHITECTURE.md: records live 24 h per (merchant, mode,
+// key); the same request replays the stored answer, a different one is IDEMPOTENCY_KEY_MISMATCH, and a
+// request still running is CONFLICT. This file holds the rules every route shares and the after-commit
+// path that pay-in creation uses; money movements use domain/idempotent_money.ts, which completes the
+// record inside the movement's own transaction.
 import * as store from "../db/idempotency.ts";
-import { sha256Hex } from "./crypto.ts";
+import { canonicalJson } from "./canonical_json.ts";
+import { sha256Hex, toHex } from "./crypto.ts";
 import type { Deps } from "./deps.ts";
 import { AppError } from "./errors.ts";
 
@@ -11,6 +14,11 @@ export const RECORD_TTL_MS = 24 * 60 * 60 * 1000;
 export const RUNNING_LOCK_MS = 60 * 1000;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A key belongs to one merchant in one mode: a sandbox answer never replays to a live caller. */
+export type IdempotencyScope = { merchantId: string; isSandbox: boolean; key: string };
+export type IdempotentRequest = IdempotencyScope & { fingerprint: string };
+export type StoredAnswer = { status: number; body: string };
 
 export function validateIdempotencyKey(key: string | undefined, required: boolean): string | undefined {
   if (key === undefined || key === "") {
@@ -21,46 +29,137 @@ export function validateIdempotencyKey(key: string | undefined, required: boolea
   return key.toLowerCase();
 }
 
-export function requestFingerprint(method: string, path: string, body: string): Promise<string> {
-  return sha256Hex(`${method.toUpperCase()} ${path}\n${body}`);
+/**
+ * What makes two requests "the same": method, path, query string (parameters sorted by name, repeated
+ * ones kept in their order) and the body as canonical JSON, so spacing and key order do not matter. A
+ * body that is not JSON (or not UTF-8) counts by its exact bytes.
+ */
+export async function requestFingerprint(
+  method: string,
+  path: string,
+  query: URLSearchParams,
+  body: Uint8Array<ArrayBuffer>,
+): Promise<string> {
+  const params = [...query.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  return await sha256Hex(JSON.stringify([method.toUpperCase(), path, params, await bodyIdentity(body)]));
 }
 
-export type BeginResult = { kind: "proceed" } | { kind: "replay"; status: number; body: string };
+async function bodyIdentity(body: Uint8Array<ArrayBuffer>): Promise<{ json: string } | { bytes: string }> {
+  try {
+    const text = new TextDecoder("utf-8", { fatal: true }).decode(body);
+    // JSON.stringify escapes lone surrogates, so two bodies differing only there stay different.
+    return { json: canonicalJson(JSON.parse(text)) };
+  } catch {
+    return { bytes: toHex(await crypto.subtle.digest("SHA-256", body)) };
+  }
+}
 
-export async function beginIdempotentRequest(
-  deps: Pick<Deps, "db" | "clock">,
-  input: { merchantId: string; key: string; fingerprint: string },
-): Promise<BeginResult> {
-  const now = deps.clock.now();
-  const times = {
-    now,
-    lockedUntil: new Date(now.getTime() + RUNNING_LOCK_MS),
-    expiresAt: new Date(now.getTime() + RECORD_TTL_MS),
-  };
-  if (await store.insertRunning(deps.db, { ...input, ...times })) return { kind: "proceed" };
-  if (await store.takeOver(deps.db, { ...input, ...times })) return { kind: "proceed" };
-  const existing = await store.findRecord(deps.db, input.merchantId, input.key);
-  // Deleted in between (the first request failed with a 5xx): treat as new.
-  if (!existing) return await beginIdempotentRequest(deps, input);
-  if (existing.fingerprint !== input.fingerprint) {
+/**
+ * Answers that refuse a request before anything changed are not kept: the client may fix the request,
+ * or wait, and retry with the same key. They are the ones about the request itself or who sent it:
+ * validation, authentication and permission, the sandbox/live mode check, rate limits, the idempotency
+ * checks themselves, and every 5xx. Everything else (a 2xx, or a refusal decided against the merchant's
+ * state, such as DUPLICATE_EXTERNAL_REF or INSUFFICIENT_BALANCE) is the key's outcome for 24 hours.
+ */
+export const REFUSED_BEFORE_CHANGE: ReadonlySet<string> = new Set([
+  "VALIDATION_ERROR",
+  "BAD_REQUEST",
+  "UNAUTHORIZED",
+  "INVALID_API_KEY",
+  "FORBIDDEN",
+  "INSUFFICIENT_SCOPE",
+  "SANDBOX_KEY_LIVE_REQUEST",
+  "LIVE_KEY_SANDBOX_REQUEST",
+  "RATE_LIMITED",
+  "RATE_LIMIT_EXCEEDED",
+  "MISSING_IDEMPOTENCY_KEY",
+  "IDEMPOTENCY_KEY_INVALID",
+  "IDEMPOTENCY_KEY_MISMATCH",
+  "CONFLICT",
+]);
+
+/** Whether an answer becomes the key's outcome (see REFUSED_BEFORE_CHANGE). */
+export function isKeptAnswer(status: number, body: string): boolean {
+  if (status < 400) return true;
+  if (status >= 500 || status === 401 || status === 429) return false;
+  const code = errorCodeOf(body);
+  // A 4xx without a catalogue code did not come from a domain decision: keep the key free.
+  return code !== undefined && !REFUSED_BEFORE_CHANGE.has(code);
+}
+
+function errorCodeOf(body: string): string | undefined {
+  try {
+    const code = JSON.parse(body)?.error?.code;
+    return typeof code === "string" ? code : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The checks every path applies to an existing, unexpired record; returns it when it can be replayed. */
+export function judgeExisting(
+  existing: store.IdempotencyRow,
+  fingerprint: string,
+  now: Date,
+): StoredAnswer | "take-over" {
+  if (existing.fingerprint !== fingerprint) {
     throw new AppError("IDEMPOTENCY_KEY_MISMATCH", "This Idempotency-Key was used with different parameters");
   }
-  if (existing.state === "RUNNING") {
+  if (existing.state === "DONE") {
+    return { status: existing.response_status ?? 200, body: existing.response_body ?? "" };
+  }
+  if (existing.locked_until > now) {
     throw new AppError(
       "CONFLICT",
       "A request with this Idempotency-Key is still being processed; retry shortly",
     );
   }
-  return { kind: "replay", status: existing.response_status ?? 200, body: existing.response_body ?? "" };
+  return "take-over";
+}
+
+export function recordTimes(now: Date) {
+  return {
+    now,
+    lockedUntil: new Date(now.getTime() + RUNNING_LOCK_MS),
+    expiresAt: new Date(now.getTime() + RECORD_TTL_MS),
+  };
+}
+
+export type BeginResult = { kind: "proceed" } | { kind: "replay"; status: number; body: string };
+
+/**
+ * The after-commit path (pay-in creation): claims the key as RUNNING in its own statement; the handler
+ * then commits on its own and finishIdempotentRequest completes the record. A crash in between leaves
+ * the key RUNNING until its lock expires, after which a retry runs again: acceptable for creating a
+ * pay-in, never for moving money (that is what withIdempotentMoney is for).
+ */
+export async function beginIdempotentRequest(
+  deps: Pick<Deps, "db" | "clock">,
+  input: IdempotentRequest,
+): Promise<BeginResult> {
+  const times = recordTimes(deps.clock.now());
+  if (await store.insertRunning(deps.db, { ...input, ...times })) return { kind: "proceed" };
+  if (await store.takeOver(deps.db, { ...input, ...times })) return { kind: "proceed" };
+  const existing = await store.findRecord(deps.db, input);
+  // Deleted in between (the first request's answer was not kept): treat as new.
+  if (!existing) return await beginIdempotentRequest(deps, input);
+  const verdict = judgeExisting(existing, input.fingerprint, times.now);
+  // An expired lock was just refused to takeOver by a concurrent retry that won it: that one is running.
+  if (verdict === "take-over") {
+    throw new AppError(
+      "CONFLICT",
+      "A request with this Idempotency-Key is still being processed; retry shortly",
+    );
+  }
+  return { kind: "replay", ...verdict };
 }
 
 export async function finishIdempotentRequest(
   deps: Pick<Deps, "db">,
-  input: { merchantId: string; key: string; status: number; body: string },
+  input: IdempotencyScope & StoredAnswer,
 ): Promise<void> {
-  // Server errors are not remembered: the client may retry the same key once we are healthy again.
-  if (input.status >= 500) await store.deleteRecord(deps.db, input.merchantId, input.key);
-  else await store.completeRecord(deps.db, input);
+  if (isKeptAnswer(input.status, input.body)) await store.completeRecord(deps.db, input);
+  else await store.deleteRunning(deps.db, input);
 }
 
 export async function purgeExpiredIdempotencyRecords(deps: Pick<Deps, "db" | "clock">): Promise<number> {

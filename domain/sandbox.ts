@@ -17,6 +17,9 @@ export const SANDBOX_OWNED_TABLES = [
   // Before payins, which they reference. The scanner skips a transfer whose pay-in is gone.
   { table: "chain_transfers", label: "chainTransfers" },
   { table: "payins", label: "payins" },
+  // Sandbox answers kept under Idempotency-Keys: they may name pay-ins that are gone now. The same keys'
+  // live records are another mode's rows and stay.
+  { table: "idempotency_keys", label: "idempotencyKeys" },
 ] as const;
 
 type OwnedLabel = typeof SANDBOX_OWNED_TABLES[number]["label"];

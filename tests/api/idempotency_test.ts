@@ -22,9 +22,10 @@ Deno.test("idempotency middleware", async (t) => {
       if (body.hold) await new Promise<void>((resolve) => (release = resolve));
       if (body.explode) throw new Error("boom");
       if (body.reject) {
+        const status = body.reject === "DUPLICATE_EXTERNAL_REF" ? 409 : 400;
         return c.json(
-          { success: false, error: { code: "VALIDATION_ERROR", message: "no" }, statusCode: 400 },
-          400,
+          { success: false, error: { code: body.reject, message: "no" }, statusCode: status },
+          status,
         );
       }
       return c.json({ success: true, data: { execution: executions, echo: body.value } }, 201);
@@ -94,12 +95,12 @@ Deno.test("idempotency middleware", async (t) => {
       release = undefined;
     });
 
-    await t.step("a 4xx answer is remembered; a 5xx is not, so a retry runs again", async () => {
+    await t.step("a refusal decided on the merchant's state is remembered; a 5xx is not", async () => {
       const k4 = crypto.randomUUID();
-      assertEquals((await call(k4, { reject: true })).status, 400);
+      assertEquals((await call(k4, { reject: "DUPLICATE_EXTERNAL_REF" })).status, 409);
       const before = executions;
-      const replay = await call(k4, { reject: true });
-      assertEquals(replay.status, 400);
+      const replay = await call(k4, { reject: "DUPLICATE_EXTERNAL_REF" });
+      assertEquals(replay.status, 409);
       assertEquals(replay.headers.get("Idempotent-Replayed"), "true");
       assertEquals(executions, before);
 
@@ -111,11 +112,27 @@ Deno.test("idempotency middleware", async (t) => {
       assertEquals(executions, before + 2);
     });
 
+    await t.step(
+      "a validation refusal is not the key's outcome: the fixed request runs under it",
+      async () => {
+        const k = crypto.randomUUID();
+        const refused = await call(k, { reject: "VALIDATION_ERROR" });
+        assertEquals(refused.status, 400);
+        const before = executions;
+        const fixed = await call(k, { value: "fixed" });
+        assertEquals(fixed.status, 201);
+        assertEquals(fixed.headers.get("Idempotent-Replayed"), null);
+        assertEquals((await fixed.json()).data.echo, "fixed");
+        assertEquals(executions, before + 1);
+      },
+    );
+
     await t.step("a request that died mid-flight frees its key once its lock expires", async () => {
       const k = crypto.randomUUID();
       await gw.db.query(
-        `INSERT INTO idempotency_keys (merchant_id, key, fingerprint, state, locked_until, expires_at)
-         SELECT merchant_id, $1, fingerprint, 'RUNNING', $2, $3 FROM idempotency_keys WHERE key = $4 AND merchant_id = $5`,
+        `INSERT INTO idempotency_keys (merchant_id, is_sandbox, key, fingerprint, state, locked_until, expires_at)
+         SELECT merchant_id, is_sandbox, $1, fingerprint, 'RUNNING', $2, $3 FROM idempotency_keys
+          WHERE key = $4 AND merchant_id = $5 AND is_sandbox = false`,
         [
           k,
           new Date(clock.now().getTime() + RUNNING_LOCK_MS),

@@ -187,6 +187,7 @@ Deno.test("POST /v1/sandbox/reset", async (t) => {
         webhookDeliveries: 1,
         chainTransfers: 1,
         payins: 1,
+        idempotencyKeys: 0,
       });
 
       const after = await allBalances(db);
@@ -238,6 +239,7 @@ Deno.test("POST /v1/sandbox/reset", async (t) => {
         webhookDeliveries: 0,
         chainTransfers: 0,
         payins: 0,
+        idempotencyKeys: 0,
       });
       assertEquals(await allBalances(db), before);
       await assertLedgerConsistent(db);
