@@ -2,7 +2,7 @@
 // sent exactly once by the broadcaster; plus the fee estimate, retrieve and list.
 import { createRoute, z } from "@hono/zod-openapi";
 import { getOutbound, listOutboundOf } from "../domain/money_out/queries.ts";
-import { estimatePayout, requestPayout } from "../domain/money_out/request.ts";
+import { acceptOutbound, estimatePayout, preparePayout } from "../domain/money_out/request.ts";
 import { PAYOUT_STATUSES } from "../domain/money_out/states.ts";
 import { payoutView } from "../domain/money_out/view.ts";
 import { newRouter } from "./app.ts";
@@ -15,9 +15,10 @@ import {
   pageOf,
   PageQuerySchema,
   successSchema,
+  untyped,
 } from "./envelope.ts";
 import { requireKey } from "./middleware/auth.ts";
-import { idempotent } from "./middleware/idempotency.ts";
+import { idempotentMoney } from "./middleware/idempotency.ts";
 
 const security = KEY_SECURITY;
 const tags = ["Payouts"];
@@ -64,7 +65,7 @@ export function payoutRoutes() {
           ? "Create a payout (kept for existing callers; /v1/transfers is the canonical name)"
           : "Create a payout to a whitelisted TRON address",
         security,
-        middleware: [requireKey("payouts_write", "write"), idempotent({ required: true })],
+        middleware: [requireKey("payouts_write", "write")],
         request: { body: { required: true, content: { "application/json": { schema: PayoutBody } } } },
         responses: {
           201: jsonContent(successSchema(PayoutSchema), "Accepted and reserved"),
@@ -73,8 +74,16 @@ export function payoutRoutes() {
       }),
       async (c) => {
         const caller = c.get("auth");
-        const row = await requestPayout(c.get("deps"), caller, c.req.valid("json"));
-        return ok(c, payoutView(row, caller.feeSchedule), 201);
+        const prepared = await preparePayout(c.get("deps"), caller, c.req.valid("json"));
+        // The reservation and the key's answer commit together: no crash can make a retry pay twice.
+        return untyped(
+          await idempotentMoney(
+            c,
+            { required: true, status: 201 },
+            async (_tx, txDeps) =>
+              payoutView(await acceptOutbound(txDeps, caller, prepared), caller.feeSchedule),
+          ),
+        );
       },
     );
   }

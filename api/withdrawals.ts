@@ -2,7 +2,7 @@
 // operator; cancel while it waits.
 import { createRoute, z } from "@hono/zod-openapi";
 import { getOutbound, listOutboundOf } from "../domain/money_out/queries.ts";
-import { requestWithdrawal } from "../domain/money_out/request.ts";
+import { acceptOutbound, prepareWithdrawal } from "../domain/money_out/request.ts";
 import { cancelWithdrawal } from "../domain/money_out/review.ts";
 import { WITHDRAWAL_STATUSES } from "../domain/money_out/states.ts";
 import { withdrawalView } from "../domain/money_out/view.ts";
@@ -16,9 +16,10 @@ import {
   pageOf,
   PageQuerySchema,
   successSchema,
+  untyped,
 } from "./envelope.ts";
 import { requireKey } from "./middleware/auth.ts";
-import { idempotent } from "./middleware/idempotency.ts";
+import { idempotentMoney } from "./middleware/idempotency.ts";
 
 const security = KEY_SECURITY;
 const tags = ["Withdrawals"];
@@ -53,15 +54,24 @@ export function withdrawalRoutes() {
       tags,
       summary: "Request a withdrawal (waits in PENDING_REVIEW for an operator)",
       security,
-      middleware: [requireKey("withdrawals_write", "write"), idempotent({ required: true })],
+      middleware: [requireKey("withdrawals_write", "write")],
       request: { body: { required: true, content: { "application/json": { schema: WithdrawalBody } } } },
       responses: {
         201: jsonContent(successSchema(WithdrawalSchema), "Requested and reserved"),
         ...errorResponses,
       },
     }),
-    async (c) =>
-      ok(c, withdrawalView(await requestWithdrawal(c.get("deps"), c.get("auth"), c.req.valid("json"))), 201),
+    async (c) => {
+      const caller = c.get("auth");
+      const prepared = await prepareWithdrawal(c.get("deps"), caller, c.req.valid("json"));
+      return untyped(
+        await idempotentMoney(
+          c,
+          { required: true, status: 201 },
+          async (_tx, txDeps) => withdrawalView(await acceptOutbound(txDeps, caller, prepared)),
+        ),
+      );
+    },
   );
 
   r.openapi(

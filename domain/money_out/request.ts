@@ -70,7 +70,7 @@ async function usdtWallet(db: Db, scope: { merchantId: string; isSandbox: boolea
   return wallet;
 }
 
-type Accepted = Omit<Parameters<typeof insertOutbound>[1], "id" | "now" | "merchantId" | "isSandbox">;
+export type Accepted = Omit<Parameters<typeof insertOutbound>[1], "id" | "now" | "merchantId" | "isSandbox">;
 
 /**
  * Reserves `debited` and records the item in one transaction. The wallet row's lock serializes a
@@ -130,7 +130,11 @@ export type PayoutInput = {
   metadata?: Record<string, unknown>;
 };
 
-export async function requestPayout(deps: OutDeps, caller: Caller, input: PayoutInput): Promise<OutboundRow> {
+/**
+ * Everything a payout must pass before money is touched: amount, whitelist, AML screening. It runs on
+ * the request's own connection, so an `aml.flagged` survives the refusal that follows it.
+ */
+export async function preparePayout(deps: OutDeps, caller: Caller, input: PayoutInput): Promise<Accepted> {
   assertLiveAllowed(caller);
   const amount = parseOutAmount(input.amount);
   const scope = { merchantId: caller.merchantId, isSandbox: caller.isSandbox };
@@ -142,7 +146,7 @@ export async function requestPayout(deps: OutDeps, caller: Caller, input: Payout
   await screenDestination(deps, { ...scope, address: entry.address, context: "PAYOUT", report: true });
   const fee = new Decimal(effectiveFees(caller.feeSchedule).payoutFlat);
   const manual = amount.greaterThan(MANUAL_APPROVAL_ABOVE);
-  return await reserveAndRecord(deps, caller, {
+  return {
     kind: "PAYOUT",
     status: manual ? "PENDING" : "PROCESSING",
     amount: formatAmount(amount, "USDT_TRC20"),
@@ -154,7 +158,21 @@ export async function requestPayout(deps: OutDeps, caller: Caller, input: Payout
     externalRef: input.externalRef ?? null,
     metadata: input.metadata ?? {},
     requiresManualApproval: manual,
-  });
+  };
+}
+
+/** Reserves and records a prepared payout or withdrawal; pass the idempotency transaction as deps.db. */
+export async function acceptOutbound(
+  deps: OutDeps,
+  caller: Caller,
+  prepared: Accepted,
+): Promise<OutboundRow> {
+  return await reserveAndRecord(deps, caller, prepared);
+}
+
+/** prepare + accept in one call, for callers without an Idempotency-Key of their own (tests, bulk). */
+export async function requestPayout(deps: OutDeps, caller: Caller, input: PayoutInput): Promise<OutboundRow> {
+  return await acceptOutbound(deps, caller, await preparePayout(deps, caller, input));
 }
 
 /** POST /v1/payout/estimate: the fee and whether the spendable balance covers it; nothing is reserved. */
@@ -182,11 +200,12 @@ export async function estimatePayout(deps: OutDeps, caller: Caller, input: Payou
   };
 }
 
-export async function requestWithdrawal(
+/** The withdrawal's checks before money is touched (see preparePayout). */
+export async function prepareWithdrawal(
   deps: OutDeps,
   caller: Caller,
   input: { amount: string; whitelistAddressId?: string },
-): Promise<OutboundRow> {
+): Promise<Accepted> {
   assertLiveAllowed(caller);
   const amount = parseOutAmount(input.amount);
   const scope = { merchantId: caller.merchantId, isSandbox: caller.isSandbox };
@@ -200,7 +219,7 @@ export async function requestWithdrawal(
   if (!amount.greaterThan(fee)) {
     throw new AppError("AMOUNT_TOO_SMALL", `The amount must exceed the ${fee.toFixed(2)} USDT fee`);
   }
-  return await reserveAndRecord(deps, caller, {
+  return {
     kind: "WITHDRAWAL",
     status: "PENDING_REVIEW",
     amount: formatAmount(amount, "USDT_TRC20"),
@@ -212,5 +231,13 @@ export async function requestWithdrawal(
     externalRef: null,
     metadata: {},
     requiresManualApproval: true,
-  });
+  };
+}
+
+export async function requestWithdrawal(
+  deps: OutDeps,
+  caller: Caller,
+  input: { amount: string; whitelistAddressId?: string },
+): Promise<OutboundRow> {
+  return await acceptOutbound(deps, caller, await prepareWithdrawal(deps, caller, input));
 }
