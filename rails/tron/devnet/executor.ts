@@ -5,6 +5,9 @@ import { type HexAddress, utf8Hex } from "./crypto.ts";
 import type { Account, WorldState } from "./state.ts";
 import { encodeTransaction, type Json, type SignedTransaction } from "./transaction.ts";
 import { runTrc20 } from "./trc20.ts";
+import { energyLeft, energyUsedNow, netLimitOf, netUsedNow, networkTotals } from "./energy.ts";
+import { isResourceCall } from "./resource_contracts.ts";
+import { executeStaking, type StakingContext, StakingRejected, validateStaking } from "./staking.ts";
 
 export const ENERGY_PRICE = 100n;
 export const BANDWIDTH_PRICE = 1_000n;
@@ -61,6 +64,25 @@ export function freeNetUsage(account: Account, now: number): number {
   return freeNetUsedNow(account, now);
 }
 
+const stakingContext = (ctx: ExecContext): StakingContext => ({
+  state: ctx.state,
+  isContract: (address) => address === ctx.usdtContract,
+  time: ctx.time,
+});
+
+/** Staked bandwidth (own and delegated to the account) left now. */
+function stakedNetLeft(account: Account, ctx: ExecContext): number {
+  return netLimitOf(account, networkTotals(ctx.state)) - netUsedNow(account, ctx.time);
+}
+
+/** TRX the contract itself moves out of the owner's balance (bandwidth must be paid besides). */
+function spendOf(tx: SignedTransaction): bigint {
+  const call = tx.raw.contract;
+  if (call.type === "TransferContract") return call.value.amount;
+  if (call.type === "FreezeBalanceV2Contract") return call.value.frozen_balance;
+  return 0n;
+}
+
 function needsAccountCreation(tx: SignedTransaction, ctx: ExecContext): boolean {
   return tx.raw.contract.type === "TransferContract" &&
     !ctx.state.read(tx.raw.contract.value.to_address).exists;
@@ -81,6 +103,13 @@ export function validate(tx: SignedTransaction, ctx: ExecContext): void {
     if (to_address === ctx.usdtContract) fail("Cannot transfer TRX to a smartContract.");
     const creation = needsAccountCreation(tx, ctx) ? CREATE_ACCOUNT_FEE + CREATE_ACCOUNT_BANDWIDTH_FEE : 0n;
     if (owner.trx < amount + creation) fail("Validate TransferContract error, balance is not sufficient.");
+  } else if (isResourceCall(call)) {
+    try {
+      validateStaking(call, stakingContext(ctx));
+    } catch (err) {
+      if (err instanceof StakingRejected) fail(err.message);
+      throw err;
+    }
   } else {
     if (call.value.contract_address !== ctx.usdtContract) fail("No contract or not a smart contract");
     if (!owner.exists) fail("Validate InternalTransaction error, no OwnerAccount.");
@@ -91,8 +120,9 @@ export function validate(tx: SignedTransaction, ctx: ExecContext): void {
   if (!needsAccountCreation(tx, ctx)) {
     const bytes = bandwidthBytes(tx);
     const freeLeft = FREE_NET_LIMIT - freeNetUsedNow(owner, ctx.time);
-    const spend = call.type === "TransferContract" ? call.value.amount : 0n;
-    if (bytes > freeLeft && owner.trx - spend < BigInt(bytes) * BANDWIDTH_PRICE) {
+    const spend = spendOf(tx);
+    const covered = bytes <= stakedNetLeft(owner, ctx) || bytes <= freeLeft;
+    if (!covered && owner.trx - spend < BigInt(bytes) * BANDWIDTH_PRICE) {
       throw new TxRejected("BANDWITH_ERROR", "Account resource insufficient error.");
     }
   }
@@ -106,6 +136,13 @@ function chargeBandwidth(tx: SignedTransaction, owner: Account, ctx: ExecContext
     return CREATE_ACCOUNT_BANDWIDTH_FEE;
   }
   const bytes = bandwidthBytes(tx);
+  // Like java-tron: staked bandwidth first, then the daily free bandwidth, then burned TRX.
+  if (stakedNetLeft(owner, ctx) >= bytes) {
+    owner.netUsage = netUsedNow(owner, ctx.time) + bytes;
+    owner.latestConsumeTime = ctx.time;
+    receipt.net_usage = bytes;
+    return 0n;
+  }
   const used = freeNetUsedNow(owner, ctx.time);
   if (FREE_NET_LIMIT - used >= bytes) {
     owner.freeNetUsed = used + bytes;
@@ -147,6 +184,14 @@ export function execute(tx: SignedTransaction, ctx: ExecContext): Execution {
     Object.assign(info, { contractResult: [""], receipt });
     return { contractRet: "SUCCESS", info };
   }
+  if (isResourceCall(call)) {
+    const withdrawn = executeStaking(call, stakingContext(ctx));
+    const info: Json = { id: tx.txID };
+    if (fee > 0n) info.fee = Number(fee);
+    Object.assign(info, { contractResult: [""], receipt });
+    if (withdrawn > 0n) info.withdraw_expire_amount = Number(withdrawn);
+    return { contractRet: "SUCCESS", info };
+  }
 
   const reader = {
     balanceOf: (a: HexAddress) => ctx.state.read(a).usdt,
@@ -159,9 +204,12 @@ export function execute(tx: SignedTransaction, ctx: ExecContext): Execution {
     call.value.call_value,
     reader,
   );
-  // Without staked energy the energy limit is what fee_limit and the TRX balance can buy.
-  const spendable = owner.trx < tx.raw.feeLimit ? owner.trx : tx.raw.feeLimit;
-  const energyLimit = spendable > 0n ? spendable / ENERGY_PRICE : 0n;
+  // java-tron's energy limit: staked energy left plus what the TRX balance buys, capped by what
+  // fee_limit buys (fee_limit caps all energy, staked or bought, at ENERGY_PRICE).
+  const frozenLeft = BigInt(energyLeft(owner, networkTotals(ctx.state), ctx.time));
+  const fromBalance = owner.trx > 0n ? owner.trx / ENERGY_PRICE : 0n;
+  const fromFeeLimit = tx.raw.feeLimit / ENERGY_PRICE;
+  const energyLimit = frozenLeft + fromBalance < fromFeeLimit ? frozenLeft + fromBalance : fromFeeLimit;
   let contractRet: ContractRet = outcome.result;
   let energy = outcome.energy;
   let resMessage: string | undefined;
@@ -173,7 +221,13 @@ export function execute(tx: SignedTransaction, ctx: ExecContext): Execution {
   } else if (contractRet === "REVERT") {
     resMessage = "REVERT opcode executed";
   }
-  const energyFee = energy * ENERGY_PRICE;
+  // Staked energy pays first; the rest is bought with TRX.
+  const fromStake = energy < frozenLeft ? energy : frozenLeft;
+  if (fromStake > 0n) {
+    owner.energyUsage = energyUsedNow(owner, ctx.time) + Number(fromStake);
+    owner.latestConsumeTimeForEnergy = ctx.time;
+  }
+  const energyFee = (energy - fromStake) * ENERGY_PRICE;
   owner.trx -= energyFee;
   fee += energyFee;
   if (contractRet === "SUCCESS" && outcome.transfer) {
@@ -182,6 +236,7 @@ export function execute(tx: SignedTransaction, ctx: ExecContext): Execution {
   }
 
   const fullReceipt: Json = {};
+  if (fromStake > 0n) fullReceipt.energy_usage = Number(fromStake);
   if (energyFee > 0n) fullReceipt.energy_fee = Number(energyFee);
   if (energy > 0n) fullReceipt.energy_usage_total = Number(energy);
   Object.assign(fullReceipt, receipt, { result: contractRet });

@@ -33,6 +33,8 @@ import {
   smartContractJson,
 } from "./views.ts";
 import { nodeInfoJson } from "./node_info.ts";
+import { networkTotals } from "./energy.ts";
+import { resourceRoutes } from "./resource_routes.ts";
 
 type Handler = (p: Json, visible: boolean) => unknown;
 
@@ -123,9 +125,14 @@ export function walletRoutes(chain: Chain, now: () => number): Hono {
 
   serve(
     "/wallet/getaccountresource",
-    (p) => accountResourceJson(chain.state.read(addressParam(p, "address")), now()),
+    (p) =>
+      accountResourceJson(chain.state.read(addressParam(p, "address")), now(), networkTotals(chain.state)),
   );
-  serve("/wallet/getaccountnet", (p) => accountNetJson(chain.state.read(addressParam(p, "address")), now()));
+  serve(
+    "/wallet/getaccountnet",
+    (p) => accountNetJson(chain.state.read(addressParam(p, "address")), now(), networkTotals(chain.state)),
+  );
+  resourceRoutes(serve, chain, now);
   serve("/wallet/getcontract", (p, visible) => {
     const address = tryHexAddress(p.value);
     return address === chain.usdtContract ? smartContractJson(address, visible) : {};

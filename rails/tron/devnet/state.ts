@@ -2,6 +2,17 @@
 // old states read back (walletsolidity answers as of the solidified block).
 import type { HexAddress } from "./crypto.ts";
 
+/** What one owner delegated to one receiver (java-tron's DelegatedResourceV2, locked and not). */
+export interface Delegation {
+  energy: bigint;
+  bandwidth: bigint;
+  lockedEnergy: bigint;
+  lockedBandwidth: bigint;
+  /** When the locked part may be taken back (ms). */
+  expireTimeForEnergy: number;
+  expireTimeForBandwidth: number;
+}
+
 export interface Account {
   address: HexAddress;
   /** Activated on chain: a real node has an Account record (getaccount answers {} otherwise). */
@@ -14,12 +25,54 @@ export interface Account {
   latestOperationTime: number;
   freeNetUsed: number;
   latestConsumeFreeTime: number;
+  /** Stake 2.0 (sun): staked and kept, delegated out to others, acquired from others. */
+  frozenEnergy: bigint;
+  frozenBandwidth: bigint;
+  delegatedEnergy: bigint;
+  delegatedBandwidth: bigint;
+  acquiredEnergy: bigint;
+  acquiredBandwidth: bigint;
+  /** Staked resources used, recovering over 24 h from the latest consume time. */
+  energyUsage: number;
+  latestConsumeTimeForEnergy: number;
+  netUsage: number;
+  latestConsumeTime: number;
+  /** Delegations made by this account, by receiver. Replaced, never mutated, so journals stay true. */
+  delegations: Record<HexAddress, Delegation>;
+  /** Unstaked TRX waiting out the unfreeze delay (unfrozenV2). Replaced, never mutated. */
+  unfrozen: Unfreezing[];
 }
+
+export interface Unfreezing {
+  resource: number;
+  amount: bigint;
+  expireTime: number;
+}
+
+const STAKE_FIELDS = [
+  "frozenEnergy",
+  "frozenBandwidth",
+  "delegatedEnergy",
+  "delegatedBandwidth",
+  "acquiredEnergy",
+  "acquiredBandwidth",
+  "energyUsage",
+  "latestConsumeTimeForEnergy",
+  "netUsage",
+  "latestConsumeTime",
+  "delegations",
+  "unfrozen",
+] as const;
 
 /** The fields a block sets outright (as opposed to balances, which it moves by a delta). */
 type AbsoluteFields = Pick<
   Account,
-  "exists" | "createTime" | "latestOperationTime" | "freeNetUsed" | "latestConsumeFreeTime"
+  | "exists"
+  | "createTime"
+  | "latestOperationTime"
+  | "freeNetUsed"
+  | "latestConsumeFreeTime"
+  | (typeof STAKE_FIELDS)[number]
 >;
 
 /** What one block did to one account. Balances are deltas so out-of-band funding survives undo. */
@@ -37,6 +90,13 @@ const absolute = (a: Account): AbsoluteFields => ({
   latestOperationTime: a.latestOperationTime,
   freeNetUsed: a.freeNetUsed,
   latestConsumeFreeTime: a.latestConsumeFreeTime,
+  ...Object.fromEntries(STAKE_FIELDS.map((k) => [k, a[k]])) as Pick<Account, (typeof STAKE_FIELDS)[number]>,
+});
+
+/** TRX an account itself staked (kept or delegated out): what counts in the network's total weight. */
+const ownStake = (a: Account) => ({
+  energy: a.frozenEnergy + a.delegatedEnergy,
+  bandwidth: a.frozenBandwidth + a.delegatedBandwidth,
 });
 
 export function emptyAccount(address: HexAddress): Account {
@@ -50,6 +110,18 @@ export function emptyAccount(address: HexAddress): Account {
     latestOperationTime: 0,
     freeNetUsed: 0,
     latestConsumeFreeTime: 0,
+    frozenEnergy: 0n,
+    frozenBandwidth: 0n,
+    delegatedEnergy: 0n,
+    delegatedBandwidth: 0n,
+    acquiredEnergy: 0n,
+    acquiredBandwidth: 0n,
+    energyUsage: 0,
+    latestConsumeTimeForEnergy: 0,
+    netUsage: 0,
+    latestConsumeTime: 0,
+    delegations: {},
+    unfrozen: [],
   };
 }
 
@@ -57,6 +129,33 @@ export class WorldState {
   private accounts = new Map<HexAddress, Account>();
   private journal: Map<HexAddress, Account> | null = null;
   usdtTotalSupply = 0n;
+  /** Sum of every account's own stake (sun), recomputed lazily after a stake may have changed. */
+  private stakeTotals: { energy: bigint; bandwidth: bigint } | null = null;
+
+  totalStaked(): { energy: bigint; bandwidth: bigint } {
+    if (!this.stakeTotals) {
+      const totals = { energy: 0n, bandwidth: 0n };
+      for (const a of this.accounts.values()) {
+        const own = ownStake(a);
+        totals.energy += own.energy;
+        totals.bandwidth += own.bandwidth;
+      }
+      this.stakeTotals = totals;
+    }
+    return { ...this.stakeTotals };
+  }
+
+  /** Called by whatever changes an account's stake outside the journal's undo paths. */
+  stakeChanged(): void {
+    this.stakeTotals = null;
+  }
+
+  private noteRestored(before: Account | AbsoluteFields, after: Account | AbsoluteFields): void {
+    const staked = (a: Partial<Account>) =>
+      (a.frozenEnergy ?? 0n) + (a.delegatedEnergy ?? 0n) +
+          (a.frozenBandwidth ?? 0n) + (a.delegatedBandwidth ?? 0n) !== 0n;
+    if (staked(before) || staked(after)) this.stakeTotals = null;
+  }
 
   /** A copy of the account (a fresh empty one when never seen). */
   read(address: HexAddress): Account {
@@ -101,7 +200,10 @@ export class WorldState {
   rollbackBlock(): void {
     const journal = this.journal ?? new Map();
     this.journal = null;
-    for (const [address, before] of journal) this.accounts.set(address, before);
+    for (const [address, before] of journal) {
+      this.noteRestored(before, this.accounts.get(address)!);
+      this.accounts.set(address, before);
+    }
   }
 
   /** Re-applies a persisted block's changes (used when reloading the chain). */
@@ -111,6 +213,7 @@ export class WorldState {
       account.trx += change.trx;
       account.usdt += change.usdt;
       Object.assign(account, change.after);
+      this.noteRestored(change.before, change.after);
     }
   }
 
@@ -118,6 +221,7 @@ export class WorldState {
     for (const change of [...changes].reverse()) {
       const account = this.write(change.address);
       undoInto(account, change);
+      this.noteRestored(change.before, change.after);
     }
   }
 

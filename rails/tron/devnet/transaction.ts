@@ -2,8 +2,21 @@
 // the txID hashes and the signature signs) and the JSON shapes a java-tron node prints.
 import { fromHex, type HexAddress, sha256, toBase58Address, toHex, toHexAddress } from "./crypto.ts";
 import { allBytes, firstBytes, firstInt, ProtoWriter, readFields } from "./protobuf.ts";
+import {
+  decodeResourceValue,
+  encodeResourceValue,
+  isResourceCall,
+  RESOURCE_CONTRACT_IDS,
+  type ResourceCall,
+  resourceCallFromJson,
+  resourceValueJson,
+} from "./resource_contracts.ts";
 
-const CONTRACT_TYPE_IDS = { TransferContract: 1, TriggerSmartContract: 31 } as const;
+const CONTRACT_TYPE_IDS = {
+  TransferContract: 1,
+  TriggerSmartContract: 31,
+  ...RESOURCE_CONTRACT_IDS,
+} as const;
 export type ContractType = keyof typeof CONTRACT_TYPE_IDS;
 
 export interface TransferValue {
@@ -24,7 +37,8 @@ export interface TriggerValue {
 
 export type ContractCall =
   | { type: "TransferContract"; value: TransferValue }
-  | { type: "TriggerSmartContract"; value: TriggerValue };
+  | { type: "TriggerSmartContract"; value: TriggerValue }
+  | ResourceCall;
 
 export interface RawTransaction {
   refBlockBytes: string;
@@ -48,6 +62,7 @@ export interface SignedTransaction {
 export type Json = Record<string, unknown>;
 
 function encodeContractValue(call: ContractCall): Uint8Array {
+  if (isResourceCall(call)) return encodeResourceValue(call);
   const w = new ProtoWriter();
   if (call.type === "TransferContract") {
     const v = call.value;
@@ -96,7 +111,9 @@ export function decodeRaw(bytes: Uint8Array): RawTransaction {
       },
     };
   } else {
-    throw new Error(`contract type ${typeId} is not supported by the devnet`);
+    const resourceCall = decodeResourceValue(typeId, value);
+    if (!resourceCall) throw new Error(`contract type ${typeId} is not supported by the devnet`);
+    contract = resourceCall;
   }
   return {
     refBlockBytes: toHex(firstBytes(f, 1)),
@@ -145,6 +162,7 @@ export function decodeTransaction(bytes: Uint8Array): SignedTransaction {
 const addressOut = (hex: HexAddress, visible: boolean) => visible ? toBase58Address(hex) : hex;
 
 function contractValueJson(call: ContractCall, visible: boolean): Json {
+  if (isResourceCall(call)) return resourceValueJson(call, visible);
   if (call.type === "TransferContract") {
     const v = call.value;
     return {
@@ -237,7 +255,9 @@ export function rawFromJson(json: Json): RawTransaction {
       },
     };
   } else {
-    throw new Error(`contract type ${type} is not supported by the devnet`);
+    const resourceCall = resourceCallFromJson(type, value);
+    if (!resourceCall) throw new Error(`contract type ${type} is not supported by the devnet`);
+    contract = resourceCall;
   }
   return {
     refBlockBytes: hexOrUtf8(json.ref_block_bytes),

@@ -5,14 +5,20 @@ import { BANDWIDTH_PRICE, ENERGY_PRICE, FREE_NET_LIMIT, freeNetUsage } from "./e
 import type { Account } from "./state.ts";
 import type { Json } from "./transaction.ts";
 import { TOKEN } from "./trc20.ts";
+import { unfrozenJson } from "./unstaking.ts";
+import {
+  energyLimitOf,
+  energyUsedNow,
+  netLimitOf,
+  netUsedNow,
+  type NetworkTotals,
+  TOTAL_ENERGY_LIMIT,
+  TOTAL_NET_LIMIT,
+} from "./energy.ts";
 
 /** Who "deployed" the devnet token; shown as origin_address like on a real node. */
 export const TOKEN_DEPLOYER = addressFromPrivateKey(privateKeyFromSeed("tron-devnet token deployer"));
 const ACTIVE_OPERATIONS = "7fff1fc0033efb0f000000000000000000000000000000000000000000000000";
-const TOTAL_NET_LIMIT = 43_200_000_000;
-const TOTAL_NET_WEIGHT = 84_687_233_463;
-const TOTAL_ENERGY_LIMIT = 180_000_000_000;
-const TOTAL_ENERGY_WEIGHT = 13_369_831_825;
 
 export const addressOut = (
   hex: HexAddress,
@@ -26,15 +32,33 @@ export function accountJson(account: Account, visible: boolean, now: number, isC
   const out: Json = { address };
   if (account.trx !== 0n) out.balance = Number(account.trx);
   if (isContract) out.type = "Contract";
+  const netUsage = netUsedNow(account, now);
+  if (netUsage) out.net_usage = netUsage;
   out.create_time = account.createTime;
   if (account.latestOperationTime) out.latest_opration_time = account.latestOperationTime;
+  if (account.latestConsumeTime) out.latest_consume_time = account.latestConsumeTime;
+  if (account.latestConsumeFreeTime) out.latest_consume_free_time = account.latestConsumeFreeTime;
   const freeNet = freeNetUsage(account, now);
   if (freeNet) out.free_net_usage = freeNet;
-  if (account.latestConsumeFreeTime) out.latest_consume_free_time = account.latestConsumeFreeTime;
+  const resource: Json = {};
+  const energyUsage = energyUsedNow(account, now);
+  if (energyUsage) resource.energy_usage = energyUsage;
+  if (account.latestConsumeTimeForEnergy) {
+    resource.latest_consume_time_for_energy = account.latestConsumeTimeForEnergy;
+  }
+  resource.energy_window_size = 28800;
+  if (account.delegatedEnergy) {
+    resource.delegated_frozenV2_balance_for_energy = Number(account.delegatedEnergy);
+  }
+  if (account.acquiredEnergy) {
+    resource.acquired_delegated_frozenV2_balance_for_energy = Number(account.acquiredEnergy);
+  }
+  resource.energy_window_optimized = true;
+  const amount = (sun: bigint) => (sun ? { amount: Number(sun) } : {});
   Object.assign(out, {
     net_window_size: 28800,
     net_window_optimized: true,
-    account_resource: { energy_window_size: 28800, energy_window_optimized: true },
+    account_resource: resource,
     owner_permission: { permission_name: "owner", threshold: 1, keys: [{ address, weight: 1 }] },
     active_permission: [{
       type: "Active",
@@ -44,30 +68,46 @@ export function accountJson(account: Account, visible: boolean, now: number, isC
       operations: ACTIVE_OPERATIONS,
       keys: [{ address, weight: 1 }],
     }],
-    frozenV2: [{}, { type: "ENERGY" }, { type: "TRON_POWER" }],
+    frozenV2: [amount(account.frozenBandwidth), { type: "ENERGY", ...amount(account.frozenEnergy) }, {
+      type: "TRON_POWER",
+    }],
     asset_optimized: true,
   });
+  if (account.unfrozen.length) out.unfrozenV2 = unfrozenJson(account);
+  if (account.delegatedBandwidth) {
+    out.delegated_frozenV2_balance_for_bandwidth = Number(account.delegatedBandwidth);
+  }
+  if (account.acquiredBandwidth) {
+    out.acquired_delegated_frozenV2_balance_for_bandwidth = Number(account.acquiredBandwidth);
+  }
   return out;
 }
 
-export function accountNetJson(account: Account, now: number): Json {
+/** wallet/getaccountnet: zero values are left out, as proto3 JSON prints them. */
+export function accountNetJson(account: Account, now: number, totals: NetworkTotals): Json {
   const out: Json = {};
   const used = freeNetUsage(account, now);
   if (used) out.freeNetUsed = used;
-  return {
-    ...out,
-    freeNetLimit: FREE_NET_LIMIT,
-    TotalNetLimit: TOTAL_NET_LIMIT,
-    TotalNetWeight: TOTAL_NET_WEIGHT,
-  };
+  out.freeNetLimit = FREE_NET_LIMIT;
+  const netUsed = netUsedNow(account, now);
+  if (netUsed) out.NetUsed = netUsed;
+  const netLimit = netLimitOf(account, totals);
+  if (netLimit) out.NetLimit = netLimit;
+  out.TotalNetLimit = TOTAL_NET_LIMIT;
+  out.TotalNetWeight = totals.netWeight;
+  return out;
 }
 
-export function accountResourceJson(account: Account, now: number): Json {
-  return {
-    ...accountNetJson(account, now),
-    TotalEnergyLimit: TOTAL_ENERGY_LIMIT,
-    TotalEnergyWeight: TOTAL_ENERGY_WEIGHT,
-  };
+/** wallet/getaccountresource: bandwidth as getaccountnet, then energy. */
+export function accountResourceJson(account: Account, now: number, totals: NetworkTotals): Json {
+  const out = accountNetJson(account, now, totals);
+  const used = energyUsedNow(account, now);
+  if (used) out.EnergyUsed = used;
+  const limit = energyLimitOf(account, totals);
+  if (limit) out.EnergyLimit = limit;
+  out.TotalEnergyLimit = TOTAL_ENERGY_LIMIT;
+  out.TotalEnergyWeight = totals.energyWeight;
+  return out;
 }
 
 export function smartContractJson(contract: HexAddress, visible: boolean): Json {
