@@ -28,6 +28,7 @@ const EnvSchema = z.object({
   DEPOSIT_CONFIRMATIONS: z.coerce.number().int().min(1).max(200).default(20),
   PAYOUT_CONFIRMATIONS: z.coerce.number().int().min(1).max(200).default(20),
   AML_BLOCKLIST_PATH: z.string().min(1).optional(),
+  SWEEP_MIN_USDT: z.string().regex(/^\d+(\.\d{1,6})?$/, "must be a USDT amount").default("10"),
   FIAT_PROVIDER: z.enum(["simulator"]).default("simulator"),
   PROVIDER_CALLBACK_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   SIMULATOR_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(1500),
@@ -79,6 +80,8 @@ export type Config = {
   fiat: FiatConfig;
   /** File of blocked destination addresses (one per line, # comments); unset: no list. */
   amlBlocklistPath?: string;
+  /** A deposit address is swept once it holds at least this much credited USDT (sooner when a payout waits). */
+  sweepMinUsdt: string;
 };
 
 export type FiatConfig = {
@@ -160,6 +163,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       simulatorDelayMs: e.SIMULATOR_DELAY_MS,
     },
     amlBlocklistPath: e.AML_BLOCKLIST_PATH,
+    sweepMinUsdt: e.SWEEP_MIN_USDT,
   };
 }
 

@@ -3,6 +3,7 @@ import { createApp } from "./api/app.ts";
 import { ConfigError, readConfig } from "./config.ts";
 import { randomToken } from "./domain/ids.ts";
 import { registerJobs } from "./jobs/mod.ts";
+import { fundDevelopmentHotWallet } from "./domain/treasury/dev_funding.ts";
 import { openRuntime } from "./runtime.ts";
 
 async function main() {
@@ -42,6 +43,7 @@ async function main() {
   const app = createApp(deps, { devnet, simulators });
   runtime.bindApp(app.fetch);
   devnet?.start();
+  if (devnet) await fundDevelopmentHotWallet(deps, devnet);
   const jobs = config.jobsEnabled ? registerJobs(deps) : undefined;
 
   const server = Deno.serve({

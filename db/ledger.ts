@@ -46,7 +46,7 @@ export async function findWallet(
 
 export async function findSystemAccount(
   db: Db,
-  kind: "WORLD" | "FEES" | "IN_FLIGHT",
+  kind: "WORLD" | "FEES" | "IN_FLIGHT" | "NETWORK_COSTS" | "TREASURY",
   isSandbox: boolean,
   rail: string,
 ): Promise<AccountRow> {

@@ -18,11 +18,16 @@ export async function usdtOwedToMerchants(db: Db): Promise<{ wallets: string; re
   return rows[0];
 }
 
-/** USDT credited on live deposit addresses (recorded transfers), by address count and sum. */
-export async function creditedOnDepositAddresses(db: Db): Promise<{ addresses: number; usdt: string }> {
+/** USDT credited on live deposit addresses and not yet swept: how many addresses, and how much. */
+export async function unsweptOnDepositAddresses(db: Db): Promise<{ addresses: number; usdt: string }> {
   const rows = await db.query<{ addresses: number; usdt: string }>(
-    `SELECT count(DISTINCT to_address)::int AS addresses, COALESCE(sum(amount), 0)::text AS usdt
-       FROM chain_transfers WHERE status = 'CREDITED' AND NOT is_sandbox`,
+    `SELECT count(*) FILTER (WHERE u.left_over > 0)::int AS addresses,
+            COALESCE(sum(GREATEST(u.left_over, 0)), 0)::text AS usdt
+       FROM (SELECT c.to_address, c.credited - COALESCE(s.swept, 0) AS left_over
+               FROM (SELECT to_address, sum(amount) AS credited FROM chain_transfers
+                      WHERE status = 'CREDITED' AND NOT is_sandbox GROUP BY to_address) c
+               LEFT JOIN (SELECT address, sum(units) / 1000000 AS swept FROM sweeps WHERE status = 'DONE'
+                           GROUP BY address) s ON s.address = c.to_address) u`,
   );
   return rows[0];
 }

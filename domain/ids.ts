@@ -15,6 +15,7 @@ export type IdPrefix =
   | "wdr"
   | "plk"
   | "wla"
+  | "swp"
   | "req";
 
 function encodeTime(ms: number): string {

@@ -9,6 +9,7 @@ import {
   handleRateLimitPurge,
 } from "./maintenance.ts";
 import { handleOutboundSend, handleOutboundSweep } from "./money_out.ts";
+import { handleSweepCron, handleTreasurySweep } from "./treasury.ts";
 import { ensureTronScanLoop, handleTronScan } from "./tron_scanner.ts";
 import { handleWebhookDeliver, handleWebhookSweep } from "./webhook_delivery.ts";
 
@@ -20,6 +21,8 @@ export async function dispatchJob(message: JobMessage, deps: Deps): Promise<void
       return await handleTronScan(message, deps);
     case "outbound.send":
       return await handleOutboundSend(message, deps);
+    case "treasury.sweep":
+      return await handleTreasurySweep(message, deps);
     default:
       deps.log.warn("unknown job message dropped", { message });
   }
@@ -54,6 +57,7 @@ export function registerJobs(deps: Deps): { stop(): void } {
   cron("tron-scan-watchdog", "* * * * *", ensureTronScanLoop);
   cron("payin-expiry", "* * * * *", handlePayinExpiry);
   cron("outbound-sweep", "* * * * *", handleOutboundSweep);
+  cron("treasury-sweep", "* * * * *", handleSweepCron);
   cron("fiat-reconcile", "* * * * *", handleFiatReconcile);
   cron("address-pool-top-up", "* * * * *", handleAddressPoolTopUp);
   cron("idempotency-purge", "17 * * * *", handleIdempotencyPurge);

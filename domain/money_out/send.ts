@@ -69,6 +69,8 @@ async function signOnce(deps: SendDeps, row: OutboundRow): Promise<"stored" | Se
       needed: units.toString(),
       held: held.toString(),
     });
+    // Pull the next sweep forward: any credited amount is now worth sweeping.
+    await deps.queue.enqueue({ type: "treasury.sweep", urgent: true });
     return "waiting-for-hot-wallet";
   }
   const unsigned = await deps.tron.buildTrc20Transfer(

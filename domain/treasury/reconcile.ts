@@ -1,7 +1,7 @@
 // The treasury at a glance: the hot wallet as the chain sees it, what waits on deposit addresses, and a
 // reconciliation of what merchants are owed (ledger) against what the gateway's addresses hold. A
 // shortfall is an alarm: logged as an error and flagged in the answer.
-import { creditedOnDepositAddresses, usdtOwedToMerchants } from "../../db/treasury.ts";
+import { unsweptOnDepositAddresses, usdtOwedToMerchants } from "../../db/treasury.ts";
 import type { Deps } from "../deps.ts";
 import { Decimal, formatAmount } from "../money.ts";
 import { hotWallet } from "./hot_wallet.ts";
@@ -15,10 +15,10 @@ export async function treasuryReport(deps: Pick<Deps, "db" | "config" | "log" | 
     deps.tron.getUsdtBalance(contract, hot.address),
     deps.tron.getTrxBalance(hot.address),
     usdtOwedToMerchants(deps.db),
-    creditedOnDepositAddresses(deps.db),
+    unsweptOnDepositAddresses(deps.db),
   ]);
   const hotUsdt = new Decimal(hotUnits.toString()).dividedBy(1_000_000);
-  // No sweeps exist yet: everything credited on a deposit address is still there.
+  // What was credited on deposit addresses and not yet swept into the hot wallet is still there.
   const unswept = new Decimal(deposits.usdt);
   const owedTotal = new Decimal(owed.wallets).plus(owed.reserved);
   const held = hotUsdt.plus(unswept);
