@@ -3,6 +3,7 @@
 // short sends an urgent message: every credited address is then worth sweeping.
 import type { Deps, JobMessage } from "../domain/deps.ts";
 import { runSweeps } from "../domain/treasury/sweep.ts";
+import { handleOutboundSweep } from "./money_out.ts";
 
 export const SWEEP_TICK_MS = 3000;
 
@@ -11,7 +12,9 @@ export async function handleTreasurySweep(
   deps: Deps,
 ): Promise<void> {
   if (deps.config.tron.network === "devnet" && !deps.config.tron.mnemonic) return;
-  const { running } = await runSweeps(deps, { urgent: message.urgent });
+  const { running, outcomes } = await runSweeps(deps, { urgent: message.urgent });
+  // USDT just reached the hot wallet: payouts waiting for it go now, not at the next cron minute.
+  if (outcomes.includes("done")) await handleOutboundSweep(deps);
   if (running) await deps.queue.enqueue({ type: "treasury.sweep" }, { delayMs: SWEEP_TICK_MS });
 }
 
