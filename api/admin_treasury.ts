@@ -7,7 +7,17 @@ import { requireAdmin } from "./middleware/admin_auth.ts";
 
 const TreasurySchema = z.object({
   checkedAt: z.string(),
-  hotWallet: z.object({ address: z.string(), usdt: z.string(), trx: z.string() }),
+  hotWallet: z.object({
+    address: z.string(),
+    usdt: z.string(),
+    trx: z.string().openapi({ description: "TRX not staked" }),
+    energy: z.object({
+      limit: z.number().int(),
+      used: z.number().int(),
+      stakedTrx: z.string().openapi({ description: "own stake for energy, not lent out" }),
+      delegatedTrx: z.string().openapi({ description: "stake lent to deposit addresses being swept" }),
+    }),
+  }),
   awaitingSweep: z.object({ addresses: z.number().int(), usdt: z.string() }),
   reconciliation: z.object({
     owedToMerchants: z.string(),

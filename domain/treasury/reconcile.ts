@@ -7,13 +7,16 @@ import { Decimal, formatAmount } from "../money.ts";
 import { hotWallet } from "./hot_wallet.ts";
 
 const usdt = (v: Decimal.Value) => formatAmount(v, "USDT_TRC20");
+const trx = (sun: bigint) => new Decimal(sun.toString()).dividedBy(1_000_000).toFixed(6);
 
-export async function treasuryReport(deps: Pick<Deps, "db" | "config" | "log" | "tron" | "clock">) {
+export async function treasuryReport(
+  deps: Pick<Deps, "db" | "config" | "log" | "tron" | "tronResources" | "clock">,
+) {
   const hot = hotWallet(deps.config, false);
   const contract = deps.config.tron.usdtContract;
-  const [hotUnits, hotSun, owed, deposits] = await Promise.all([
+  const [hotUnits, resources, owed, deposits] = await Promise.all([
     deps.tron.getUsdtBalance(contract, hot.address),
-    deps.tron.getTrxBalance(hot.address),
+    deps.tronResources.getAccountResources(hot.address),
     usdtOwedToMerchants(deps.db),
     unsweptOnDepositAddresses(deps.db),
   ]);
@@ -36,7 +39,13 @@ export async function treasuryReport(deps: Pick<Deps, "db" | "config" | "log" | 
     hotWallet: {
       address: hot.address,
       usdt: usdt(hotUsdt),
-      trx: new Decimal(hotSun.toString()).dividedBy(1_000_000).toFixed(6),
+      trx: trx(resources.balanceSun),
+      energy: {
+        limit: resources.energyLimit,
+        used: resources.energyUsed,
+        stakedTrx: trx(resources.stakedForEnergySun),
+        delegatedTrx: trx(resources.delegatedEnergySun),
+      },
     },
     awaitingSweep: { addresses: deposits.addresses, usdt: usdt(unswept) },
     reconciliation: {

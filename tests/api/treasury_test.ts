@@ -27,7 +27,14 @@ Deno.test("treasury: hot wallet, unswept deposits, reconciliation and the shortf
     await scanChain(gw.deps);
     gw.devnet.fund(hotWallet(gw.deps.config, false).address, { trx: 7_000_000n, usdt: 2_000_000n });
     const paid = (await gw.admin("GET", "/admin/api/treasury")).json.data;
-    assertEquals(paid.hotWallet, { address: empty.hotWallet.address, usdt: "2.000000", trx: "7.000000" });
+    assertEquals(paid.hotWallet.address, empty.hotWallet.address);
+    assertEquals([paid.hotWallet.usdt, paid.hotWallet.trx], ["2.000000", "7.000000"]);
+    assertEquals(paid.hotWallet.energy, {
+      limit: 0,
+      used: 0,
+      stakedTrx: "0.000000",
+      delegatedTrx: "0.000000",
+    });
     assertEquals(paid.awaitingSweep, { addresses: 1, usdt: "11.500000" });
     assertEquals(paid.reconciliation.owedToMerchants, "9.850000");
     assertEquals(paid.reconciliation.heldOnChain, "13.500000");
