@@ -23,4 +23,6 @@ EXPOSE 8000
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
   CMD ["deno", "eval", "const r = await fetch(`http://127.0.0.1:${Deno.env.get('PORT') ?? 8000}/health`); Deno.exit(r.ok ? 0 : 1)"]
 
-CMD ["deno", "task", "start"]
+# Production: no APP_ENV means production, which refuses to start without APP_SECRET, ADMIN_TOKEN and
+# TRON_MNEMONIC (README "Configuration").
+CMD ["deno", "task", "serve"]

@@ -1,13 +1,15 @@
-// Operator command line. Other tools drive `merchant create --json`, so its output shape is fixed.
+// Operator command line (`deno task cli` on the development data, `deno task cli:prod` in production). Other tools drive `merchant create --json`, so its output shape is fixed.
 import { parseArgs } from "node:util";
 import { ConfigError, readConfig } from "./config.ts";
 import { migrate } from "./db/migrate.ts";
 import { KEY_PREFIX, type KeyKind, type Scope, SCOPES } from "./domain/api_keys.ts";
 import { AppError } from "./domain/errors.ts";
 import { createMerchant, issueKey, type KybStatus, revokeKey, setKybStatus } from "./domain/merchants.ts";
+import { generateMnemonic } from "./rails/tron/hd.ts";
 import { openRuntime } from "./runtime.ts";
 
 const USAGE = `Usage:
+  deno task cli mnemonic            (prints a new 24-word TRON_MNEMONIC; touches nothing)
   deno task cli migrate
   deno task cli merchant create --name NAME [--kyb approved|pending] [--json]
   deno task cli merchant kyb MERCHANT_ID --status approved|pending|rejected
@@ -38,6 +40,8 @@ async function run(args: string[]) {
   });
   const [group, action, target] = positionals;
   if (values.help || !group) return console.log(USAGE);
+  // Needs no configuration: an operator makes the production seed before any secret exists.
+  if (group === "mnemonic") return console.log(generateMnemonic());
 
   const runtime = await openRuntime(readConfig());
   const deps = runtime.deps;

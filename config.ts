@@ -3,12 +3,14 @@ import { z } from "zod";
 
 const boolFromEnv = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
 
-const EnvSchema = z.object({
+/** Every variable the gateway reads; README's configuration table must list each (tests/unit/config_test.ts). */
+export const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8000),
   DATA_DIR: z.string().min(1).default("./data"),
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, "must be a postgres:// URL").optional(),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
-  APP_ENV: z.enum(["development", "production"]).default("development"),
+  // Production unless told otherwise: a forgotten variable must never mount the devnet or the simulators.
+  APP_ENV: z.enum(["development", "production"]).default("production"),
   APP_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   ADMIN_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   PUBLIC_URL: z.string().url().optional(),
@@ -33,6 +35,9 @@ const EnvSchema = z.object({
   PROVIDER_CALLBACK_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   SIMULATOR_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(1500),
   DENO_DEPLOYMENT_ID: z.string().optional(),
+  ADDRESS_POOL_SIZE: z.coerce.number().int().min(0).max(100_000).default(200),
+  AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(10_000).default(5000),
+  AUTH_FAILURE_LIMIT: z.coerce.number().int().min(1).max(100_000).default(20),
 });
 
 /** USDT contract and public node per network; the devnet's node is mounted on the gateway itself. */
@@ -65,8 +70,9 @@ export type Config = {
   databaseUrl?: string;
   databasePoolSize: number;
   appEnv: "development" | "production";
-  /** Undefined in development until main.ts supplies a persisted one. */
+  /** Undefined in development until the runtime supplies the one persisted in DATA_DIR. */
   appSecret?: string;
+  /** Undefined in development until the runtime supplies the one persisted in DATA_DIR. */
   adminToken?: string;
   publicUrl: string;
   gitRev: string;
@@ -82,6 +88,12 @@ export type Config = {
   amlBlocklistPath?: string;
   /** A deposit address is swept once it holds at least this much credited USDT (sooner when a payout waits). */
   sweepMinUsdt: string;
+  /** Free deposit addresses kept derived ahead per mode; a refill starts when half are used. */
+  addressPoolSize: number;
+  /** How long a key lookup is reused in this process (0: never); revocation elsewhere waits this long. */
+  authCacheTtlMs: number;
+  /** Failed authentications per client address per minute before that address gets 429. */
+  authFailureLimit: number;
 };
 
 export type FiatConfig = {
@@ -164,9 +176,21 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     },
     amlBlocklistPath: e.AML_BLOCKLIST_PATH,
     sweepMinUsdt: e.SWEEP_MIN_USDT,
+    addressPoolSize: e.ADDRESS_POOL_SIZE,
+    authCacheTtlMs: e.AUTH_CACHE_TTL_MS,
+    authFailureLimit: e.AUTH_FAILURE_LIMIT,
   };
 }
 
 export function readConfig(): Config {
   return parseConfig(Deno.env.toObject());
+}
+
+/**
+ * The database settings alone, whatever the profile: tests and benches pick their server this way without
+ * needing production's secrets (production is the default).
+ */
+export function readDatabaseConfig(): Pick<Config, "databaseUrl" | "databasePoolSize"> {
+  const c = parseConfig({ ...Deno.env.toObject(), APP_ENV: "development", DENO_DEPLOYMENT_ID: undefined });
+  return { databaseUrl: c.databaseUrl, databasePoolSize: c.databasePoolSize };
 }

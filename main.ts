@@ -1,10 +1,33 @@
 // Wiring only: config, database, KV, the app, the jobs, and Deno.serve.
 import { createApp } from "./api/app.ts";
 import { ConfigError, readConfig } from "./config.ts";
-import { randomToken } from "./domain/ids.ts";
 import { registerJobs } from "./jobs/mod.ts";
 import { fundDevelopmentHotWallet } from "./domain/treasury/dev_funding.ts";
-import { openRuntime } from "./runtime.ts";
+import { developmentDemoMerchant, openRuntime, type Runtime } from "./runtime.ts";
+
+/**
+ * Development says so loudly at every start, with what a newcomer needs to try the API without stopping
+ * the server: the operator token and a demo merchant's keys (both kept in DATA_DIR across restarts).
+ */
+async function printDevelopmentBanner(runtime: Runtime, tokenFromEnv: boolean) {
+  const config = runtime.deps.config;
+  const demo = await developmentDemoMerchant(runtime);
+  const where = (file: string) => config.onDenoDeploy ? "this run only" : `kept in ${config.dataDir}/${file}`;
+  const lines = [
+    "=".repeat(78),
+    " DEVELOPMENT MODE (APP_ENV=development): never expose this server to the internet.",
+    " The TRON devnet is mounted at /devnet and the card and mobile money simulators stand in for",
+    ' real providers, so anyone can "pay" without money. Production: `deno task serve` (README).',
+    "",
+    ` Operator token (${tokenFromEnv ? "from ADMIN_TOKEN" : where("admin_token")}): ${config.adminToken}`,
+    ` Demo merchant ${demo.merchant.merchantId}${demo.created ? " (created now)" : ""}, ${
+      where("demo_merchant.json")
+    }:`,
+    ...Object.entries(demo.merchant.keys).map(([name, key]) => `   ${name.padEnd(16)} ${key}`),
+    "=".repeat(78),
+  ];
+  console.log(lines.join("\n"));
+}
 
 async function main() {
   let config;
@@ -25,10 +48,6 @@ async function main() {
     const defaultUrl = config.publicUrl === "http://localhost:0";
     config = { ...config, port, publicUrl: defaultUrl ? `http://localhost:${port}` : config.publicUrl };
   }
-  if (!config.adminToken && config.appEnv === "development") {
-    config = { ...config, adminToken: `adm_${randomToken(24)}` };
-    console.log(`ADMIN_TOKEN was not set; this run's admin token is: ${config.adminToken}`);
-  }
   let runtime;
   try {
     runtime = await openRuntime(config);
@@ -39,6 +58,7 @@ async function main() {
     }
     throw err;
   }
+  if (config.appEnv === "development") await printDevelopmentBanner(runtime, config.adminToken !== undefined);
   const { deps, devnet, simulators } = runtime;
   const app = createApp(deps, { devnet, simulators });
   runtime.bindApp(app.fetch);

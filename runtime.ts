@@ -8,6 +8,8 @@ import { SecretBox } from "./domain/crypto.ts";
 import { type Deps, kvQueue } from "./domain/deps.ts";
 import { randomToken } from "./domain/ids.ts";
 import { createLogger } from "./domain/log.ts";
+import { createDemoMerchant, type CreatedMerchant, getMerchant } from "./domain/merchants.ts";
+import { AppError } from "./domain/errors.ts";
 import { loadTronMnemonic } from "./domain/tron_mnemonic.ts";
 import { createTronClient, type TronClientOptions } from "./rails/tron/client.ts";
 import { createTronResources } from "./rails/tron/resources.ts";
@@ -16,17 +18,26 @@ import { createSimulators } from "./rails/fiat/mod.ts";
 import { hmacSha256Hex } from "./domain/crypto.ts";
 
 /**
- * In development a missing APP_SECRET is generated once and kept in DATA_DIR, so secrets encrypted at
- * rest stay readable across restarts. Production requires APP_SECRET (config.ts enforces it).
+ * In development a missing APP_SECRET or ADMIN_TOKEN is generated once and kept in DATA_DIR, so secrets
+ * encrypted at rest stay readable across restarts and the operator token does not change at every start.
+ * Production requires both (config.ts enforces it). On Deno Deploy there is no disk: the token lives for
+ * the isolate's life (APP_SECRET is required there).
  */
-async function developmentAppSecret(config: Config): Promise<string> {
-  const path = `${config.dataDir}/app_secret`;
+async function developmentSecret(config: Config, file: string, make: () => string): Promise<string> {
+  if (config.onDenoDeploy) return make();
+  const path = `${config.dataDir}/${file}`;
   try {
     return (await Deno.readTextFile(path)).trim();
   } catch (err) {
     if (!(err instanceof Deno.errors.NotFound)) throw err;
-    const secret = randomToken(32);
-    await Deno.writeTextFile(path, secret, { mode: 0o600, createNew: true });
+    const secret = make();
+    try {
+      await Deno.writeTextFile(path, secret, { mode: 0o600, createNew: true });
+    } catch (raced) {
+      // Another process (the CLI, a second server) wrote it first: use theirs.
+      if (raced instanceof Deno.errors.AlreadyExists) return (await Deno.readTextFile(path)).trim();
+      throw raced;
+    }
     return secret;
   }
 }
@@ -106,7 +117,9 @@ async function openTron(config: Config) {
 export async function openRuntime(config: Config): Promise<Runtime> {
   if (!config.onDenoDeploy) await Deno.mkdir(config.dataDir, { recursive: true });
   const lock = await lockEmbeddedDatabase(config);
-  const appSecret = config.appSecret ?? await developmentAppSecret(config);
+  const appSecret = config.appSecret ?? await developmentSecret(config, "app_secret", () => randomToken(32));
+  const adminToken = config.adminToken ??
+    await developmentSecret(config, "admin_token", () => `adm_${randomToken(24)}`);
   const db: Db = await openDb(config);
   await migrate(db);
   const kv = config.kvPath ? await Deno.openKv(config.kvPath) : await Deno.openKv();
@@ -121,6 +134,7 @@ export async function openRuntime(config: Config): Promise<Runtime> {
     config: {
       ...config,
       appSecret,
+      adminToken,
       tron: { ...config.tron, mnemonic },
       fiat: { ...config.fiat, callbackSecret: sims.secret },
     },
@@ -145,4 +159,49 @@ export async function openRuntime(config: Config): Promise<Runtime> {
       lock?.close();
     },
   };
+}
+
+/**
+ * Development only: the demo merchant of this data directory, created on its first start and kept in
+ * `$DATA_DIR/demo_merchant.json` (plaintext keys, like the development app secret beside it), so every
+ * start can print the same keys. On Deno Deploy (no disk) it is created and shown once.
+ */
+export async function developmentDemoMerchant(
+  runtime: Runtime,
+): Promise<{ merchant: CreatedMerchant; created: boolean; path?: string }> {
+  const config = runtime.deps.config;
+  if (config.onDenoDeploy) return { merchant: await createDemoMerchant(runtime.deps), created: true };
+  const path = `${config.dataDir}/demo_merchant.json`;
+  let stale = false;
+  try {
+    const kept: CreatedMerchant = JSON.parse(await Deno.readTextFile(path));
+    // The file outlived its database (DATABASE_URL changed, database reset): make a new one.
+    if (await demoMerchantExists(runtime.deps, kept.merchantId)) {
+      return { merchant: kept, created: false, path };
+    }
+    stale = true;
+  } catch (err) {
+    if (!(err instanceof Deno.errors.NotFound)) throw err;
+  }
+  const merchant = await createDemoMerchant(runtime.deps);
+  try {
+    await Deno.writeTextFile(path, JSON.stringify(merchant), { mode: 0o600, createNew: !stale });
+  } catch (raced) {
+    // A second process created its own first: show that one (ours stays, unused and harmless).
+    if (raced instanceof Deno.errors.AlreadyExists) {
+      return { merchant: JSON.parse(await Deno.readTextFile(path)), created: false, path };
+    }
+    throw raced;
+  }
+  return { merchant, created: true, path };
+}
+
+async function demoMerchantExists(deps: Deps, merchantId: string): Promise<boolean> {
+  try {
+    await getMerchant(deps, merchantId);
+    return true;
+  } catch (err) {
+    if (err instanceof AppError && err.code === "MERCHANT_NOT_FOUND") return false;
+    throw err;
+  }
 }

@@ -14,12 +14,12 @@ import {
 import { DEFAULT_LIMITS } from "../domain/rate_limit.ts";
 import type { MerchantRow } from "../db/merchants.ts";
 import { newRouter } from "./app.ts";
-import { errorResponses, iso, jsonContent, ok, successSchema } from "./envelope.ts";
+import { errorResponses, idParam, iso, jsonContent, ok, successSchema } from "./envelope.ts";
 import { requireAdmin } from "./middleware/admin_auth.ts";
 
-const security: Array<Record<string, string[]>> = [{ Bearer: [] }];
+const security: Array<Record<string, string[]>> = [{ OperatorToken: [] }];
 const mw = [requireAdmin];
-const IdParam = z.object({ id: z.string().min(1).max(64) });
+const MerchantIdParam = idParam("mch", "MERCHANT_NOT_FOUND");
 
 const CreatedMerchantSchema = z.object({
   merchantId: z.string(),
@@ -71,6 +71,8 @@ export function adminRoutes() {
       method: "post",
       path: "/merchants",
       tags: ["Admin"],
+      summary: "Create a merchant with its four keys",
+      operationId: "adminCreateMerchant",
       security,
       middleware: mw,
       request: {
@@ -99,9 +101,11 @@ export function adminRoutes() {
       method: "get",
       path: "/merchants/{id}",
       tags: ["Admin"],
+      summary: "Retrieve a merchant's settings",
+      operationId: "adminGetMerchant",
       security,
       middleware: mw,
-      request: { params: IdParam },
+      request: { params: MerchantIdParam },
       responses: { 200: jsonContent(successSchema(MerchantSchema), "Merchant settings"), ...errorResponses },
     }),
     async (c) => ok(c, merchantView(await getMerchant(c.get("deps"), c.req.valid("param").id))),
@@ -112,10 +116,12 @@ export function adminRoutes() {
       method: "patch",
       path: "/merchants/{id}",
       tags: ["Admin"],
+      summary: "Change a merchant's status, rails, fees or rate limits",
+      operationId: "adminUpdateMerchant",
       security,
       middleware: mw,
       request: {
-        params: IdParam,
+        params: MerchantIdParam,
         body: {
           required: true,
           content: {
@@ -149,10 +155,12 @@ export function adminRoutes() {
       method: "post",
       path: "/merchants/{id}/kyb",
       tags: ["Admin"],
+      summary: "Set a merchant's KYB status",
+      operationId: "adminSetKybStatus",
       security,
       middleware: mw,
       request: {
-        params: IdParam,
+        params: MerchantIdParam,
         body: {
           required: true,
           content: {
@@ -176,10 +184,12 @@ export function adminRoutes() {
       method: "post",
       path: "/merchants/{id}/keys",
       tags: ["Admin"],
+      summary: "Issue an API key",
+      operationId: "adminIssueKey",
       security,
       middleware: mw,
       request: {
-        params: IdParam,
+        params: MerchantIdParam,
         body: {
           required: true,
           content: {
@@ -220,9 +230,11 @@ export function adminRoutes() {
       method: "delete",
       path: "/keys/{id}",
       tags: ["Admin"],
+      summary: "Revoke an API key",
+      operationId: "adminRevokeKey",
       security,
       middleware: mw,
-      request: { params: IdParam },
+      request: { params: idParam("key") },
       responses: {
         200: jsonContent(successSchema(z.object({ id: z.string(), revokedAt: z.string() })), "Key revoked"),
         ...errorResponses,

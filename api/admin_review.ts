@@ -11,13 +11,24 @@ import {
 import { payoutView, withdrawalView } from "../domain/money_out/view.ts";
 import type { OutboundRow } from "../db/outbound.ts";
 import { AppError } from "../domain/errors.ts";
+import { ID_ALPHABET, ID_BODY_LENGTH, isWellFormedId } from "../domain/ids.ts";
 import { newRouter } from "./app.ts";
 import { errorResponses, iso, jsonContent, ok, successSchema } from "./envelope.ts";
 import { requireAdmin } from "./middleware/admin_auth.ts";
 
 const security: Array<Record<string, string[]>> = [{ Bearer: [] }];
 const tags = ["Admin"];
-const IdParam = z.object({ id: z.string().min(1).max(64) });
+/** A payout or a withdrawal: a malformed id is NOT_FOUND before any query, as with idParam. */
+const IdParam = z.object({
+  id: z.string().refine((v) => isWellFormedId("pout", v) || isWellFormedId("wdr", v), {
+    message: "not a pout_ or wdr_ id",
+    params: { notFound: "NOT_FOUND" },
+  }).openapi({
+    param: { name: "id", in: "path" },
+    pattern: `^(pout|wdr)_[${ID_ALPHABET}]{${ID_BODY_LENGTH}}$`,
+    description: "a payout (pout_) or withdrawal (wdr_) id",
+  }),
+});
 const DecisionBody = z.strictObject({
   reviewer: z.string().min(1).max(100).openapi({ description: "who decides (recorded with the decision)" }),
   note: z.string().max(1000).optional().openapi({ description: "why; required to reject" }),
@@ -46,6 +57,7 @@ export function adminReviewRoutes() {
     createRoute({
       method: "get",
       path: "/review",
+      operationId: "adminListReviewQueue",
       tags,
       summary: "Payouts and withdrawals waiting for an operator, oldest first",
       security,
@@ -60,6 +72,7 @@ export function adminReviewRoutes() {
       createRoute({
         method: "post",
         path: `/review/{id}/${action}`,
+        operationId: action === "approve" ? "adminApproveOutbound" : "adminRejectOutbound",
         tags,
         summary: action === "approve"
           ? "Approve a payout or withdrawal (it goes to the chain)"
@@ -84,6 +97,7 @@ export function adminReviewRoutes() {
     createRoute({
       method: "get",
       path: "/review/{id}",
+      operationId: "adminGetReviewItem",
       tags,
       summary: "One payout or withdrawal with every decision taken on it",
       security,

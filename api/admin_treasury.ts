@@ -35,6 +35,7 @@ export function adminTreasuryRoutes() {
     createRoute({
       method: "get",
       path: "/treasury",
+      operationId: "adminGetTreasury",
       tags: ["Admin"],
       summary: "Hot wallet, unswept deposits, and what merchants are owed against what the chain holds",
       security: [{ Bearer: [] }],

@@ -4,11 +4,14 @@ import type { Deps } from "../domain/deps.ts";
 import { newId } from "../domain/ids.ts";
 import { AppError } from "../domain/errors.ts";
 import { bodyLimit } from "hono/body-limit";
+import { compress } from "hono/compress";
 import { adminRoutes } from "./admin.ts";
 import { docsRoutes } from "./docs.ts";
 import type { AppEnv } from "./env.ts";
 import { notFound, onError, validationHook } from "./errors.ts";
 import { healthRoutes } from "./health.ts";
+import { countRequests, metricsRoutes, RequestMetrics } from "./metrics.ts";
+import { rejectUnstorableInput } from "./input_guard.ts";
 import { paymentRoutes } from "./payments.ts";
 import { providerRoutes } from "./providers.ts";
 import type { Devnet } from "../rails/tron/devnet/mod.ts";
@@ -21,6 +24,7 @@ import { payoutRoutes } from "./payouts.ts";
 import { withdrawalRoutes } from "./withdrawals.ts";
 import { adminReviewRoutes } from "./admin_review.ts";
 import { adminTreasuryRoutes } from "./admin_treasury.ts";
+import { registerWebhooks } from "./webhooks/events.ts";
 import { checkoutRoutes } from "../pages/routes.ts";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -32,9 +36,16 @@ export function newRouter() {
 
 export function createApp(deps: Deps, options: { devnet?: Devnet; simulators?: { app: Hono } } = {}) {
   const app = newRouter();
+  const metrics = new RequestMetrics();
+  // Outermost: counts every answer with its final status; then JSON and pages are gzipped for clients
+  // that accept it (bodies under 1 KB are left alone: the header costs more than it saves).
+  app.use("*", countRequests(metrics));
+  app.use("*", compress());
   app.use("*", async (c, next) => {
     c.set("deps", deps);
-    c.set("requestId", c.req.header("x-request-id")?.slice(0, 64) || newId("req"));
+    // A caller's request id is echoed and logged: only a plain token is taken, anything else is replaced.
+    const given = c.req.header("x-request-id");
+    c.set("requestId", given && /^[\w.:-]{1,64}$/.test(given) ? given : newId("req"));
     await next();
     c.header("GIT_REV", deps.config.gitRev);
     c.header("X-Request-Id", c.get("requestId"));
@@ -49,6 +60,7 @@ export function createApp(deps: Deps, options: { devnet?: Devnet; simulators?: {
       },
     }),
   );
+  app.use("*", rejectUnstorableInput);
   app.onError(onError);
   app.notFound(notFound);
 
@@ -56,10 +68,22 @@ export function createApp(deps: Deps, options: { devnet?: Devnet; simulators?: {
     type: "apiKey",
     in: "header",
     name: "X-Api-Key",
+    description: "A secret (svc_live_sk_…, svc_test_sk_…) or restricted key of the merchant",
   });
-  app.openAPIRegistry.registerComponent("securitySchemes", "Bearer", { type: "http", scheme: "bearer" });
+  app.openAPIRegistry.registerComponent("securitySchemes", "Bearer", {
+    type: "http",
+    scheme: "bearer",
+    description: "The same API key as `Authorization: Bearer <key>`",
+  });
+  app.openAPIRegistry.registerComponent("securitySchemes", "OperatorToken", {
+    type: "http",
+    scheme: "bearer",
+    description: "The operator's ADMIN_TOKEN as `Authorization: Bearer <token>`; /admin/api only",
+  });
+  registerWebhooks(app.openAPIRegistry);
 
   app.route("/", healthRoutes());
+  app.route("/", metricsRoutes(metrics));
   app.route("/v1", walletRoutes());
   app.route("/v1", whitelistRoutes());
   app.route("/v1", payoutRoutes());
@@ -73,10 +97,13 @@ export function createApp(deps: Deps, options: { devnet?: Devnet; simulators?: {
   app.route("/admin/api", adminTreasuryRoutes());
   app.route("/", docsRoutes(app));
   app.route("/", checkoutRoutes());
-  // The development TRON node, for tests and merchants trying their integration; never in production.
-  if (options.devnet && deps.config.appEnv !== "production") app.route("/", options.devnet.app);
-  // The card and mobile money simulators' own pages (a real provider hosts these on its side).
-  if (options.simulators) app.route("/", options.simulators.app);
+  // Development only: the TRON node's controls (/devnet) and the simulators' pages (/simulators, where a
+  // test card pays). Production mounts neither whatever it is handed; its sandbox pay-ins are settled
+  // with POST /v1/sandbox/payments/:id/simulate.
+  if (deps.config.appEnv === "development") {
+    if (options.devnet) app.route("/", options.devnet.app);
+    if (options.simulators) app.route("/", options.simulators.app);
+  }
   return app;
 }
 

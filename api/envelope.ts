@@ -2,6 +2,8 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { ERROR_CATALOGUE, type ErrorCode } from "../domain/errors.ts";
+import { ID_ALPHABET, ID_BODY_LENGTH, type IdPrefix, isWellFormedId } from "../domain/ids.ts";
 
 /**
  * The success envelope. Typed loosely on purpose: zod-openapi's typed responses would need every handler
@@ -61,7 +63,10 @@ export function pagedSchema<T extends z.ZodType>(item: T) {
 export const ErrorSchema = z.object({
   success: z.literal(false),
   error: z.object({
-    code: z.string().openapi({ example: "VALIDATION_ERROR" }),
+    code: z.enum(Object.keys(ERROR_CATALOGUE) as [ErrorCode, ...ErrorCode[]]).openapi({
+      example: "VALIDATION_ERROR",
+      description: "A code of the error catalogue; `cause` may refine it",
+    }),
     message: z.string(),
     cause: z.string().optional().openapi({
       description: "finer reason, e.g. INSUFFICIENT_SCOPE under FORBIDDEN",
@@ -77,13 +82,57 @@ export function jsonContent<T extends z.ZodType>(schema: T, description: string)
   return { content: { "application/json": { schema } }, description };
 }
 
-export const errorResponses = {
-  400: jsonContent(ErrorSchema, "Bad request or validation error"),
-  401: jsonContent(ErrorSchema, "Missing, unknown or revoked API key"),
-  403: jsonContent(ErrorSchema, "Key lacks the scope"),
-  404: jsonContent(ErrorSchema, "Not found or not owned by the merchant"),
-  429: jsonContent(ErrorSchema, "Rate limit exceeded"),
+const RETRY_AFTER = {
+  "Retry-After": { description: "Seconds to wait before trying again", schema: { type: "integer" as const } },
 };
+
+/** The answers every route can give besides its success: the error envelope with a catalogue code. */
+export const errorResponses = {
+  400: jsonContent(ErrorSchema, "Bad request or validation error (VALIDATION_ERROR names the field)"),
+  401: jsonContent(ErrorSchema, "Missing, unknown or revoked credentials"),
+  403: jsonContent(ErrorSchema, "The credentials lack the scope or the mode, or the merchant may not"),
+  404: jsonContent(ErrorSchema, "Not found, not owned by the caller, or a malformed id"),
+  409: jsonContent(ErrorSchema, "Conflict: a duplicate, or an Idempotency-Key reused with other parameters"),
+  429: { ...jsonContent(ErrorSchema, "Rate limit exceeded"), headers: RETRY_AFTER },
+  500: jsonContent(ErrorSchema, "Unexpected server error; quote the requestId to support"),
+  503: { ...jsonContent(ErrorSchema, "Temporarily unavailable"), headers: RETRY_AFTER },
+};
+
+/** Routes that call a card acquirer or mobile money aggregator can also answer its failure. */
+export const providerErrorResponses = {
+  502: jsonContent(
+    ErrorSchema,
+    "The payment provider failed (PROVIDER_INITIATE_FAILED, MOMO_PROVIDER_ERROR...)",
+  ),
+};
+
+/**
+ * A URL the gateway is given and later sends a browser or a request to: absolute, http or https only
+ * (`javascript:` and `data:` are refused), at most 2 KB.
+ */
+export const HttpUrl = z.string().trim().max(2048).url().refine(
+  // Zod runs the refinement even after url() failed, so it must not throw on a non-URL.
+  (value) => URL.canParse(value) && /^https?:$/i.test(new URL(value).protocol),
+  "must be an http or https URL",
+).openapi({ format: "uri", example: "https://shop.example.com/thanks" });
+
+/**
+ * A path id of `prefix`: anything else (a NUL byte, a quote, 10 KB of text) answers NOT_FOUND like an
+ * unknown id, before any query (see validationHook).
+ */
+export function idParam(prefix: IdPrefix, notFoundCode: ErrorCode = "NOT_FOUND") {
+  return z.object({
+    id: z.string().refine((value) => isWellFormedId(prefix, value), {
+      message: `not a ${prefix}_ id`,
+      params: { notFound: notFoundCode },
+    }).openapi({
+      param: { name: "id", in: "path" },
+      pattern: `^${prefix}_[${ID_ALPHABET}]{${ID_BODY_LENGTH}}$`,
+      example: `${prefix}_01k${"0".repeat(ID_BODY_LENGTH - 3)}`,
+      description: `${prefix}_ followed by ${ID_BODY_LENGTH} characters`,
+    }),
+  });
+}
 
 /** Timestamps as the specification wants them: ISO 8601 UTC with milliseconds. */
 export function iso(date: Date | string | null | undefined): string | null {

@@ -3,6 +3,7 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ZodError } from "zod";
 import { AppError, type ErrorCode, type FieldProblem } from "../domain/errors.ts";
+import { isDatabaseUnavailable } from "../db/postgres.ts";
 import type { AppEnv } from "./env.ts";
 
 export function errorBody(
@@ -35,10 +36,21 @@ export function validationError(error: ZodError): AppError {
   return new AppError("VALIDATION_ERROR", `Validation failed: ${summary}`, { details });
 }
 
-/** The zod-openapi defaultHook: a failed validation becomes VALIDATION_ERROR with details. */
-export function validationHook(result: { success: boolean; error?: unknown }): void {
-  if (!result.success) throw validationError(result.error as ZodError);
+/**
+ * The zod-openapi defaultHook: a failed validation becomes VALIDATION_ERROR with details, except in the
+ * path: a malformed id names nothing that exists, so it is NOT_FOUND like an unknown one.
+ */
+export function validationHook(result: { success: boolean; error?: unknown; target?: string }): void {
+  if (result.success) return;
+  const error = result.error as ZodError;
+  const notFound = result.target === "param" &&
+    error.issues.map((i) => (i as { params?: { notFound?: ErrorCode } }).params?.notFound).find(Boolean);
+  if (notFound) throw new AppError(notFound);
+  throw validationError(error);
 }
+
+/** Seconds a client is asked to wait when the database is away: a restart or failover takes a few. */
+const DATABASE_RETRY_AFTER_S = 2;
 
 export function onError(err: Error, c: Context<AppEnv>) {
   if (err instanceof AppError) {
@@ -60,6 +72,20 @@ export function onError(err: Error, c: Context<AppEnv>) {
   }
   const requestId = c.get("requestId") ?? "unknown";
   const deps = c.get("deps");
+  if (isDatabaseUnavailable(err)) {
+    // The database went away (restart, failover): nothing was done, and the client may retry shortly.
+    deps?.log.warn("database unavailable", {
+      requestId,
+      method: c.req.method,
+      path: c.req.path,
+      error: String(err),
+    });
+    c.header("Retry-After", String(DATABASE_RETRY_AFTER_S));
+    return c.json(
+      errorBody("SERVICE_UNAVAILABLE", "The database is unavailable; retry shortly", 503, { requestId }),
+      503,
+    );
+  }
   const fields = { requestId, method: c.req.method, path: c.req.path, error: String(err), stack: err?.stack };
   if (deps) deps.log.error("unhandled error", fields);
   else console.error(JSON.stringify({ level: "error", msg: "unhandled error", ...fields }));

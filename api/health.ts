@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { checkHealth } from "../domain/health.ts";
 import { newRouter } from "./app.ts";
-import { jsonContent } from "./envelope.ts";
+import { ErrorSchema, jsonContent } from "./envelope.ts";
 
 const HealthSchema = z.object({
   status: z.enum(["ok", "degraded"]),
@@ -18,8 +18,12 @@ export function healthRoutes() {
       method: "get",
       path: "/health",
       tags: ["Health"],
+      summary: "Whether the database and the queue answer",
+      operationId: "getHealth",
+      security: [],
       responses: {
         200: jsonContent(HealthSchema, "Everything answers"),
+        400: jsonContent(ErrorSchema, "Refused at the edge: a body over 1 MB, or a NUL in the query string"),
         503: jsonContent(HealthSchema, "The database or KV does not answer"),
       },
     }),

@@ -12,19 +12,27 @@ import { cardCreationView, mobileMoneyCreationView, usdtCreationView } from "../
 import { newRouter } from "./app.ts";
 import {
   errorResponses,
+  HttpUrl,
+  idParam,
   jsonContent,
   KEY_SECURITY,
   ok,
   pagedSchema,
   pageOf,
   PageQuerySchema,
+  providerErrorResponses,
   successSchema,
 } from "./envelope.ts";
 import { requireKey } from "./middleware/auth.ts";
+import {
+  CardCreatedSchema,
+  CreationHeaders,
+  MobileMoneyCreatedSchema,
+  SandboxQuery,
+} from "./payment_schemas.ts";
 import { idempotent } from "./middleware/idempotency.ts";
 
 const security = KEY_SECURITY;
-const url = z.string().url().max(2048);
 
 const CreatePaymentBody = z.strictObject({
   amount: z.string().openapi({
@@ -36,8 +44,8 @@ const CreatePaymentBody = z.strictObject({
   expiresInSeconds: z.number().int().min(900).max(86400).optional().openapi({
     description: "USDT only; default 1800",
   }),
-  successUrl: url.optional(),
-  cancelUrl: url.optional(),
+  successUrl: HttpUrl.optional(),
+  cancelUrl: HttpUrl.optional(),
   metadata: z.record(z.string().max(64), z.unknown()).optional()
     .refine(
       (m) => m === undefined || JSON.stringify(m).length <= 8192,
@@ -59,7 +67,7 @@ const UsdtCreatedSchema = z.object({
   networkFee: z.string(),
   currency: z.literal("USDT_TRC20"),
   chain: z.literal("TRON"),
-  status: z.string(),
+  status: z.enum(PAYIN_STATUSES),
   expiresAt: z.string(),
 }).openapi("UsdtPayinCreated");
 
@@ -80,7 +88,7 @@ const PayinSchema = z.object({
   updatedAt: z.string(),
 }).passthrough().openapi("Payin");
 
-const IdParam = z.object({ id: z.string().min(1).max(64) });
+const IdParam = idParam("pay");
 
 type CreateBody = z.infer<typeof CreatePaymentBody>;
 
@@ -116,13 +124,27 @@ export function paymentRoutes() {
       path: "/payments",
       tags: ["Pay-ins"],
       summary: "Create a pay-in (USDT deposit address, card hosted page, or mobile money)",
+      operationId: "createPayment",
       security,
       middleware: [requireKey("payments_write", "write"), idempotent({ required: false })],
       request: {
-        query: z.object({ sandbox: z.string().optional() }),
+        query: SandboxQuery,
+        headers: CreationHeaders,
         body: { required: true, content: { "application/json": { schema: CreatePaymentBody } } },
       },
-      responses: { 201: jsonContent(successSchema(UsdtCreatedSchema), "Pay-in created"), ...errorResponses },
+      responses: {
+        201: jsonContent(
+          successSchema(
+            // Exactly one matches: USDT has no paymentMethod, card and mobile money each name theirs.
+            z.union([UsdtCreatedSchema, CardCreatedSchema, MobileMoneyCreatedSchema]).openapi({}, {
+              unionPreferredType: "oneOf",
+            }),
+          ),
+          "Pay-in created: the USDT, card or mobile money answer, by `paymentMethod`",
+        ),
+        ...errorResponses,
+        ...providerErrorResponses,
+      },
     }),
     async (c) => {
       const caller = c.get("auth");
@@ -140,10 +162,12 @@ export function paymentRoutes() {
       path: "/card-payments",
       tags: ["Pay-ins"],
       summary: "Create a card pay-in (the card row set of POST /v1/payments)",
+      operationId: "createCardPayment",
       security,
       middleware: [requireKey("payments_write", "write"), idempotent({ required: false })],
       request: {
-        query: z.object({ sandbox: z.string().optional() }),
+        query: SandboxQuery,
+        headers: CreationHeaders,
         body: {
           required: true,
           content: {
@@ -154,11 +178,9 @@ export function paymentRoutes() {
         },
       },
       responses: {
-        201: jsonContent(
-          successSchema(z.object({ transactionId: z.string(), hostedPaymentUrl: z.string() }).passthrough()),
-          "Card pay-in created",
-        ),
+        201: jsonContent(successSchema(CardCreatedSchema), "Card pay-in created"),
         ...errorResponses,
+        ...providerErrorResponses,
       },
     }),
     async (c) => {
@@ -179,6 +201,7 @@ export function paymentRoutes() {
         summary: base === "/payins"
           ? "Submit a mobile money OTP (kept for existing callers)"
           : "Submit a mobile money OTP",
+        operationId: base === "/payins" ? "submitPayinOtpLegacy" : "submitPaymentOtp",
         security,
         middleware: [requireKey("payments_write", "write")],
         request: {
@@ -188,6 +211,7 @@ export function paymentRoutes() {
         responses: {
           200: jsonContent(OtpAnswer, "Code passed on; the outcome arrives by webhook"),
           ...errorResponses,
+          ...providerErrorResponses,
         },
       }),
       async (c) => {
@@ -202,6 +226,8 @@ export function paymentRoutes() {
       method: "get",
       path: "/payments/{id}",
       tags: ["Pay-ins"],
+      summary: "Retrieve a pay-in",
+      operationId: "getPayment",
       security,
       middleware: [requireKey("payments_read", "read")],
       request: { params: IdParam },
@@ -215,8 +241,10 @@ export function paymentRoutes() {
       method: "get",
       path: "/payments",
       tags: ["Pay-ins"],
+      summary: "List pay-ins",
+      operationId: "listPayments",
       security,
-      middleware: [requireKey("payments_read", "read")],
+      middleware: [requireKey("payments_read", "list")],
       request: {
         query: PageQuerySchema.extend({
           status: z.enum(PAYIN_STATUSES).optional(),
@@ -238,6 +266,7 @@ export function paymentRoutes() {
       path: "/sandbox/payments/{id}/simulate",
       tags: ["Sandbox"],
       summary: "Confirm a sandbox pay-in that awaits payment",
+      operationId: "simulateSandboxPayment",
       security,
       middleware: [requireKey("sandbox_write", "write")],
       request: { params: IdParam },

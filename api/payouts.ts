@@ -8,6 +8,7 @@ import { payoutView } from "../domain/money_out/view.ts";
 import { newRouter } from "./app.ts";
 import {
   errorResponses,
+  idParam,
   jsonContent,
   KEY_SECURITY,
   ok,
@@ -50,7 +51,7 @@ const PayoutSchema = z.object({
   currentTier: z.string(),
 }).passthrough().openapi("Payout");
 
-const IdParam = z.object({ id: z.string().min(1).max(64) });
+const IdParam = idParam("pout");
 
 export function payoutRoutes() {
   const r = newRouter();
@@ -60,6 +61,7 @@ export function payoutRoutes() {
       createRoute({
         method: "post",
         path,
+        operationId: path === "/payout" ? "createPayout" : "createTransfer",
         tags,
         summary: path === "/payout"
           ? "Create a payout (kept for existing callers; /v1/transfers is the canonical name)"
@@ -92,6 +94,7 @@ export function payoutRoutes() {
     createRoute({
       method: "post",
       path: "/payout/estimate",
+      operationId: "estimatePayout",
       tags,
       summary: "Fee preview: fee, total debited, spendable balance, and whether it suffices",
       security,
@@ -117,6 +120,7 @@ export function payoutRoutes() {
     createRoute({
       method: "get",
       path: "/payout/{id}",
+      operationId: "getPayout",
       tags,
       summary: "Retrieve a payout",
       security,
@@ -135,6 +139,7 @@ export function payoutRoutes() {
     createRoute({
       method: "get",
       path: "/payout",
+      operationId: "listPayouts",
       tags,
       summary: "List payouts, newest first",
       security,

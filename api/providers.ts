@@ -12,6 +12,9 @@ export function providerRoutes() {
       path: "/providers/{source}/{rail}/callback",
       tags: ["Providers"],
       summary: "Signed outcome from a card acquirer or mobile money aggregator",
+      operationId: "simulatorProviderCallback",
+      description: "Public: the provider's signature over the raw body is the authentication.",
+      security: [],
       request: { params: z.object({ source: z.literal("simulator"), rail: z.enum(["card", "momo"]) }) },
       responses: {
         200: jsonContent(
@@ -19,7 +22,6 @@ export function providerRoutes() {
           "Outcome applied",
         ),
         ...errorResponses,
-        409: jsonContent(z.object({}), "Replayed notification"),
       },
     }),
     async (c) => {
@@ -37,6 +39,9 @@ export function providerRoutes() {
       path: "/providers/{rail}/callback",
       tags: ["Providers"],
       summary: "Signed outcome from the live card acquirer or mobile money aggregator",
+      operationId: "providerCallback",
+      description: "Public: the provider's signature over the raw body is the authentication.",
+      security: [],
       request: { params: z.object({ rail: z.enum(["card", "momo"]) }) },
       responses: {
         200: jsonContent(

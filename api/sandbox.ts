@@ -30,6 +30,7 @@ export function sandboxRoutes() {
       path: "/sandbox/reset",
       tags: ["Sandbox"],
       summary: "Delete all sandbox transactions and balances",
+      operationId: "resetSandbox",
       description: "Needs a sandbox secret key (or a sandbox restricted key with `sandbox_write`). " +
         "A live key is refused with 403 FORBIDDEN, cause LIVE_KEY_SANDBOX_REQUEST; live data is never touched. " +
         "Webhook endpoints and keys are kept.",

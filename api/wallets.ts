@@ -25,6 +25,8 @@ export function walletRoutes() {
       method: "get",
       path: "/merchants/wallets",
       tags: ["Wallets"],
+      summary: "List the merchant's wallets",
+      operationId: "listWallets",
       security,
       middleware: [requireKey("balances_read", "read")],
       responses: {
@@ -44,6 +46,8 @@ export function walletRoutes() {
       method: "get",
       path: "/wallets/balance",
       tags: ["Wallets"],
+      summary: "Balances of every wallet, with totals per currency",
+      operationId: "getBalanceSummary",
       security,
       middleware: [requireKey("balances_read", "read")],
       responses: {
@@ -73,6 +77,8 @@ export function walletRoutes() {
       method: "get",
       path: "/merchant/balances/{currency}",
       tags: ["Wallets"],
+      summary: "Balance in one currency",
+      operationId: "getBalanceByCurrency",
       security,
       middleware: [requireKey("balances_read", "read")],
       request: { params: z.object({ currency: CurrencySchema }) },

@@ -12,7 +12,7 @@ import {
 import { newRouter } from "./app.ts";
 import {
   errorResponses,
-  ErrorSchema,
+  idParam,
   jsonContent,
   KEY_SECURITY,
   ok,
@@ -59,7 +59,7 @@ const BulkBody = z.strictObject({
   usageContexts: Contexts.optional(),
 }).openapi("BulkAddWhitelist");
 
-const IdParam = z.object({ id: z.string().min(1).max(64) });
+const IdParam = idParam("wla");
 
 export function whitelistRoutes() {
   const r = newRouter();
@@ -68,6 +68,7 @@ export function whitelistRoutes() {
     createRoute({
       method: "post",
       path: "/wallets/whitelist",
+      operationId: "addWhitelistAddress",
       tags,
       summary: "Whitelist a TRON address (an existing one merges the new contexts)",
       security,
@@ -93,6 +94,7 @@ export function whitelistRoutes() {
     createRoute({
       method: "post",
       path: "/wallets/whitelist/bulk",
+      operationId: "bulkAddWhitelistAddresses",
       tags,
       summary: `Whitelist up to ${BULK_MAX} addresses`,
       security,
@@ -127,6 +129,7 @@ export function whitelistRoutes() {
     createRoute({
       method: "patch",
       path: "/wallets/whitelist/{id}/contexts",
+      operationId: "replaceWhitelistContexts",
       tags,
       summary: "Replace an entry's usage contexts (the 24-hour wait is not restarted)",
       security,
@@ -155,8 +158,12 @@ export function whitelistRoutes() {
     createRoute({
       method: "get",
       path: "/wallets/whitelist",
+      operationId: "listWhitelist",
       tags,
       summary: "List whitelisted addresses, newest first",
+      description:
+        "Whitelisted addresses cannot be removed: `DELETE /v1/wallets/whitelist/{id}` answers 410 " +
+        "`ADDRESS_REMOVAL_DISABLED` for the merchant's own entry (404 for any other id).",
       security,
       middleware: [requireKey("wallets_read", "read")],
       request: {
@@ -173,18 +180,11 @@ export function whitelistRoutes() {
     },
   );
 
-  r.openapi(
-    createRoute({
-      method: "delete",
-      path: "/wallets/whitelist/{id}",
-      tags,
-      summary: "Removal is disabled: answers 410 ADDRESS_REMOVAL_DISABLED",
-      security,
-      middleware: [requireKey("wallets_write", "write")],
-      request: { params: IdParam },
-      responses: { 410: jsonContent(ErrorSchema, "Saved recipients cannot be deleted"), ...errorResponses },
-    }),
-    async (c) => await removeWhitelistEntry(c.get("deps"), { ...c.get("auth"), id: c.req.valid("param").id }),
-  );
+  // Saved recipients cannot be removed: a plain route (an operation whose only answer is 410 is no
+  // operation a client can call), named in the list operation's description.
+  r.delete("/wallets/whitelist/:id", requireKey("wallets_write", "write"), async (c) => {
+    const id = c.req.param("id");
+    return await removeWhitelistEntry(c.get("deps"), { ...c.get("auth"), id });
+  });
   return r;
 }

@@ -9,6 +9,7 @@ import { withdrawalView } from "../domain/money_out/view.ts";
 import { newRouter } from "./app.ts";
 import {
   errorResponses,
+  idParam,
   jsonContent,
   KEY_SECURITY,
   ok,
@@ -42,7 +43,7 @@ const WithdrawalSchema = z.object({
   createdAt: z.string(),
 }).passthrough().openapi("Withdrawal");
 
-const IdParam = z.object({ id: z.string().min(1).max(64) });
+const IdParam = idParam("wdr");
 
 export function withdrawalRoutes() {
   const r = newRouter();
@@ -51,6 +52,7 @@ export function withdrawalRoutes() {
     createRoute({
       method: "post",
       path: "/withdrawals",
+      operationId: "createWithdrawal",
       tags,
       summary: "Request a withdrawal (waits in PENDING_REVIEW for an operator)",
       security,
@@ -78,6 +80,7 @@ export function withdrawalRoutes() {
     createRoute({
       method: "get",
       path: "/withdrawals",
+      operationId: "listWithdrawals",
       tags,
       summary: "List withdrawals, newest first",
       security,
@@ -96,6 +99,7 @@ export function withdrawalRoutes() {
     createRoute({
       method: "get",
       path: "/withdrawals/{id}",
+      operationId: "getWithdrawal",
       tags,
       summary: "Retrieve a withdrawal",
       security,
@@ -116,6 +120,7 @@ export function withdrawalRoutes() {
     createRoute({
       method: "delete",
       path: "/withdrawals/{id}",
+      operationId: "cancelWithdrawal",
       tags,
       summary: "Cancel a withdrawal while PENDING_REVIEW (the money returns at once)",
       security,

@@ -1,12 +1,14 @@
 // A whole gateway in this process for the benches, wired as tests/helpers.ts does but on a bench
 // database (bench/lib.ts targets), an on-disk KV in a temp dir as the server uses, a discarding job
-// queue, and the in-memory TRON devnet behind a client whose node requests are counted.
+// queue (but for the address pool refill, which runs on the KV queue as in the server), and the in-memory
+// TRON devnet behind a client whose node requests are counted.
 import { createApp } from "../api/app.ts";
 import { type Config, parseConfig } from "../config.ts";
 import type { Db } from "../db/mod.ts";
 import { systemClock } from "../domain/clock.ts";
 import { SecretBox } from "../domain/crypto.ts";
-import type { Deps } from "../domain/deps.ts";
+import type { Deps, JobMessage } from "../domain/deps.ts";
+import { dispatchJob } from "../jobs/mod.ts";
 import { createLogger } from "../domain/log.ts";
 import { createMerchant, updateMerchantSettings } from "../domain/merchants.ts";
 import { createTronClient } from "../rails/tron/client.ts";
@@ -55,16 +57,30 @@ export async function startBenchGateway(db: Db): Promise<BenchGateway> {
     clock: systemClock,
     config,
     secrets: await SecretBox.fromAppSecret(config.appSecret!),
-    // Jobs are not run by the benches; webhook deliveries only exist when a merchant has endpoints.
-    queue: { enqueue: () => Promise.resolve() },
+    // Jobs are not run by the benches (webhook deliveries only exist when a merchant has endpoints), except
+    // the address pool refill that pay-in creation asks for: it is part of what creation costs.
+    queue: {
+      async enqueue(message: JobMessage) {
+        if (message.type === "address-pool.refill") await kv.enqueue(message);
+      },
+    },
     log: createLogger("error", (line) => console.error(line)),
     fetch,
     tron,
     tronResources: createTronResources(node),
   };
   const deps = base as Deps;
+  let closed = false;
+  kv.listenQueue(async (message: unknown) => {
+    try {
+      await dispatchJob(message as JobMessage, deps);
+    } catch (err) {
+      if (!closed) console.error(`bench job failed: ${err}`);
+    }
+  });
   const app = createApp(deps, { devnet });
   const close = async () => {
+    closed = true;
     await devnet.stop();
     kv.close();
     await Deno.remove(kvDir, { recursive: true });

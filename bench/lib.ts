@@ -1,7 +1,7 @@
 // Shared tools of the benchmarks: the databases to run against, a worker pool, interleaved repeats with
 // medians, and a plain-text table. Each bench (ledger now; pay-in and scanner later) builds on these.
 import postgres from "postgres";
-import { readConfig } from "../config.ts";
+import { readDatabaseConfig } from "../config.ts";
 import { migrate } from "../db/migrate.ts";
 import type { Db } from "../db/mod.ts";
 import { openPglite } from "../db/pglite.ts";
@@ -52,7 +52,7 @@ export async function postgresTarget(url: string, poolSize: number): Promise<Ben
 
 /** DATABASE_URL when set, else the local server if port 5432 answers, else none. */
 export async function findPostgres(): Promise<{ url: string; poolSize: number } | undefined> {
-  const config = readConfig();
+  const config = readDatabaseConfig();
   if (config.databaseUrl) return { url: config.databaseUrl, poolSize: config.databasePoolSize };
   try {
     const conn = await withTimeout(Deno.connect({ hostname: "127.0.0.1", port: 5432 }), 500);

@@ -19,9 +19,9 @@ export type WhitelistRow = {
 };
 
 /** Primary is derived, never stored: the oldest WITHDRAWAL entry of the merchant and mode. */
-const PRIMARY = `(w.id = (SELECT p.id FROM whitelist_entries p
+const PRIMARY = `COALESCE(w.id = (SELECT p.id FROM whitelist_entries p
    WHERE p.merchant_id = w.merchant_id AND p.is_sandbox = w.is_sandbox AND 'WITHDRAWAL' = ANY(p.usage_contexts)
-   ORDER BY p.created_at, p.id LIMIT 1)) AS is_primary`;
+   ORDER BY p.created_at, p.id LIMIT 1), false) AS is_primary`;
 
 export type NewWhitelistEntry = {
   id: string;

@@ -7,13 +7,15 @@ import type { Logger } from "./log.ts";
 import type { TronClient } from "../rails/tron/client.ts";
 import type { TronResources } from "../rails/tron/resources.ts";
 import type { CardProvider, MomoProvider } from "../rails/fiat/provider.ts";
+import type { KeyCache } from "./key_cache.ts";
 
 /** Messages on the single KV queue; `jobs/mod.ts` dispatches on `type`. */
 export type JobMessage =
   | { type: "webhook.deliver"; deliveryId: string }
   | { type: "tron.scan"; loopId: string }
   | { type: "outbound.send"; outboundId: string }
-  | { type: "treasury.sweep"; urgent?: boolean };
+  | { type: "treasury.sweep"; urgent?: boolean }
+  | { type: "address-pool.refill"; isSandbox: boolean };
 
 export type Queue = { enqueue(message: JobMessage, options?: { delayMs?: number }): Promise<void> };
 
@@ -36,6 +38,8 @@ export type Deps = {
    * the configured providers, absent in production until a real one is plugged in.
    */
   fiat: { sandbox: FiatProviders; live?: FiatProviders };
+  /** This process's API key lookups (domain/auth.ts); tests give a second one to play another process. */
+  keyCache?: KeyCache;
 };
 
 export type FiatProviders = { card: CardProvider; momo: MomoProvider };

@@ -1,6 +1,7 @@
 // Prefixed, time-sortable identifiers (`pay_01j...`): 48 bits of milliseconds then 80 random bits,
 // Crockford base32, so an id says what it is and sorts by creation time.
 const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz";
+export const ID_ALPHABET = ALPHABET;
 
 export type IdPrefix =
   | "mch"
@@ -44,6 +45,20 @@ function encodeRandom(bytes: Uint8Array): string {
 
 export function newId(prefix: IdPrefix, nowMs: number = Date.now()): string {
   return `${prefix}_${encodeTime(nowMs)}${encodeRandom(crypto.getRandomValues(new Uint8Array(10)))}`;
+}
+
+/** Length of everything after `prefix_`: 10 time characters and 16 random ones. */
+export const ID_BODY_LENGTH = 26;
+
+const ID_BODY = new RegExp(`^[${ALPHABET}]{${ID_BODY_LENGTH}}$`);
+
+/**
+ * Whether `value` can be an id this gateway issued with `prefix`. Route parameters are checked with it
+ * before any query, so a malformed id (a NUL byte, a quote, 10 KB of text) is an unknown one: NOT_FOUND.
+ */
+export function isWellFormedId(prefix: IdPrefix, value: string): boolean {
+  return value.length === prefix.length + 1 + ID_BODY_LENGTH && value.startsWith(`${prefix}_`) &&
+    ID_BODY.test(value.slice(prefix.length + 1));
 }
 
 /** Random url-safe token of `bytes` random bytes, for secrets and keys. */

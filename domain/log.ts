@@ -22,3 +22,18 @@ export function memoryLogger(level: LogLevel = "debug") {
   const lines: Array<Record<string, unknown>> = [];
   return { logger: createLogger(level, (l) => lines.push(JSON.parse(l))), lines };
 }
+
+/**
+ * The operator's record of a money state change, one line per move of a pay-in (and of every later
+ * money area: payouts, withdrawals...), written only once the surrounding transaction has committed so a
+ * rolled-back move is never reported. `from` is null at creation. Fields are ids, mode and amounts: never
+ * a key, a secret, customer details or free-form merchant data.
+ */
+export function logStateChange(
+  deps: { db: { afterCommit(fn: () => void): void }; log: Logger },
+  entity: string,
+  fields: { from: string | null; to: string } & Record<string, unknown>,
+): void {
+  const msg = fields.from === null ? `${entity} created` : `${entity} state changed`;
+  deps.db.afterCommit(() => deps.log.info(msg, fields));
+}

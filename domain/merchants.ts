@@ -2,6 +2,7 @@
 import * as merchantsDb from "../db/merchants.ts";
 import { insertWallet } from "../db/ledger.ts";
 import type { Deps } from "./deps.ts";
+import { keyCacheOf } from "./key_cache.ts";
 import { AppError } from "./errors.ts";
 import { newId } from "./ids.ts";
 import { WALLET_PAIRS } from "./money.ts";
@@ -45,6 +46,14 @@ export async function createMerchant(
   });
 }
 
+/**
+ * The merchant a development server creates on a fresh data directory, so a newcomer has keys to try at
+ * once (runtime.ts keeps them in DATA_DIR and main.ts prints them). Approved, so pay-ins work straight away.
+ */
+export async function createDemoMerchant(deps: Pick<Deps, "db">): Promise<CreatedMerchant> {
+  return await createMerchant(deps, { name: "Demo merchant", kybStatus: "APPROVED" });
+}
+
 export type IssuedKey = {
   id: string;
   kind: KeyKind;
@@ -76,15 +85,21 @@ export async function issueKey(
   return { id, kind: input.kind, key: generated.plaintext, scopes, mode: isSandbox ? "sandbox" : "live" };
 }
 
-export async function revokeKey(deps: Pick<Deps, "db">, keyId: string) {
+export async function revokeKey(deps: Pick<Deps, "db" | "keyCache">, keyId: string) {
   const row = await merchantsDb.revokeApiKey(deps.db, keyId);
   if (!row) throw new AppError("NOT_FOUND", "API key not found");
+  keyCacheOf(deps).forgetKey(keyId); // at once here; other processes within AUTH_CACHE_TTL_MS
   return row;
 }
 
-export async function setKybStatus(deps: Pick<Deps, "db">, merchantId: string, status: KybStatus) {
+export async function setKybStatus(
+  deps: Pick<Deps, "db" | "keyCache">,
+  merchantId: string,
+  status: KybStatus,
+) {
   const row = await merchantsDb.updateMerchant(deps.db, merchantId, { kybStatus: status });
   if (!row) throw new AppError("MERCHANT_NOT_FOUND");
+  keyCacheOf(deps).forgetMerchant(merchantId);
   return row;
 }
 
@@ -96,7 +111,7 @@ export type MerchantSettingsPatch = {
 };
 
 export async function updateMerchantSettings(
-  deps: Pick<Deps, "db">,
+  deps: Pick<Deps, "db" | "keyCache">,
   merchantId: string,
   patch: MerchantSettingsPatch,
 ) {
@@ -107,6 +122,7 @@ export async function updateMerchantSettings(
     rateLimits: patch.rateLimits,
   });
   if (!row) throw new AppError("MERCHANT_NOT_FOUND");
+  keyCacheOf(deps).forgetMerchant(merchantId);
   return row;
 }
 

@@ -16,12 +16,64 @@ export const DEFAULT_LIMITS: Record<string, number> = {
 export type RateDecision = { limit: number; remaining: number; retryAfterSeconds: number; allowed: boolean };
 
 /**
- * Counts one request in each bucket's current window with one atomic commit and one read, whatever the
- * number of buckets. An atomic `sum` never conflicts, so concurrent requests are all counted (an
- * optimistic check-and-set refused traffic under contention); the read after it is at least this
- * request's position. So demand within a limit is never refused and a limit is never exceeded; a burst
- * that overshoots it may be refused a little more than strictly needed until the window ends. Past
- * windows are deleted by `purgeRateLimitWindows`.
+ * A process takes tokens from KV by the lease: 1 % of the limit at once (so 1, as before, for the
+ * specification's limits), and spends them locally. A merchant whose limit an operator raised to
+ * thousands a minute then costs one KV commit per hundred requests instead of one per request (the
+ * on-disk KV's commit is the dearest step of a pay-in creation). Tokens a process leased and did not
+ * spend are lost when the window ends, so other processes may be refused up to one lease early per
+ * process; the limit itself is never exceeded.
+ */
+const LEASE_FRACTION = 100;
+/** `spent`: a lease asked in this window granted nothing, so the bucket refuses until the window ends. */
+type Lease = { left: number; end: number; spent?: boolean };
+/** `demand`: requests of this process waiting for a bucket's tokens, so one refill can serve them all. */
+type Local = {
+  window: number;
+  byBucket: Map<string, Lease>;
+  refills: Map<string, Promise<void>>;
+  demand: Map<string, number>;
+};
+const leases = new WeakMap<Deno.Kv, Local>();
+
+function localOf(kv: Deno.Kv, window: number): Local {
+  let current = leases.get(kv);
+  if (!current || current.window !== window) {
+    leases.set(kv, current = { window, byBucket: new Map(), refills: new Map(), demand: new Map() });
+  }
+  return current;
+}
+
+/** One atomic commit and one read lease tokens for every bucket named, whatever their number. */
+async function refill(
+  kv: Deno.Kv,
+  local: Local,
+  wanted: Array<{ name: string; key: Deno.KvKey; size: number; limit: number }>,
+): Promise<void> {
+  const op = kv.atomic();
+  wanted.forEach((w) => op.sum(w.key, BigInt(w.size)));
+  await op.commit();
+  const counts = await kv.getMany<Deno.KvU64[]>(wanted.map((w) => w.key));
+  wanted.forEach((w, j) => {
+    const end = Number(counts[j].value?.value ?? BigInt(w.size));
+    // Sums by others after ours only raise `end`, so counting back from it never grants too much.
+    const granted = Math.max(0, Math.min(w.size, w.limit - (end - w.size)));
+    const held = local.byBucket.get(w.name);
+    local.byBucket.set(w.name, {
+      left: (held?.left ?? 0) + granted,
+      end: Math.max(end, held?.end ?? 0),
+      spent: granted === 0,
+    });
+  });
+}
+
+/**
+ * Counts one request in each bucket's current window. A bucket without local tokens gets a lease sized to
+ * the requests waiting for it (at least 1 % of the limit); requests arriving while it is being taken wait
+ * for it rather than take one each (a burst of 50 would otherwise lease 50 times and waste most of it),
+ * and the next lease covers whoever it did not serve. An atomic `sum`
+ * never conflicts, so concurrent requests are all counted; the read after it is at least the end of this
+ * lease. So demand within a limit is never refused (but for leases other processes hold) and a limit is
+ * never exceeded. Past windows are deleted by `purgeRateLimitWindows`.
  */
 export async function takeTokens(
   deps: Pick<Deps, "kv" | "clock">,
@@ -30,18 +82,55 @@ export async function takeTokens(
   const nowMs = deps.clock.now().getTime();
   const window = Math.floor(nowMs / (WINDOW_SECONDS * 1000));
   const retryAfterSeconds = Math.max(1, Math.ceil(((window + 1) * WINDOW_SECONDS * 1000 - nowMs) / 1000));
-  const keys = buckets.map((b) => [RATE_LIMIT_PREFIX, window, ...b.bucket]);
-  const op = deps.kv.atomic();
-  for (const key of keys) op.sum(key, 1n);
-  await op.commit();
-  const counts = await deps.kv.getMany<Deno.KvU64[]>(keys);
+  const local = localOf(deps.kv, window);
+  const names = buckets.map((b) => JSON.stringify(b.bucket));
+  const taken = buckets.map(() => false);
+  const want = (i: number, by: number) => local.demand.set(names[i], (local.demand.get(names[i]) ?? 0) + by);
+  buckets.forEach((_, i) => want(i, 1));
+  for (let round = 0; round < 16; round++) {
+    const waiting: Array<Promise<void>> = [];
+    const wanted: Array<{ i: number; name: string; key: Deno.KvKey; size: number; limit: number }> = [];
+    buckets.forEach((b, i) => {
+      if (taken[i]) return;
+      const lease = local.byBucket.get(names[i]);
+      if (lease && lease.left > 0) {
+        lease.left--;
+        taken[i] = true;
+        want(i, -1);
+      } else if (lease?.spent) {
+        return; // refused: nothing left in this window
+      } else if (local.refills.has(names[i])) {
+        waiting.push(local.refills.get(names[i])!);
+      } else {
+        const base = Math.max(1, Math.floor(b.limit / LEASE_FRACTION));
+        const size = Math.min(b.limit, Math.max(base, local.demand.get(names[i]) ?? 1));
+        wanted.push({
+          i,
+          name: names[i],
+          key: [RATE_LIMIT_PREFIX, window, ...b.bucket],
+          size,
+          limit: b.limit,
+        });
+      }
+    });
+    if (wanted.length > 0) {
+      const started = refill(deps.kv, local, wanted).finally(() =>
+        wanted.forEach((w) => local.refills.delete(w.name))
+      );
+      wanted.forEach((w) => local.refills.set(w.name, started));
+      waiting.push(started);
+    }
+    if (waiting.length === 0) break;
+    await Promise.all(waiting);
+  }
+  buckets.forEach((_, i) => taken[i] || want(i, -1));
   return buckets.map((b, i) => {
-    const count = Number(counts[i].value?.value ?? 1n);
+    const lease = local.byBucket.get(names[i]);
     return {
       limit: b.limit,
-      remaining: Math.max(0, b.limit - count),
+      remaining: lease ? Math.max(0, b.limit - (lease.end - lease.left)) : 0,
       retryAfterSeconds,
-      allowed: count <= b.limit,
+      allowed: taken[i],
     };
   });
 }
@@ -59,6 +148,22 @@ export async function purgeRateLimitWindows(deps: Pick<Deps, "kv" | "clock">): P
   return deleted;
 }
 
+/**
+ * Routes that do what another route does count against that route's limit: `/v1/card-payments` is
+ * `POST /v1/payments` with the card method, `/v1/payins/:id/...` the older name of `/v1/payments/:id/...`.
+ */
+const ROUTE_ALIASES: Array<[RegExp, string]> = [
+  [/^\/v1\/card-payments$/, "/v1/payments"],
+  [/^\/v1\/payins(?=\/|$)/, "/v1/payments"],
+];
+
+/** The name of the limit a request counts against: "METHOD /canonical/path". */
+export function rateLimitRouteName(method: string, path: string): string {
+  let canonical = path.replace(/\/+$/, "");
+  for (const [alias, target] of ROUTE_ALIASES) canonical = canonical.replace(alias, target);
+  return `${method.toUpperCase()} ${canonical}`;
+}
+
 /** Counts the request against the key's default bucket and, for the named routes, the merchant's. */
 export async function enforceRateLimit(
   deps: Pick<Deps, "kv" | "clock">,
@@ -67,7 +172,7 @@ export async function enforceRateLimit(
   path: string,
 ): Promise<RateDecision> {
   const limitOf = (name: string) => caller.rateLimits[name] ?? DEFAULT_LIMITS[name];
-  const routeName = `${method} ${path.replace(/\/+$/, "")}`;
+  const routeName = rateLimitRouteName(method, path);
   const buckets = [{ bucket: ["key", caller.keyId], limit: limitOf("default") }];
   if (routeName in DEFAULT_LIMITS && routeName !== "default") {
     buckets.push({ bucket: ["merchant", caller.merchantId, routeName], limit: limitOf(routeName) });
@@ -80,4 +185,43 @@ export async function enforceRateLimit(
     });
   }
   return decisions[decisions.length - 1];
+}
+
+type AuthRealm = "api" | "admin";
+
+function authFailureKey(deps: Pick<Deps, "clock">, realm: AuthRealm, address: string) {
+  const nowMs = deps.clock.now().getTime();
+  const window = Math.floor(nowMs / (WINDOW_SECONDS * 1000));
+  const retryAfterSeconds = Math.max(1, Math.ceil(((window + 1) * WINDOW_SECONDS * 1000 - nowMs) / 1000));
+  return { key: [RATE_LIMIT_PREFIX, window, "authfail", realm, address], retryAfterSeconds };
+}
+
+/**
+ * Refuses a client address that failed authentication AUTH_FAILURE_LIMIT times in the current window:
+ * 429 with Retry-After until the window ends. One KV read; a cached valid key never gets here.
+ */
+export async function assertNotThrottled(
+  deps: Pick<Deps, "kv" | "clock" | "config">,
+  realm: AuthRealm,
+  address: string,
+): Promise<void> {
+  const { key, retryAfterSeconds } = authFailureKey(deps, realm, address);
+  const count = Number((await deps.kv.get<Deno.KvU64>(key)).value?.value ?? 0n);
+  if (count >= deps.config.authFailureLimit) {
+    throw new AppError(
+      "RATE_LIMIT_EXCEEDED",
+      `Too many failed authentications from this address; retry in ${retryAfterSeconds} s`,
+      { headers: { "Retry-After": String(retryAfterSeconds) } },
+    );
+  }
+}
+
+/** Counts one failed authentication of a client address (atomic sum: concurrent failures all count). */
+export async function countAuthFailure(
+  deps: Pick<Deps, "kv" | "clock">,
+  realm: AuthRealm,
+  address: string,
+): Promise<void> {
+  const { key } = authFailureKey(deps, realm, address);
+  await deps.kv.atomic().sum(key, 1n).commit();
 }

@@ -2,6 +2,7 @@
 // Every handler is idempotent: KV messages may repeat or vanish, and several processes may run them.
 import type { Deps, JobMessage } from "../domain/deps.ts";
 import {
+  handleAddressPoolRefill,
   handleAddressPoolTopUp,
   handleFiatReconcile,
   handleIdempotencyPurge,
@@ -23,6 +24,8 @@ export async function dispatchJob(message: JobMessage, deps: Deps): Promise<void
       return await handleOutboundSend(message, deps);
     case "treasury.sweep":
       return await handleTreasurySweep(message, deps);
+    case "address-pool.refill":
+      return await handleAddressPoolRefill(message, deps);
     default:
       deps.log.warn("unknown job message dropped", { message });
   }

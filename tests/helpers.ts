@@ -1,7 +1,7 @@
 // Builds the whole gateway in-process for tests: a fresh database (in-memory PGlite, or a throwaway
 // schema on the PostgreSQL named by DATABASE_URL), an in-memory KV, and the Hono app.
 import postgres from "postgres";
-import { type Config, parseConfig, readConfig } from "../config.ts";
+import { type Config, parseConfig, readDatabaseConfig } from "../config.ts";
 import { createApp, newRouter } from "../api/app.ts";
 import { onError } from "../api/errors.ts";
 import { openPglite } from "../db/pglite.ts";
@@ -17,6 +17,7 @@ import { createTronClient } from "../rails/tron/client.ts";
 import { createTronResources } from "../rails/tron/resources.ts";
 import { createDevnet } from "../rails/tron/devnet/mod.ts";
 import { openSimulators } from "../runtime.ts";
+import { type Contract, contractFor } from "./contract.ts";
 
 export const ADMIN_TOKEN = "test-admin-token-0123456789";
 
@@ -51,7 +52,7 @@ export async function startTestGateway(
     JOBS_ENABLED: "false",
     // The well-known development mnemonic: never holds real funds. Production mode requires one.
     TRON_MNEMONIC: "test test test test test test test test test test test junk",
-    DATABASE_URL: readConfig().databaseUrl,
+    DATABASE_URL: readDatabaseConfig().databaseUrl,
     ...options.env,
   });
   const { db, drop } = await openTestDb(config.databaseUrl);
@@ -87,6 +88,26 @@ export async function startTestGateway(
       await sims.simulators.flush();
     },
   };
+  // Every answer and every webhook body is checked against the served OpenAPI document (tests/contract.ts).
+  const contractViolations: string[] = [];
+  let contract: Contract | undefined;
+  const served = async () => {
+    if (!contract) {
+      contract = contractFor(await (await app.request("/v1/openapi.json")).text());
+    }
+    return contract;
+  };
+  const innerFetch = options.fetch ?? fetch;
+  // Webhook bodies are only collected here and checked in close(): compiling a validator blocks the event
+  // loop for a moment, which must never eat into a delivery's timeout.
+  const sentEvents: string[] = [];
+  const checkedFetch: typeof fetch = (input, init) => {
+    const body = init?.body;
+    if (new Headers(init?.headers).has("service-signature") && typeof body === "string") {
+      sentEvents.push(body);
+    }
+    return innerFetch(input, init);
+  };
   const deps: Deps = {
     db,
     kv,
@@ -100,7 +121,7 @@ export async function startTestGateway(
       },
     },
     log: logger,
-    fetch: options.fetch ?? fetch,
+    fetch: checkedFetch,
     tron,
     tronResources,
     fiat: sims.fiat,
@@ -130,6 +151,8 @@ export async function startTestGateway(
     } catch {
       json = undefined;
     }
+    const problem = (await served()).checkResponse(method, path, res.status, json);
+    if (problem) throw new Error(`The answer contradicts /v1/openapi.json: ${problem}`);
     return { status: res.status, headers: res.headers, json, text };
   }
 
@@ -142,6 +165,7 @@ export async function startTestGateway(
     simulators,
     enqueued,
     logLines: lines,
+    contractViolations,
     request,
     admin: (method: string, path: string, body?: unknown) =>
       request(method, path, { body, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }),
@@ -150,11 +174,18 @@ export async function startTestGateway(
       kybStatus: "APPROVED" | "PENDING" = "APPROVED",
     ): Promise<CreatedMerchant> => createMerchant(deps, { name, kybStatus }),
     async close() {
+      for (const body of sentEvents) {
+        const problem = (await served()).checkEvent(JSON.parse(body));
+        if (problem) contractViolations.push(problem);
+      }
       sims.simulators.stop();
       await devnet.stop();
       kv.close();
       await db.close();
       await drop();
+      if (contractViolations.length > 0) {
+        throw new Error(`Webhook bodies contradict /v1/openapi.json:\n${contractViolations.join("\n")}`);
+      }
     },
   };
 }

@@ -1,21 +1,34 @@
 // Authenticates the API key, counts the request against the rate limits, then checks the scope.
-import type { MiddlewareHandler } from "hono";
-import { assertScope, type Scope } from "../../domain/api_keys.ts";
+import type { Context, MiddlewareHandler } from "hono";
+import { assertMayList, assertScope, type Scope } from "../../domain/api_keys.ts";
 import { authenticateApiKey, presentedKey } from "../../domain/auth.ts";
 import { enforceRateLimit } from "../../domain/rate_limit.ts";
 import type { AppEnv } from "../env.ts";
 
-export function requireKey(scope: Scope, access: "read" | "write"): MiddlewareHandler<AppEnv> {
+/**
+ * The peer's address as Deno.serve reports it (Hono passes the serve info as `c.env`). Forwarded headers
+ * are not trusted: any client could write them.
+ */
+export function clientAddress(c: Context<AppEnv>): string {
+  const env = c.env as { remoteAddr?: { hostname?: unknown } } | undefined;
+  const hostname = env?.remoteAddr?.hostname;
+  return typeof hostname === "string" && hostname ? hostname.slice(0, 64) : "unknown";
+}
+
+/** `list` reads many records at once: publishable keys may read one pay-in, never list them. */
+export function requireKey(scope: Scope, access: "read" | "write" | "list"): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const deps = c.get("deps");
     const caller = await authenticateApiKey(
       deps,
       presentedKey(c.req.header("x-api-key"), c.req.header("authorization")),
+      clientAddress(c),
     );
     const decision = await enforceRateLimit(deps, caller, c.req.method, c.req.path);
     c.header("X-RateLimit-Limit", String(decision.limit));
     c.header("X-RateLimit-Remaining", String(decision.remaining));
     assertScope(caller, scope, access === "write");
+    if (access === "list") assertMayList(caller);
     c.set("auth", caller);
     await next();
   };

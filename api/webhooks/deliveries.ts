@@ -17,10 +17,11 @@ import {
 } from "../envelope.ts";
 import type { AppEnv } from "../env.ts";
 import {
+  DeliveryIdParam,
   deliveryJson,
   DeliverySchema,
+  EndpointIdParam,
   EventName,
-  IdParam,
   jsonBody,
   owner,
   read,
@@ -35,6 +36,8 @@ export function deliveryRoutes(r: OpenAPIHono<AppEnv>): void {
       method: "post",
       path: "/webhooks/test",
       tags,
+      summary: "Send a test event to an endpoint",
+      operationId: "sendTestWebhook",
       security,
       middleware: write,
       request: jsonBody(z.strictObject({ endpointId: z.string().min(1).max(64), eventType: EventName })),
@@ -54,10 +57,12 @@ export function deliveryRoutes(r: OpenAPIHono<AppEnv>): void {
       method: "get",
       path: "/webhooks/endpoints/{id}/deliveries",
       tags,
+      summary: "List an endpoint's deliveries",
+      operationId: "listWebhookDeliveries",
       security,
       middleware: read,
       request: {
-        params: IdParam,
+        params: EndpointIdParam,
         query: PageQuerySchema.extend({ status: z.enum(["PENDING", "SUCCEEDED", "FAILED"]).optional() }),
       },
       responses: {
@@ -81,9 +86,11 @@ export function deliveryRoutes(r: OpenAPIHono<AppEnv>): void {
       method: "get",
       path: "/webhooks/deliveries/{id}",
       tags,
+      summary: "Retrieve a delivery with its attempts",
+      operationId: "getWebhookDelivery",
       security,
       middleware: read,
-      request: { params: IdParam },
+      request: { params: DeliveryIdParam },
       responses: { 200: jsonContent(successSchema(DeliverySchema), "The delivery"), ...errorResponses },
     }),
     async (c) =>
@@ -95,9 +102,11 @@ export function deliveryRoutes(r: OpenAPIHono<AppEnv>): void {
       method: "post",
       path: "/webhooks/deliveries/{id}/retry",
       tags,
+      summary: "Retry a delivery now",
+      operationId: "retryWebhookDelivery",
       security,
       middleware: write,
-      request: { params: IdParam },
+      request: { params: DeliveryIdParam },
       responses: {
         200: jsonContent(successSchema(DeliverySchema), "Due now and queued"),
         ...errorResponses,

@@ -23,11 +23,11 @@ import {
 } from "../envelope.ts";
 import type { AppEnv } from "../env.ts";
 import {
+  EndpointIdParam,
   endpointJson,
   EndpointSchema,
   EndpointWithSecretSchema,
   EventsField,
-  IdParam,
   jsonBody,
   owner,
   read,
@@ -65,6 +65,8 @@ export function endpointRoutes(r: OpenAPIHono<AppEnv>): void {
       method: "post",
       path: "/webhooks/endpoints",
       tags,
+      summary: "Register a webhook endpoint",
+      operationId: "createWebhookEndpoint",
       security,
       middleware: write,
       request: jsonBody(z.strictObject({
@@ -95,6 +97,8 @@ export function endpointRoutes(r: OpenAPIHono<AppEnv>): void {
       method: "get",
       path: "/webhooks/endpoints",
       tags,
+      summary: "List webhook endpoints",
+      operationId: "listWebhookEndpoints",
       security,
       middleware: read,
       request: { query: PageQuerySchema },
@@ -115,9 +119,11 @@ export function endpointRoutes(r: OpenAPIHono<AppEnv>): void {
       method: "get",
       path: "/webhooks/endpoints/{id}",
       tags,
+      summary: "Retrieve a webhook endpoint",
+      operationId: "getWebhookEndpoint",
       security,
       middleware: read,
-      request: { params: IdParam },
+      request: { params: EndpointIdParam },
       responses: { 200: jsonContent(successSchema(EndpointSchema), "The endpoint"), ...errorResponses },
     }),
     async (c) =>
@@ -129,10 +135,12 @@ export function endpointRoutes(r: OpenAPIHono<AppEnv>): void {
       method: "patch",
       path: "/webhooks/endpoints/{id}",
       tags,
+      summary: "Update a webhook endpoint",
+      operationId: "updateWebhookEndpoint",
       security,
       middleware: write,
       request: {
-        params: IdParam,
+        params: EndpointIdParam,
         ...jsonBody(z.strictObject({
           url: UrlField.optional(),
           events: EventsField.optional(),
@@ -166,9 +174,11 @@ export function endpointRoutes(r: OpenAPIHono<AppEnv>): void {
       method: "delete",
       path: "/webhooks/endpoints/{id}",
       tags,
+      summary: "Delete a webhook endpoint",
+      operationId: "deleteWebhookEndpoint",
       security,
       middleware: write,
-      request: { params: IdParam },
+      request: { params: EndpointIdParam },
       responses: {
         200: jsonContent(successSchema(z.object({ id: z.string(), deleted: z.literal(true) })), "Deleted"),
         ...errorResponses,
@@ -182,9 +192,11 @@ export function endpointRoutes(r: OpenAPIHono<AppEnv>): void {
       method: "post",
       path: "/webhooks/endpoints/{id}/rotate-secret",
       tags,
+      summary: "Rotate an endpoint's signing secret",
+      operationId: "rotateWebhookSecret",
       security,
       middleware: write,
-      request: { params: IdParam },
+      request: { params: EndpointIdParam },
       responses: {
         200: jsonContent(
           successSchema(EndpointWithSecretSchema),
@@ -202,9 +214,11 @@ export function endpointRoutes(r: OpenAPIHono<AppEnv>): void {
       method: "post",
       path: "/webhooks/endpoints/{id}/reactivate",
       tags,
+      summary: "Reactivate a disabled endpoint",
+      operationId: "reactivateWebhookEndpoint",
       security,
       middleware: write,
-      request: { params: IdParam },
+      request: { params: EndpointIdParam },
       responses: {
         200: jsonContent(successSchema(EndpointSchema), "ACTIVE again, failure count reset"),
         ...errorResponses,

@@ -5,7 +5,7 @@ import type { Context } from "hono";
 import { EVENT_TYPES } from "../../domain/events.ts";
 import type { WebhookDelivery } from "../../domain/webhook_delivery.ts";
 import type { WebhookEndpoint } from "../../domain/webhooks.ts";
-import { iso, KEY_SECURITY } from "../envelope.ts";
+import { HttpUrl, idParam, iso, KEY_SECURITY } from "../envelope.ts";
 import type { AppEnv } from "../env.ts";
 import { requireKey } from "../middleware/auth.ts";
 
@@ -13,7 +13,8 @@ export const tags = ["Webhooks"];
 export const security = KEY_SECURITY;
 export const read = [requireKey("webhooks_read", "read")];
 export const write = [requireKey("webhooks_write", "write")];
-export const IdParam = z.object({ id: z.string().min(1).max(64) });
+export const EndpointIdParam = idParam("whe");
+export const DeliveryIdParam = idParam("dlv");
 
 export const EventName = z.enum(EVENT_TYPES);
 export const RetryFields = {
@@ -21,7 +22,7 @@ export const RetryFields = {
   retryBackoff: z.enum(["EXPONENTIAL"]).optional(),
   retryIntervalSeconds: z.number().int().min(1).max(86_400).optional().openapi({ example: 60 }),
 };
-export const UrlField = z.string().trim().min(1).max(2048).openapi({
+export const UrlField = HttpUrl.openapi({
   example: "https://shop.example.com/webhooks",
 });
 export const EventsField = z.array(EventName).min(1).max(EVENT_TYPES.length * 2);

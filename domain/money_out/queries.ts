@@ -3,12 +3,10 @@ import { findOutbound, listOutbound, type OutboundRow } from "../../db/outbound.
 import type { Caller } from "../auth.ts";
 import type { Deps } from "../deps.ts";
 import { AppError } from "../errors.ts";
+import { isWellFormedId } from "../ids.ts";
 import type { OutboundKind } from "./states.ts";
 
-const ID_SHAPE: Record<OutboundKind, RegExp> = {
-  PAYOUT: /^pout_[0-9a-z]{26}$/,
-  WITHDRAWAL: /^wdr_[0-9a-z]{26}$/,
-};
+const PREFIX = { PAYOUT: "pout", WITHDRAWAL: "wdr" } as const satisfies Record<OutboundKind, string>;
 
 export async function getOutbound(
   deps: Pick<Deps, "db">,
@@ -16,7 +14,9 @@ export async function getOutbound(
   kind: OutboundKind,
   id: string,
 ): Promise<OutboundRow> {
-  const row = ID_SHAPE[kind].test(id) ? await findOutbound(deps.db, { ...caller, kind }, id) : undefined;
+  const row = isWellFormedId(PREFIX[kind], id)
+    ? await findOutbound(deps.db, { ...caller, kind }, id)
+    : undefined;
   if (!row) throw new AppError("NOT_FOUND", `No ${kind === "PAYOUT" ? "payout" : "withdrawal"} with this id`);
   return row;
 }

@@ -54,10 +54,10 @@ export async function rejectOutbound(
   input: { id: string; reviewer: string; note?: string },
 ): Promise<OutboundRow> {
   const note = input.note?.trim();
-  if (!note) throw new AppError("REASON_NOTE_REQUIRED", "A rejection needs a note saying why");
   return await deps.db.tx(async (tx) => {
     const row = await lockOutbound(tx, input.id);
     if (!row) throw new AppError("NOT_FOUND", "No payout or withdrawal with this id");
+    if (!note) throw new AppError("REASON_NOTE_REQUIRED", "A rejection needs a note saying why");
     if (row.status !== AWAITING_REVIEW[row.kind]) throw notAwaiting(row);
     const now = deps.clock.now();
     await insertReviewDecision(tx, {

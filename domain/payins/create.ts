@@ -1,7 +1,7 @@
-// Creating a USDT pay-in: checks, a fresh deposit address, the row and `payin.created`, in one transaction.
+// Creating a USDT pay-in: checks, a fresh deposit address, then the row, its claim and `payin.created` at once.
 import { PG_UNIQUE_VIOLATION, pgErrorCode } from "../../db/mod.ts";
 import { type NewPayin, newPayinRow, payinInsertStatement, type PayinRow } from "../../db/payins.ts";
-import { claimDepositAddress } from "../address_pool.ts";
+import { returnDepositAddress, takeDepositAddress } from "../address_pool.ts";
 import type { Caller } from "../auth.ts";
 import type { Deps } from "../deps.ts";
 import { AppError } from "../errors.ts";
@@ -9,6 +9,7 @@ import { emitEvent } from "../events.ts";
 import { effectiveFees } from "../fees.ts";
 import { newId } from "../ids.ts";
 import { Decimal, DECIMAL_STRING, formatAmount, hasAtMostDecimals } from "../money.ts";
+import { logPayinState } from "./transition.ts";
 import { payinEventData } from "./view.ts";
 
 export const USDT_MINIMUM = "5";
@@ -72,19 +73,16 @@ export async function createUsdtPayin(
   const now = deps.clock.now();
   const expiresAt = new Date(now.getTime() + (input.expiresInSeconds ?? DEFAULT_EXPIRES_IN_SECONDS) * 1000);
   const id = newId("pay", now.getTime());
-  // Claimed on its own: if the creation below fails the address is simply never used (none is reused).
-  const deposit = await claimDepositAddress(deps, { isSandbox, payinId: id, expiresAt });
-  const newPayin: NewPayin = {
+  const draft = {
     id,
     merchantId: caller.merchantId,
     isSandbox,
-    paymentMethod: "USDT_TRC20",
-    currency: "USDT_TRC20",
+    paymentMethod: "USDT_TRC20" as const,
+    currency: "USDT_TRC20" as const,
     chain: "TRON",
     amount: formatAmount(amount, "USDT_TRC20"),
     amountExpected: formatAmount(amount.plus(networkFee), "USDT_TRC20"),
     networkFee: formatAmount(networkFee, "USDT_TRC20"),
-    address: deposit.address,
     externalRef: input.externalRef ?? null,
     metadata: input.metadata ?? {},
     successUrl: input.successUrl ?? null,
@@ -92,24 +90,34 @@ export async function createUsdtPayin(
     expiresAt,
     now,
   };
-  const payin = newPayinRow(newPayin);
-  try {
-    // The pay-in, payin.created and its deliveries: one atomic statement, one round trip.
-    await emitEvent(deps, {
-      merchantId: caller.merchantId,
-      isSandbox,
-      type: "payin.created",
-      data: payinEventData(deps.config, payin, "payin.created"),
-      alongside: payinInsertStatement(newPayin, 11),
-    });
-  } catch (err) {
-    if (pgErrorCode(err) === PG_UNIQUE_VIOLATION && String(err).includes("payins_external_ref_unique")) {
-      throw new AppError(
-        "DUPLICATE_EXTERNAL_REF",
-        `externalRef ${input.externalRef} was already used by this merchant`,
-      );
+  // The pay-in, the claim of its address (a trigger on the INSERT), payin.created and its deliveries: one
+  // atomic statement, one round trip, one commit.
+  for (let attempt = 1;; attempt++) {
+    const deposit = await takeDepositAddress(deps, isSandbox);
+    const newPayin: NewPayin = { ...draft, address: deposit.address };
+    const payin = newPayinRow(newPayin);
+    try {
+      await emitEvent(deps, {
+        merchantId: caller.merchantId,
+        isSandbox,
+        type: "payin.created",
+        data: payinEventData(deps.config, payin, "payin.created"),
+        alongside: payinInsertStatement(newPayin, 11),
+      });
+      logPayinState(deps, payin, null);
+      return { payin, qrPng: deposit.qrPng };
+    } catch (err) {
+      const text = String(err);
+      // Only if this process kept a lease past its end and another took the address: take another one.
+      if (text.includes("is already claimed") && attempt < 3) continue;
+      if (pgErrorCode(err) === PG_UNIQUE_VIOLATION && text.includes("payins_external_ref_unique")) {
+        returnDepositAddress(deps, isSandbox, deposit);
+        throw new AppError(
+          "DUPLICATE_EXTERNAL_REF",
+          `externalRef ${input.externalRef} was already used by this merchant`,
+        );
+      }
+      throw err;
     }
-    throw err;
   }
-  return { payin, qrPng: deposit.qrPng };
 }

@@ -11,7 +11,7 @@ import { emitEvent } from "../events.ts";
 import { newId } from "../ids.ts";
 import { assertMayCreatePayin } from "./create.ts";
 import { payinEventData } from "./view.ts";
-import { transitionPayin } from "./transition.ts";
+import { logPayinState, transitionPayin } from "./transition.ts";
 
 export const CARD_MINIMUM_XOF = 100;
 export const MOBILE_MONEY_MINIMUM_XOF = 500;
@@ -89,6 +89,7 @@ async function insertFiatPayin(
         type: "payin.created",
         data: payinEventData(deps.config, payin, "payin.created"),
       });
+      logPayinState({ ...deps, db: tx }, payin, null);
       return payin;
     });
   } catch (err) {

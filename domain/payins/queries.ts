@@ -7,12 +7,14 @@ import { AppError } from "../errors.ts";
 import { Decimal } from "../money.ts";
 import { settleUsdtReceipt } from "./settle.ts";
 import { applyFiatOutcome } from "./settle_fiat.ts";
-import { payinRecordView } from "./view.ts";
+import { isPublishableKind } from "../api_keys.ts";
+import { payinRecordView, publishablePayinView } from "./view.ts";
 
 export async function getPayin(deps: Pick<Deps, "db" | "config">, caller: Caller, id: string) {
   const payin = await findMerchantPayin(deps.db, caller.merchantId, caller.isSandbox, id);
   if (!payin) throw new AppError("NOT_FOUND", "Pay-in not found");
-  return payinRecordView(deps.config, payin);
+  const record = payinRecordView(deps.config, payin);
+  return isPublishableKind(caller.kind) ? publishablePayinView(record) : record;
 }
 
 export async function listPayins(

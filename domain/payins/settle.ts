@@ -15,7 +15,7 @@ import { assertMove, type PayinStatus } from "./states.ts";
 
 export const DUST_REASON = "BELOW_DUST_THRESHOLD";
 
-type SettleDeps = Pick<Deps, "db" | "queue" | "clock" | "config">;
+type SettleDeps = Pick<Deps, "db" | "queue" | "clock" | "config" | "log">;
 
 export type UsdtSplit = { received: Decimal; networkFee: Decimal; serviceFee: Decimal; net: Decimal };
 

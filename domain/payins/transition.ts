@@ -1,9 +1,11 @@
 // The one way a pay-in changes state: the move must be in the transition table, it only happens from
 // the state the caller saw (a concurrent move wins, and this one answers undefined), and the event that
-// reports it is written in the same transaction.
+// reports it is written in the same transaction. Each move (and each creation) is one JSON log line for
+// operators, written once the transaction has committed.
 import { moveStatus, type PayinPatch, type PayinRow } from "../../db/payins.ts";
 import type { Deps } from "../deps.ts";
 import { emitEvent } from "../events.ts";
+import { logStateChange } from "../log.ts";
 import { assertMove, type PayinStatus } from "./states.ts";
 import { type PayinEvent, payinEventData } from "./view.ts";
 
@@ -17,14 +19,38 @@ export const EVENT_OF: Partial<Record<PayinStatus, PayinEvent>> = {
   FAILED: "payin.failed",
 };
 
+/** The pay-in's line of `logStateChange`: ids, mode, method and amounts (no customer data, metadata). */
+export function logPayinState(
+  deps: Pick<Deps, "db" | "log">,
+  payin: PayinRow,
+  from: string | null,
+): void {
+  logStateChange(deps, "payin", {
+    payinId: payin.id,
+    merchantId: payin.merchant_id,
+    mode: payin.is_sandbox ? "sandbox" : "live",
+    paymentMethod: payin.payment_method,
+    from,
+    to: payin.status,
+    currency: payin.currency,
+    amount: payin.amount,
+    amountExpected: payin.amount_expected,
+    amountReceived: payin.amount_received,
+    serviceFee: payin.service_fee,
+    netAmount: payin.net_amount,
+    ...(payin.failure_reason ? { failureReason: payin.failure_reason } : {}),
+  });
+}
+
 export async function transitionPayin(
-  deps: Pick<Deps, "db" | "queue" | "clock" | "config">,
+  deps: Pick<Deps, "db" | "queue" | "clock" | "config" | "log">,
   payin: Pick<PayinRow, "id" | "status">,
   to: PayinStatus,
   patch: PayinPatch = {},
 ): Promise<PayinRow | undefined> {
   assertMove(payin.status as PayinStatus, to);
   const moved = await moveStatus(deps.db, payin.id, payin.status, to, patch, deps.clock.now());
+  if (moved) logPayinState(deps, moved, payin.status);
   const event = EVENT_OF[to];
   if (moved && event) {
     await emitEvent(deps, {

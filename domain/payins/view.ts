@@ -95,6 +95,21 @@ export function payinRecordView(config: Pick<Config, "publicUrl">, p: PayinRow) 
   };
 }
 
+/**
+ * What a publishable key (a browser checkout) may read of a pay-in: what the customer is shown and its
+ * progress. Never the merchant's own data (`metadata`, `externalRef`, customer fields) nor its fees.
+ */
+export function publishablePayinView(record: ReturnType<typeof payinRecordView>) {
+  const {
+    metadata: _metadata,
+    externalRef: _externalRef,
+    serviceFee: _serviceFee,
+    netAmount: _netAmount,
+    ...visible
+  } = record;
+  return visible;
+}
+
 export type PayinEvent =
   | "payin.created"
   | "payin.confirming"

@@ -6,7 +6,7 @@ import type { WhitelistRow } from "../../db/whitelist.ts";
 import { isTronAddress } from "../../rails/tron/address.ts";
 import type { Deps } from "../deps.ts";
 import { AppError } from "../errors.ts";
-import { newId } from "../ids.ts";
+import { isWellFormedId, newId } from "../ids.ts";
 
 export const USAGE_CONTEXTS = ["WITHDRAWAL", "PAYOUT"] as const;
 export type UsageContext = typeof USAGE_CONTEXTS[number];
@@ -152,7 +152,7 @@ export async function addWhitelistEntries(
 
 /** Replaces the contexts; the 24-hour wait is not restarted (the address itself did not change). */
 /** Ids are `wla_` and Crockford base32: anything else cannot exist, so it is not looked up. */
-const isEntryId = (id: string) => /^wla_[0-9a-z]{26}$/.test(id);
+const isEntryId = (id: string) => isWellFormedId("wla", id);
 
 function assertEntryId(id: string): void {
   if (!isEntryId(id)) throw new AppError("NOT_FOUND", "No whitelist entry with this id");

@@ -5,6 +5,8 @@ import * as bip39 from "@scure/bip39";
 import { wordlist as english } from "@scure/bip39/wordlists/english.js";
 import { addressFromPublicKey, toBase58Address, toHex } from "./devnet/crypto.ts";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
+import { hmac } from "@noble/hashes/hmac.js";
+import { sha512 } from "@noble/hashes/sha2.js";
 
 /** SLIP-44 coin type of TRON. */
 export const TRON_COIN_TYPE = 195;
@@ -62,6 +64,55 @@ export function createDeriver(mnemonic: string, account: number): TronDeriver {
       return { address: toBase58Address(addressHex), addressHex, privateKeyHex: toHex(child.privateKey) };
     },
   };
+}
+
+/** Derives deposit addresses only (no private keys), from the account's external-chain public node. */
+export interface TronAddressDeriver {
+  readonly account: number;
+  /** The address of m/44'/195'/account'/0/index: exactly `createDeriver(...).derive(index)`'s. */
+  address(index: number): { address: string; addressHex: string };
+}
+
+const CURVE_ORDER = secp256k1.Point.CURVE().n;
+
+/**
+ * Public (non-hardened) BIP32 derivation from the extended public key of m/44'/195'/account'/0:
+ * child = parent + HMAC-SHA512(chainCode, parentPub || index)[:32] * G. One base-point multiplication
+ * instead of a private child plus its public key, and the parent point is parsed once. The tweak is
+ * computed from public data only, so the faster variable-time multiplication leaks nothing secret.
+ * The seed (PBKDF2) and the hardened levels are computed once here.
+ */
+export function createAddressDeriver(mnemonic: string, account: number): TronAddressDeriver {
+  checkIndex(account, "account");
+  const words = normalize(mnemonic);
+  if (!bip39.validateMnemonic(words, english)) throw new Error("invalid BIP39 mnemonic");
+  const node = HDKey.fromMasterSeed(bip39.mnemonicToSeedSync(words))
+    .derive(`m/44'/${TRON_COIN_TYPE}'/${account}'/0`);
+  const parentPublic = node.publicKey!;
+  const parentPoint = secp256k1.Point.fromBytes(parentPublic);
+  const chainCode = node.chainCode!;
+  const data = new Uint8Array(37);
+  data.set(parentPublic, 0);
+  return {
+    account,
+    address(index: number) {
+      checkIndex(index, "index");
+      new DataView(data.buffer).setUint32(33, index, false);
+      const digest = hmac(sha512, chainCode, data);
+      const tweak = bytesToBigInt(digest.subarray(0, 32));
+      // BIP32: such an index is invalid (probability about 2^-127); skip to the next one.
+      if (tweak === 0n || tweak >= CURVE_ORDER) throw new Error(`index ${index} is not derivable`);
+      const child = secp256k1.Point.BASE.multiplyUnsafe(tweak).add(parentPoint);
+      const addressHex = addressFromPublicKey(child.toBytes(false));
+      return { address: toBase58Address(addressHex), addressHex };
+    },
+  };
+}
+
+function bytesToBigInt(bytes: Uint8Array): bigint {
+  let n = 0n;
+  for (const b of bytes) n = (n << 8n) | BigInt(b);
+  return n;
 }
 
 function normalize(mnemonic: string): string {

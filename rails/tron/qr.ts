@@ -1,16 +1,100 @@
 // QR codes for deposit addresses, as PNG data URLs the hosted pages embed directly (no CDN).
-// qrcode's PNG path costs a few milliseconds: callers precompute them off the hot path.
+// `qrcode` computes the QR matrix (about 0.2 ms); we draw it ourselves as a 1-bit grayscale PNG, which
+// costs a fraction of a millisecond where qrcode's RGBA PNG path costs about 3 ms. Same geometry as
+// before: error correction M, a 4-module quiet zone, 6 pixels per module.
 // @ts-types="@types/qrcode"
 import QRCode from "qrcode";
+import { deflateSync } from "node:zlib";
+import { base64 } from "@scure/base";
 
-/** A PNG QR code of `text` as `data:image/png;base64,...` (error correction M, 4-module quiet zone). */
-export async function qrPngDataUrl(text: string): Promise<string> {
+const MARGIN = 4;
+const SCALE = 6;
+
+/** A PNG QR code of `text` as `data:image/png;base64,...`. */
+export function qrPngDataUrl(text: string): Promise<string> {
+  try {
+    return Promise.resolve(qrPngDataUrlSync(text));
+  } catch (err) {
+    return Promise.reject(err);
+  }
+}
+
+export function qrPngDataUrlSync(text: string): string {
   if (typeof text !== "string" || text.length === 0) throw new RangeError("nothing to encode");
-  return await QRCode.toDataURL(text, {
-    type: "image/png",
+  // One byte-mode segment and a fixed mask: qrcode then skips its segmentation search and the scoring
+  // of all eight masks (most of its cost). Any mask decodes alike; scoring only picks the prettiest.
+  const { modules } = QRCode.create([{ data: new TextEncoder().encode(text), mode: "byte" }], {
     errorCorrectionLevel: "M",
-    margin: 4,
-    scale: 6,
-    color: { dark: "#000000ff", light: "#ffffffff" },
+    maskPattern: 0,
   });
+  return `data:image/png;base64,${base64.encode(qrPng(modules.size, modules.data))}`;
+}
+
+/** Draws a size x size module matrix (1 = dark) as a 1-bit grayscale PNG (0 = black, 1 = white). */
+export function qrPng(size: number, dark: ArrayLike<number>): Uint8Array {
+  const width = (size + 2 * MARGIN) * SCALE;
+  const rowBytes = Math.ceil(width / 8);
+  const raw = new Uint8Array((rowBytes + 1) * width).fill(0xff);
+  for (let y = 0; y < width; y++) raw[y * (rowBytes + 1)] = 0; // filter type None
+  for (let my = 0; my < size; my++) {
+    for (let mx = 0; mx < size; mx++) {
+      if (!dark[my * size + mx]) continue;
+      for (let dy = 0; dy < SCALE; dy++) {
+        const row = ((my + MARGIN) * SCALE + dy) * (rowBytes + 1) + 1;
+        for (let dx = 0; dx < SCALE; dx++) {
+          const x = (mx + MARGIN) * SCALE + dx;
+          raw[row + (x >> 3)] &= ~(0x80 >> (x & 7));
+        }
+      }
+    }
+  }
+  const header = new Uint8Array(13);
+  const view = new DataView(header.buffer);
+  view.setUint32(0, width);
+  view.setUint32(4, width);
+  header.set([1, 0, 0, 0, 0], 8); // bit depth 1, grayscale, deflate, adaptive filter, no interlace
+  return concat([
+    PNG_SIGNATURE,
+    chunk("IHDR", header),
+    chunk("IDAT", new Uint8Array(deflateSync(raw))),
+    chunk("IEND", new Uint8Array(0)),
+  ]);
+}
+
+const PNG_SIGNATURE = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+function chunk(type: string, data: Uint8Array): Uint8Array {
+  const out = new Uint8Array(12 + data.length);
+  const view = new DataView(out.buffer);
+  view.setUint32(0, data.length);
+  for (let i = 0; i < 4; i++) out[4 + i] = type.charCodeAt(i);
+  out.set(data, 8);
+  view.setUint32(8 + data.length, crc32(out.subarray(4, 8 + data.length)));
+  return out;
+}
+
+const CRC_TABLE = (() => {
+  const table = new Uint32Array(256);
+  for (let n = 0; n < 256; n++) {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    table[n] = c >>> 0;
+  }
+  return table;
+})();
+
+function crc32(bytes: Uint8Array): number {
+  let c = 0xffffffff;
+  for (const b of bytes) c = CRC_TABLE[(c ^ b) & 0xff] ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+}
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let offset = 0;
+  for (const p of parts) {
+    out.set(p, offset);
+    offset += p.length;
+  }
+  return out;
 }

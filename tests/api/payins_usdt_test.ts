@@ -355,7 +355,7 @@ Deno.test("USDT pay-ins: creation rules, chain settlement, sandbox simulation", 
       );
       assertEquals(unbalanced.length, 0);
       const drift = await gw.db.query(
-        `SELECT a.id FROM accounts a LEFT JOIN entries e ON e.account_id = a.id
+        `SELECT a.id FROM accounts a LEFT JOIN entries e ON e.account_id = a.id WHERE a.kind = 'WALLET'
           GROUP BY a.id, a.balance HAVING a.balance <> COALESCE(sum(e.amount), 0)`,
       );
       assertEquals(drift.length, 0);

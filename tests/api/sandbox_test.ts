@@ -16,9 +16,11 @@ async function walletsOf(db: Db, merchantId: string): Promise<Wallet[]> {
   );
 }
 
-/** Every account's balance as canonical text, keyed by id. */
+/** Every account's balance as canonical text, keyed by id (platform accounts' derived from entries). */
 async function allBalances(db: Db): Promise<Record<string, string>> {
-  const rows = await db.query<{ id: string; balance: string }>("SELECT id, balance::text FROM accounts");
+  const rows = await db.query<{ id: string; balance: string }>(
+    "SELECT id, balance::text FROM account_balances",
+  );
   return Object.fromEntries(rows.map((r) => [r.id, new Decimal(r.balance).toFixed()]));
 }
 
@@ -41,10 +43,10 @@ async function assertLedgerConsistent(db: Db): Promise<void> {
       `SELECT count(*) AS n FROM accounts a
          LEFT JOIN (SELECT account_id, sum(amount) AS total FROM entries GROUP BY account_id) e
            ON e.account_id = a.id
-        WHERE a.balance <> coalesce(e.total, 0)`,
+        WHERE a.kind = 'WALLET' AND a.balance <> coalesce(e.total, 0)`,
     ),
     0,
-    "every cached balance equals the sum of its entries",
+    "every cached wallet balance equals the sum of its entries",
   );
   assertEquals(
     await count(db, "SELECT count(*) AS n FROM accounts WHERE kind = 'WALLET' AND balance < 0"),

@@ -5,12 +5,22 @@ export type RunningGateway = {
   url: string;
   process: Deno.ChildProcess;
   output: string[];
+  /** stderr alone: a clean start writes nothing there (no runtime warnings). */
+  stderr: string[];
   stop(): Promise<void>;
 };
 
 function childEnv(env: Record<string, string>): Record<string, string> {
   // Only what a fresh shell would have, plus the test's variables: nothing of the test runner's config.
-  return { PATH: Deno.env.get("PATH") ?? "", HOME: Deno.env.get("HOME") ?? "/tmp", NO_COLOR: "1", ...env };
+  // The development profile is named, as `deno task start` does: production is the default (and needs
+  // secrets). A test passes APP_ENV itself to see production.
+  return {
+    PATH: Deno.env.get("PATH") ?? "",
+    HOME: Deno.env.get("HOME") ?? "/tmp",
+    NO_COLOR: "1",
+    APP_ENV: "development",
+    ...env,
+  };
 }
 
 export async function runCli(args: string[], env: Record<string, string>) {
@@ -40,6 +50,7 @@ export async function startGateway(env: Record<string, string>, timeoutMs = 30_0
     stderr: "piped",
   }).spawn();
   const output: string[] = [];
+  const stderr: string[] = [];
   const decoder = new TextDecoder();
   const pump = async (stream: ReadableStream<Uint8Array>, onLine: (line: string) => void) => {
     let buffered = "";
@@ -63,7 +74,10 @@ export async function startGateway(env: Record<string, string>, timeoutMs = 30_0
       }
     };
     pump(process.stdout, onLine).catch(() => {});
-    pump(process.stderr, onLine).catch(() => {});
+    pump(process.stderr, (line) => {
+      stderr.push(line);
+      onLine(line);
+    }).catch(() => {});
     process.status.then((s) => {
       clearTimeout(timer);
       reject(new Error(`gateway exited with ${s.code}:\n${output.join("\n")}`));
@@ -73,6 +87,7 @@ export async function startGateway(env: Record<string, string>, timeoutMs = 30_0
     url,
     process,
     output,
+    stderr,
     async stop() {
       try {
         process.kill("SIGTERM");

@@ -1,6 +1,8 @@
 // Configuration: defaults with nothing set, and one clear line for each bad or missing value.
-import { ConfigError, parseConfig } from "../../config.ts";
-import { assertEquals, assertMatch } from "../assert.ts";
+import { ConfigError, EnvSchema, parseConfig } from "../../config.ts";
+import { assert, assertEquals, assertMatch } from "../assert.ts";
+
+const DEV = { APP_ENV: "development" };
 
 function errorOf(env: Record<string, string>): string {
   try {
@@ -12,21 +14,48 @@ function errorOf(env: Record<string, string>): string {
   return "no error";
 }
 
-Deno.test("nothing configured: development on embedded PGlite with the devnet in-process", () => {
-  const c = parseConfig({});
+Deno.test("nothing configured is production, and production refuses to start without its secrets", () => {
+  assertMatch(errorOf({}), /^Invalid configuration: APP_SECRET is required when APP_ENV=production$/);
+  const secret = "x".repeat(40);
+  assertMatch(errorOf({ APP_SECRET: secret }), /ADMIN_TOKEN is required when APP_ENV=production/);
+  assertMatch(errorOf({ APP_SECRET: secret, ADMIN_TOKEN: "y".repeat(20) }), /TRON_MNEMONIC is required/);
+  const c = parseConfig({ APP_SECRET: secret, ADMIN_TOKEN: "y".repeat(20), TRON_MNEMONIC: "m" });
+  assertEquals([c.appEnv, c.tron.network, c.tron.embeddedDevnet], ["production", "mainnet", false]);
+});
+
+Deno.test("the development profile, named: embedded PGlite with the devnet in-process", () => {
+  const c = parseConfig(DEV);
   assertEquals([c.port, c.dataDir, c.databaseUrl, c.appEnv], [8000, "./data", undefined, "development"]);
   assertEquals([c.publicUrl, c.kvPath, c.gitRev], ["http://localhost:8000", "./data/kv.sqlite3", "dev"]);
   assertEquals([c.tron.network, c.tron.embeddedDevnet, c.tron.payinConfirmations], ["devnet", true, 5]);
   assertEquals(c.fiat.provider, "simulator");
 });
 
+/** The variables named in the first column of README's configuration table. */
+async function readmeVariables(): Promise<string[]> {
+  const readme = await Deno.readTextFile(new URL("../../README.md", import.meta.url));
+  const section = readme.split(/^## Configuration$/m)[1]?.split(/^## /m)[0] ?? "";
+  return [...section.matchAll(/^\|\s*`([A-Z][A-Z0-9_]*)`\s*\|/gm)].map((m) => m[1]);
+}
+
+Deno.test("README's configuration table lists every variable config.ts reads, and nothing else", async () => {
+  const documented = await readmeVariables();
+  const read = Object.keys(EnvSchema.shape);
+  assert(read.length > 20, "config.ts's schema is found");
+  const missing = read.filter((name) => !documented.includes(name));
+  assertEquals(missing, [], `README's configuration table lacks ${missing.join(", ")}`);
+  const stale = documented.filter((name) => !read.includes(name));
+  assertEquals(stale, [], `README documents variables config.ts does not read: ${stale.join(", ")}`);
+  assertEquals(new Set(documented).size, documented.length, "each variable has one row");
+});
+
 Deno.test("networks carry their USDT contract; TRON_API_URL points elsewhere", () => {
-  const nile = parseConfig({ TRON_NETWORK: "nile" });
+  const nile = parseConfig({ ...DEV, TRON_NETWORK: "nile" });
   assertEquals([nile.tron.usdtContract, nile.tron.apiUrl], [
     "TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf",
     "https://nile.trongrid.io",
   ]);
-  const custom = parseConfig({ TRON_API_URL: "http://127.0.0.1:9090/devnet/" });
+  const custom = parseConfig({ ...DEV, TRON_API_URL: "http://127.0.0.1:9090/devnet/" });
   assertEquals([custom.tron.embeddedDevnet, custom.tron.apiUrl], [false, "http://127.0.0.1:9090/devnet"]);
 });
 
@@ -38,12 +67,12 @@ Deno.test("a bad or missing required value is one clear line naming it", () => {
   assertMatch(errorOf({ ...prod, ADMIN_TOKEN: "" }), /ADMIN_TOKEN is required/);
   assertMatch(errorOf({ ...prod, TRON_MNEMONIC: "" }), /TRON_MNEMONIC is required/);
   assertMatch(errorOf({ ...prod, TRON_NETWORK: "devnet" }), /devnet is for development only/);
-  assertMatch(errorOf({ APP_SECRET: "short" }), /APP_SECRET must be at least 32/);
+  assertMatch(errorOf({ ...DEV, APP_SECRET: "short" }), /APP_SECRET must be at least 32/);
   assertMatch(errorOf({ DATABASE_URL: "mysql://x" }), /DATABASE_URL/);
   assertMatch(errorOf({ TRON_USDT_CONTRACT: "0xabc" }), /TRON_USDT_CONTRACT/);
-  assertMatch(errorOf({ DENO_DEPLOYMENT_ID: "d1" }), /APP_SECRET is required on Deno Deploy/);
+  assertMatch(errorOf({ ...DEV, DENO_DEPLOYMENT_ID: "d1" }), /APP_SECRET is required on Deno Deploy/);
   assertMatch(
-    errorOf({ DENO_DEPLOYMENT_ID: "d1", APP_SECRET: secret }),
+    errorOf({ ...DEV, DENO_DEPLOYMENT_ID: "d1", APP_SECRET: secret }),
     /DATABASE_URL is required on Deno Deploy/,
   );
   assertEquals(parseConfig({ ...prod }).tron.network, "mainnet");

@@ -3,7 +3,7 @@
 // subprocess (tests/support/money_probe_child.ts) on the same database: the PostgreSQL of DATABASE_URL
 // (a throwaway schema), or else an embedded PGlite data directory on disk.
 import postgres from "postgres";
-import { readConfig } from "../../config.ts";
+import { readDatabaseConfig } from "../../config.ts";
 import { migrate } from "../../db/migrate.ts";
 import type { Db } from "../../db/mod.ts";
 import { openPglite } from "../../db/pglite.ts";
@@ -31,7 +31,7 @@ const ROOT = new URL("../../", import.meta.url);
 type Store = { open(): Promise<Db>; child: ChildDatabase; remove(): Promise<void> };
 
 async function throwawayStore(): Promise<Store> {
-  const url = readConfig().databaseUrl;
+  const url = readDatabaseConfig().databaseUrl;
   if (!url) {
     const dir = await Deno.makeTempDir({ prefix: "idem_kill_" });
     return {

@@ -1,6 +1,7 @@
-// Property test of the ledger under concurrency: random credits and debits with repeated references,
-// fired in concurrent batches at one database, must leave the books balanced, every cached balance equal
-// to its entries, no wallet negative, no reference booked twice, and each wallet holding exactly what the
+// Property test of the ledger under concurrency: random credits and debits across several merchants, with
+// repeated references, fired in concurrent batches at one database, must leave the books balanced (every
+// journal, and every currency across all accounts, sums to zero), every wallet's cached balance equal to
+// its entries, no wallet negative, no reference booked twice, and each wallet holding exactly what the
 // successful calls say it should.
 import fc from "fast-check";
 import type { Db } from "../../db/mod.ts";
@@ -10,8 +11,12 @@ import { Decimal, WALLET_PAIRS } from "../../domain/money.ts";
 import { assert, assertEquals } from "../assert.ts";
 import { startTestGateway } from "../helpers.ts";
 
+const MERCHANTS = 4;
+
 type Op = {
   kind: "credit" | "debit_world" | "debit_fees";
+  /** Which of the run's merchants the operation is for. */
+  merchant: number;
   pair: number;
   isSandbox: boolean;
   /** Base units of 10^-6, so every amount has at most 6 decimals. */
@@ -26,6 +31,7 @@ const opArb: fc.Arbitrary<Op> = fc.record({
     fc.constant("debit_world" as const),
     fc.constant("debit_fees" as const),
   ),
+  merchant: fc.integer({ min: 0, max: MERCHANTS - 1 }),
   pair: fc.integer({ min: 0, max: WALLET_PAIRS.length - 1 }),
   isSandbox: fc.boolean(),
   // Mostly small amounts so debits often succeed, sometimes huge ones so they often fail.
@@ -49,15 +55,21 @@ function systemAccount(kind: "world" | "fees", isSandbox: boolean, rail: string)
 }
 
 /**
- * How far each account's cached balance is from the sum of its entries (zero when the books are right).
- * Compared before and after each run, so a run fails only for drift it caused itself: the accounts are
- * shared across runs, and a run that broke them must not make every shrinking attempt after it fail too.
+ * How far each wallet's cached balance is from the sum of its entries (zero when the books are right),
+ * and how far each currency and mode is from summing to zero over every account's balance as the ledger
+ * reports it (wallets cached, platform accounts derived). Compared before and after each run, so a run
+ * fails only for drift it caused itself: a run that broke the books must not make every shrinking attempt
+ * after it fail too.
  */
 async function balanceDrift(db: Db): Promise<Record<string, string>> {
   const rows = await db.query<{ id: string; drift: string }>(
     `SELECT a.id, (a.balance - coalesce(e.total, 0))::text AS drift FROM accounts a
        LEFT JOIN (SELECT account_id, sum(amount) AS total FROM entries GROUP BY account_id) e
-         ON e.account_id = a.id`,
+         ON e.account_id = a.id
+      WHERE a.kind = 'WALLET'
+     UNION ALL
+     SELECT 'sum:' || currency || ':' || is_sandbox, sum(balance)::text FROM account_balances
+      GROUP BY currency, is_sandbox`,
   );
   return Object.fromEntries(rows.map((r) => [r.id, new Decimal(r.drift).toFixed()]));
 }
@@ -65,7 +77,7 @@ async function balanceDrift(db: Db): Promise<Record<string, string>> {
 /** The invariants of this run's journals and wallets, plus no new drift anywhere. */
 async function checkInvariants(
   db: Db,
-  run: { prefix: string; merchantId: string; driftBefore: Record<string, string> },
+  run: { prefix: string; merchantIds: string[]; driftBefore: Record<string, string> },
 ): Promise<void> {
   const unbalanced = await db.query(
     `SELECT e.journal_id, e.currency, sum(e.amount)::text AS total FROM entries e
@@ -86,11 +98,12 @@ async function checkInvariants(
   assertEquals(
     drifted.map((id) => `${id}: ${after[id]}`),
     [],
-    "cached balances moved away from the sum of their entries",
+    "cached balances moved away from the sum of their entries, or a currency stopped summing to zero",
   );
   const negative = await db.query(
-    `SELECT id, balance::text FROM accounts WHERE merchant_id = $1 AND kind = 'WALLET' AND balance < 0`,
-    [run.merchantId],
+    `SELECT id, balance::text FROM accounts WHERE merchant_id = ANY($1::text[]) AND kind = 'WALLET'
+        AND balance < 0`,
+    [run.merchantIds],
   );
   assertEquals(negative.length, 0, `negative wallets: ${JSON.stringify(negative)}`);
 }
@@ -103,16 +116,23 @@ Deno.test("ledger property: concurrent random journals keep the books consistent
     await fc.assert(
       fc.asyncProperty(scenarioArb, async ({ ops, batch }) => {
         run++;
-        // A fresh merchant per run keeps each run's model independent of the others.
-        const { merchantId } = await gw.createMerchant(`Property ${run}`);
-        const wallets = await db.query<{ id: string; is_sandbox: boolean; currency: string; rail: string }>(
-          "SELECT id, is_sandbox, currency, rail FROM accounts WHERE merchant_id = $1",
-          [merchantId],
+        // Fresh merchants per run keep each run's model independent of the others; several per run, so
+        // concurrent journals of different merchants share the platform accounts, as in real life.
+        const merchantIds: string[] = [];
+        for (let m = 0; m < MERCHANTS; m++) {
+          merchantIds.push((await gw.createMerchant(`Property ${run}.${m}`)).merchantId);
+        }
+        const wallets = await db.query<
+          { id: string; merchant_id: string; is_sandbox: boolean; currency: string; rail: string }
+        >(
+          "SELECT id, merchant_id, is_sandbox, currency, rail FROM accounts WHERE merchant_id = ANY($1::text[])",
+          [merchantIds],
         );
         const walletOf = (op: Op) => {
           const pair = WALLET_PAIRS[op.pair];
           const w = wallets.find((x) =>
-            x.is_sandbox === op.isSandbox && x.currency === pair.currency && x.rail === pair.rail
+            x.merchant_id === merchantIds[op.merchant] && x.is_sandbox === op.isSandbox &&
+            x.currency === pair.currency && x.rail === pair.rail
           );
           assert(w, "merchant wallet missing");
           return w;
@@ -130,7 +150,7 @@ Deno.test("ledger property: concurrent random journals keep the books consistent
             const result = await postJournal(db, {
               reference: `${prefix}${op.ref}`,
               kind: `test.${op.kind}`,
-              merchantId,
+              merchantId: merchantIds[op.merchant],
               isSandbox: op.isSandbox,
               postings: [
                 { accountId: systemAccount(counter, op.isSandbox, wallet.rail), amount: signed.neg() },
@@ -149,7 +169,7 @@ Deno.test("ledger property: concurrent random journals keep the books consistent
           await Promise.all(ops.slice(i, i + batch).map(attempt));
         }
 
-        await checkInvariants(db, { prefix, merchantId, driftBefore });
+        await checkInvariants(db, { prefix, merchantIds, driftBefore });
 
         // No reference booked twice, and the database agrees with the callers about which ones were.
         const bookedRefs = outcomes.filter((o) => o.booked).map((o) => o.op.ref);
@@ -169,8 +189,8 @@ Deno.test("ledger property: concurrent random journals keep the books consistent
           model.set(id, model.get(id)!.plus(op.kind === "credit" ? amount : amount.neg()));
         }
         const actual = await db.query<{ id: string; balance: string }>(
-          "SELECT id, balance::text FROM accounts WHERE merchant_id = $1",
-          [merchantId],
+          "SELECT id, balance::text FROM accounts WHERE merchant_id = ANY($1::text[])",
+          [merchantIds],
         );
         for (const row of actual) {
           assert(

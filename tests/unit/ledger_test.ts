@@ -1,4 +1,5 @@
 // Example-based tests of postJournal: the one helper through which money moves.
+import { accountBalance, platformBalances } from "../../db/ledger.ts";
 import type { Db } from "../../db/mod.ts";
 import { AppError } from "../../domain/errors.ts";
 import { newId } from "../../domain/ids.ts";
@@ -22,10 +23,9 @@ async function walletId(db: Db, merchantId: string, isSandbox: boolean): Promise
 async function balances(db: Db, ...ids: string[]): Promise<string[]> {
   const out: string[] = [];
   for (const id of ids) {
-    const rows = await db.query<{ balance: string }>("SELECT balance::text FROM accounts WHERE id = $1", [
-      id,
-    ]);
-    out.push(new Decimal(rows[0].balance).toFixed());
+    const balance = await accountBalance(db, id);
+    assert(balance !== undefined, `account ${id} missing`);
+    out.push(new Decimal(balance).toFixed());
   }
   return out;
 }
@@ -254,6 +254,45 @@ Deno.test("postJournal", async (t) => {
         (err) => err instanceof Error && /other mode/.test(err.message),
       );
       assertEquals(await snapshot(db, [WORLD_LIVE, WORLD_TEST, wallet, liveWallet]), before);
+    });
+
+    await t.step("platform balances are derived from entries, never stored", async () => {
+      const entriesSum = async (id: string) =>
+        new Decimal(
+          (await db.query<{ s: string }>(
+            "SELECT coalesce(sum(amount), 0)::text AS s FROM entries WHERE account_id = $1",
+            [id],
+          ))[0].s,
+        ).toFixed();
+      const [world] = await balances(db, WORLD_TEST);
+      assertEquals(world, await entriesSum(WORLD_TEST));
+      assert(new Decimal(world).isNegative(), "the world gave what the wallet received");
+      const stored = await db.query<{ balance: string | null }>(
+        "SELECT balance FROM accounts WHERE id = $1",
+        [
+          WORLD_TEST,
+        ],
+      );
+      assertEquals(stored[0].balance, null);
+      const platform = await platformBalances(db, true);
+      const listed = platform.find((p) => p.id === WORLD_TEST);
+      assert(listed, "WORLD is listed among the platform accounts");
+      assertEquals(new Decimal(listed.balance).toFixed(), world);
+      assert(platform.every((p) => p.kind !== "WALLET" && p.is_sandbox));
+      // An account added later (say by a migration) gets the right stored value whatever it says: none
+      // for a platform account, zero for a wallet.
+      await db.query(
+        `INSERT INTO accounts (id, merchant_id, is_sandbox, kind, currency, rail, balance)
+         VALUES ('acc_test_extra_fees', $1, true, 'FEES', 'XOF', 'CARD', 5)`,
+        [merchantId],
+      );
+      assertEquals(await accountBalance(db, "acc_test_extra_fees"), "0");
+      await db.query(
+        `INSERT INTO accounts (id, merchant_id, is_sandbox, kind, currency, rail)
+         VALUES ('wal_test_extra', NULL, true, 'WALLET', 'XOF', 'CARD')`,
+      );
+      assertEquals(await accountBalance(db, "wal_test_extra"), "0");
+      assertEquals(await accountBalance(db, "acc_nope"), undefined);
     });
 
     await t.step("the `then` callback's writes commit with the journal", async () => {

@@ -1,6 +1,6 @@
 // Migrations: applied once, in order, recorded; safe when several processes start together.
 import postgres from "postgres";
-import { readConfig } from "../../config.ts";
+import { readDatabaseConfig } from "../../config.ts";
 import { loadMigrations, migrate } from "../../db/migrate.ts";
 import { openPglite } from "../../db/pglite.ts";
 import { openPostgres } from "../../db/postgres.ts";
@@ -22,7 +22,7 @@ Deno.test("migrations apply in order once, and a second run applies nothing", as
   }
 });
 
-const databaseUrl = readConfig().databaseUrl;
+const databaseUrl = readDatabaseConfig().databaseUrl;
 
 Deno.test({
   name: "five processes migrating one PostgreSQL at once apply each migration exactly once",

@@ -1,6 +1,7 @@
 import { TronWeb } from "tronweb";
 import { assert, assertEquals } from "../assert.ts";
 import {
+  createAddressDeriver,
   createDeriver,
   deriveTronAccount,
   generateMnemonic,
@@ -48,6 +49,25 @@ Deno.test("hd: 50 addresses per account agree with tronweb, are valid, and live/
   }
 });
 
+Deno.test("hd: public derivation from the account xpub gives exactly the private derivation's addresses", () => {
+  for (const account of [0, 1]) {
+    const full = createDeriver(MNEMONIC, account);
+    const fast = createAddressDeriver(MNEMONIC, account);
+    for (let i = 0; i < 200; i++) {
+      const { address, addressHex } = full.derive(i);
+      assertEquals(fast.address(i), { address, addressHex });
+    }
+  }
+  // Far indexes too, against @scure/bip32 (through createDeriver) and tronweb's own derivation.
+  for (const [account, index] of [[0, 2 ** 31 - 1], [1, 1_000_003], [0, 65_536]]) {
+    const fast = createAddressDeriver(MNEMONIC, account).address(index);
+    assertEquals(fast.address, createDeriver(MNEMONIC, account).derive(index).address);
+    const theirs = TronWeb.fromMnemonic(MNEMONIC, tronPath(account, index)) as { address: string };
+    assertEquals(fast.address, theirs.address);
+  }
+  assertEquals(createAddressDeriver(MNEMONIC, 0).account, 0);
+});
+
 Deno.test("hd: mnemonics are 24 English words, validated; bad input is refused", () => {
   const m = generateMnemonic();
   assertEquals(m.split(" ").length, 24);
@@ -65,6 +85,9 @@ Deno.test("hd: mnemonics are 24 English words, validated; bad input is refused",
       () => createDeriver(MNEMONIC, -1),
       () => createDeriver(MNEMONIC, 0).derive(2 ** 31),
       () => createDeriver(MNEMONIC, 0).derive(1.5),
+      () => createAddressDeriver("not a mnemonic", 0),
+      () => createAddressDeriver(MNEMONIC, 0).address(-1),
+      () => createAddressDeriver(MNEMONIC, 0).address(2 ** 31),
     ]
   ) {
     try {
@@ -73,5 +96,5 @@ Deno.test("hd: mnemonics are 24 English words, validated; bad input is refused",
       threw++;
     }
   }
-  assertEquals(threw, 4);
+  assertEquals(threw, 7);
 });

@@ -2,7 +2,7 @@
 // backoff, timeouts, exhaustion, disabling, concurrent workers, crash recovery, the sweep.
 import type { Db } from "../../db/mod.ts";
 import { manualClock } from "../../domain/clock.ts";
-import { emitEvent } from "../../domain/events.ts";
+import { emitEvent, sampleEventData } from "../../domain/events.ts";
 import { deliverWebhook, signatureHeader, sweepDueDeliveries } from "../../domain/webhook_delivery.ts";
 import { handleWebhookSweep } from "../../jobs/webhook_delivery.ts";
 import { assert, assertEquals, assertMatch, assertRejects } from "../assert.ts";
@@ -173,7 +173,7 @@ Deno.test("webhook delivery: retries, timeouts, disabling, leases", async (t) =>
           merchantId: merchant.merchantId,
           isSandbox: false,
           type: "payin.confirmed",
-          data: { transactionId: "pay_1" },
+          data: sampleEventData("payin.confirmed", clock.now()),
         });
         const toDisabled = await gw.db.query(
           "SELECT id FROM webhook_deliveries WHERE event_id = $1 AND endpoint_id = $2",

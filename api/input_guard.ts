@@ -1,0 +1,105 @@
+// The edge check every request passes before any route: text PostgreSQL cannot store (a NUL character,
+// a lone UTF-16 surrogate) in the query string, the JSON body (keys and values at any depth) or a header
+// that reaches storage is a VALIDATION_ERROR naming the field. Done once here rather than per route, so a
+// route added tomorrow is covered without thinking about it.
+import type { MiddlewareHandler } from "hono";
+import { AppError, type FieldProblem } from "../domain/errors.ts";
+import type { AppEnv } from "./env.ts";
+
+/** Headers whose value is stored, logged or echoed back. */
+const STORED_HEADERS = ["idempotency-key", "x-request-id", "x-sandbox"];
+
+/** Deeper than any body the API takes; deeper ones would only stress recursive code further on. */
+export const MAX_JSON_DEPTH = 32;
+
+/** No NUL character (text and jsonb refuse it) and no lone surrogate (not encodable as UTF-8). */
+export function isStorableText(text: string): boolean {
+  return !text.includes("\u0000") && text.isWellFormed();
+}
+
+/** A field name safe to print back: the unstorable characters written as \uXXXX escapes. */
+function printable(name: string): string {
+  return name.replace(
+    // deno-lint-ignore no-control-regex -- control characters are exactly what is escaped here
+    /[\u0000-\u001f]|[\ud800-\udfff]/g,
+    (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+}
+
+/**
+ * The fields of a parsed JSON value holding unstorable text, walked without recursion (a 1 MB body can
+ * nest half a million levels). Also reports nesting deeper than MAX_JSON_DEPTH.
+ */
+export function unstorableFields(root: unknown, limit = 10): FieldProblem[] {
+  const problems: FieldProblem[] = [];
+  const stack: Array<{ value: unknown; path: string; depth: number }> = [{ value: root, path: "", depth: 0 }];
+  while (stack.length > 0 && problems.length < limit) {
+    const { value, path, depth } = stack.pop()!;
+    if (typeof value === "string") {
+      if (!isStorableText(value)) {
+        problems.push({ field: path || "(root)", reason: "contains a NUL character or a lone surrogate" });
+      }
+      continue;
+    }
+    if (value === null || typeof value !== "object") continue;
+    if (depth >= MAX_JSON_DEPTH) {
+      problems.push({ field: path || "(root)", reason: `nested deeper than ${MAX_JSON_DEPTH} levels` });
+      continue;
+    }
+    const entries = Array.isArray(value)
+      ? value.map((v, i) => [String(i), v] as const)
+      : Object.entries(value);
+    for (const [key, child] of entries) {
+      const childPath = path ? `${path}.${printable(key)}` : printable(key);
+      if (!isStorableText(key)) {
+        problems.push({
+          field: childPath,
+          reason: "property name contains a NUL character or a lone surrogate",
+        });
+      }
+      stack.push({ value: child, path: childPath, depth: depth + 1 });
+    }
+  }
+  return problems;
+}
+
+function refuse(problems: FieldProblem[]): never {
+  const summary = problems.slice(0, 3).map((p) => `${p.field}: ${p.reason}`).join("; ");
+  throw new AppError("VALIDATION_ERROR", `Validation failed: ${summary}`, { details: problems });
+}
+
+function isJson(contentType: string | undefined): boolean {
+  return /^application\/([a-z0-9.+-]*\+)?json\b/i.test(contentType?.trim() ?? "");
+}
+
+export const rejectUnstorableInput: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const problems: FieldProblem[] = [];
+  for (const [key, value] of new URL(c.req.url).searchParams) {
+    if (!isStorableText(key) || !isStorableText(value)) {
+      problems.push({
+        field: `query.${printable(key)}`,
+        reason: "contains a NUL character or a lone surrogate",
+      });
+    }
+  }
+  for (const name of STORED_HEADERS) {
+    const value = c.req.header(name);
+    if (value !== undefined && !isStorableText(value)) {
+      problems.push({ field: `header.${name}`, reason: "contains a NUL character" });
+    }
+  }
+  if (problems.length > 0) refuse(problems);
+  if (c.req.method !== "GET" && c.req.method !== "HEAD" && isJson(c.req.header("content-type"))) {
+    // Hono caches the text, so the route's own JSON validator parses the same bytes afterwards.
+    const text = await c.req.text();
+    let parsed: unknown;
+    try {
+      parsed = text === "" ? undefined : JSON.parse(text);
+    } catch {
+      parsed = undefined; // the route's validator answers malformed JSON with its own envelope
+    }
+    const found = unstorableFields(parsed);
+    if (found.length > 0) refuse(found);
+  }
+  await next();
+};

@@ -1,0 +1,140 @@
+// The OpenAPI `webhooks` section: one entry per event of domain/events.ts, describing the signed body the
+// gateway POSTs. The envelope mirrors `webhookBody` (domain/events.ts): a field added there (for example
+// `livemode`) is added once, in EventEnvelope below, and every entry follows.
+import { type OpenAPIHono, z } from "@hono/zod-openapi";
+import { EVENT_TYPES, type EventType, sampleEventData } from "../../domain/events.ts";
+import { PAYIN_STATUSES } from "../../domain/payins/states.ts";
+
+const nullableText = z.string().nullable();
+const Metadata = z.record(z.string(), z.unknown()).optional().openapi({
+  description: "The pay-in's metadata, as given at creation (absent on test deliveries)",
+});
+
+/** What every pay-in event carries (domain/payins/view.ts payinEventData). */
+const payinBase = {
+  transactionId: z.string(),
+  address: nullableText.openapi({ description: "Deposit address; null for card and mobile money" }),
+  amount: z.string(),
+  currency: z.enum(["USDT_TRC20", "XOF"]),
+  chain: nullableText,
+  externalRef: nullableText,
+  status: z.enum(PAYIN_STATUSES),
+  metadata: Metadata,
+};
+const received = { amountReceived: z.string(), txHash: nullableText, confirmedAt: nullableText };
+
+const usdtConfirmed = z.object({ ...payinBase, ...received });
+/** payin.confirmed of a card or mobile money pay-in: the specification's fiat field list. */
+const fiatConfirmed = z.object({
+  transactionId: z.string(),
+  status: z.enum(PAYIN_STATUSES),
+  currency: z.enum(["USDT_TRC20", "XOF"]),
+  chain: nullableText,
+  externalRef: nullableText,
+  amount: z.string().openapi({ description: "Amount received" }),
+  amountRequested: z.string(),
+  txHash: nullableText,
+  confirmedAt: nullableText,
+  pricingCurrency: z.string(),
+  pricingAmount: z.string(),
+  fxRate: z.string(),
+  paymentMethod: z.enum(["CARD", "MOBILE_MONEY"]),
+  fee: z.string(),
+  netAmount: z.string(),
+  metadata: Metadata,
+});
+
+/** A USDT transfer to a deposit address, credited (or refused as dust); test deliveries send fewer fields. */
+const deposit = z.object({
+  transactionId: z.string(),
+  payinId: z.string().optional(),
+  address: z.string(),
+  amount: z.string(),
+  fee: z.string().optional(),
+  netAmount: z.string().optional(),
+  currency: z.literal("USDT_TRC20"),
+  chain: z.literal("TRON"),
+  txHash: z.string(),
+  status: z.string(),
+  confirmations: z.number().int().optional(),
+  confirmedAt: z.string().optional(),
+  reason: z.string().optional(),
+  failedAt: z.string().optional(),
+});
+
+/** The `data` of the events the gateway emits itself, field by field. */
+const EMITTED: Partial<Record<EventType, z.ZodType>> = {
+  "payin.created": z.object({ ...payinBase, expiresAt: z.string(), paymentUrl: z.string() }),
+  "payin.confirming": z.object({ ...payinBase, amountReceived: z.string(), txHash: nullableText }),
+  "payin.confirmed": z.union([usdtConfirmed, fiatConfirmed]),
+  "payin.expired": z.object({ ...payinBase, expiredAt: z.string() }),
+  "payin.failed": z.object({ ...payinBase, reason: nullableText }),
+  "payin.underpaid": z.object({ ...payinBase, ...received, shortfall: z.string() }),
+  "payin.overpaid": z.object({ ...payinBase, ...received, surplus: z.string() }),
+  "deposit.confirmed": deposit,
+  "deposit.failed": deposit,
+  "deposit.overpaid": deposit,
+  "deposit.underpaid": deposit,
+};
+
+/** A schema with the sample's fields and types, for events only sent as test deliveries so far. */
+function schemaOfSample(value: unknown): z.ZodType {
+  if (typeof value === "string") return z.string();
+  if (typeof value === "number") return Number.isInteger(value) ? z.number().int() : z.number();
+  if (typeof value === "boolean") return z.boolean();
+  if (Array.isArray(value)) return z.array(value.length ? schemaOfSample(value[0]) : z.unknown());
+  if (value && typeof value === "object") {
+    return z.object(Object.fromEntries(Object.entries(value).map(([k, v]) => [k, schemaOfSample(v)])));
+  }
+  return z.null();
+}
+
+export function eventDataSchema(type: EventType): z.ZodType {
+  return EMITTED[type] ?? schemaOfSample(sampleEventData(type, new Date(0)));
+}
+
+/** The signed body of every delivery (domain/events.ts webhookBody). */
+export function eventEnvelope(type: EventType) {
+  return z.object({
+    event: z.literal(type),
+    data: eventDataSchema(type),
+    createdAt: z.string().openapi({ example: "2026-01-01T12:00:00.000Z" }),
+  });
+}
+
+function componentName(type: EventType): string {
+  return type.split(/[._]/).map((w) => w[0].toUpperCase() + w.slice(1)).join("") + "Event";
+}
+
+export function registerWebhooks(registry: OpenAPIHono["openAPIRegistry"]): void {
+  for (const type of EVENT_TYPES) {
+    const emitted = type in EMITTED;
+    registry.registerWebhook({
+      method: "post",
+      path: type,
+      tags: ["Webhook events"],
+      summary: emitted ? `The ${type} event` : `The ${type} event (test deliveries only so far)`,
+      operationId: `on_${type.replaceAll(".", "_")}`,
+      description: emitted
+        ? "Sent to every ACTIVE endpoint of the merchant and mode subscribed to it."
+        : "Not emitted by the gateway yet; POST /v1/webhooks/test sends this shape.",
+      security: [],
+      request: {
+        headers: z.object({
+          "service-signature": z.string().openapi({
+            description: 't=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>"> with the endpoint secret',
+            example: "t=1767268800,v1=5f2b…",
+          }),
+        }),
+        body: {
+          required: true,
+          content: { "application/json": { schema: eventEnvelope(type).openapi(componentName(type)) } },
+        },
+      },
+      responses: {
+        200: { description: "Any 2xx acknowledges the delivery" },
+        400: { description: "Any other answer, or none within the timeout: the delivery is retried" },
+      },
+    });
+  }
+}

@@ -1,0 +1,45 @@
+// The numbers /metrics reads from the database at scrape time: one round trip, each an indexed count.
+import type { Db } from "./mod.ts";
+
+export type DatabaseGauges = {
+  deliveriesPending: number;
+  deliveriesDue: number;
+  deliveriesFailing: number;
+  deliveriesFailed: number;
+  payinsExpiryDue: number;
+  freeAddressesLive: number;
+  freeAddressesSandbox: number;
+  scannerHead: number | null;
+  scannerLastBlock: number | null;
+};
+
+export async function readDatabaseGauges(db: Db, now: Date): Promise<DatabaseGauges> {
+  const [row] = await db.query<Record<string, string | number | null>>(
+    `SELECT
+       (SELECT count(*) FROM webhook_deliveries WHERE status = 'PENDING')::int AS deliveries_pending,
+       (SELECT count(*) FROM webhook_deliveries WHERE status = 'PENDING' AND next_attempt_at <= $1)::int
+         AS deliveries_due,
+       (SELECT count(*) FROM webhook_deliveries WHERE status = 'PENDING' AND attempt_count > 0)::int
+         AS deliveries_failing,
+       (SELECT count(*) FROM webhook_deliveries WHERE status = 'FAILED')::int AS deliveries_failed,
+       (SELECT count(*) FROM payins WHERE status = 'AWAITING_PAYMENT' AND expires_at <= $1)::int
+         AS payins_expiry_due,
+       (SELECT count(*) FROM deposit_addresses WHERE payin_id IS NULL AND NOT is_sandbox)::int AS free_live,
+       (SELECT count(*) FROM deposit_addresses WHERE payin_id IS NULL AND is_sandbox)::int AS free_sandbox,
+       (SELECT max(head_seen) FROM chain_cursor)::bigint AS scanner_head,
+       (SELECT max(number) FROM chain_blocks)::bigint AS scanner_last`,
+    [now],
+  );
+  const num = (v: string | number | null) => (v === null ? null : Number(v));
+  return {
+    deliveriesPending: Number(row.deliveries_pending),
+    deliveriesDue: Number(row.deliveries_due),
+    deliveriesFailing: Number(row.deliveries_failing),
+    deliveriesFailed: Number(row.deliveries_failed),
+    payinsExpiryDue: Number(row.payins_expiry_due),
+    freeAddressesLive: Number(row.free_live),
+    freeAddressesSandbox: Number(row.free_sandbox),
+    scannerHead: num(row.scanner_head),
+    scannerLastBlock: num(row.scanner_last),
+  };
+}
