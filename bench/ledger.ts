@@ -14,15 +14,14 @@ import { postJournal } from "../domain/ledger.ts";
 import { newId } from "../domain/ids.ts";
 import { createMerchant } from "../domain/merchants.ts";
 import {
+  type BenchOptions,
   type BenchTarget,
-  findPostgres,
+  benchTargets,
   fmt,
   formatTable,
   interleaved,
   median,
   perSecond,
-  pgliteTarget,
-  postgresTarget,
 } from "./lib.ts";
 
 const SMOKE = Deno.args.includes("--smoke");
@@ -180,12 +179,10 @@ function render(rows: Row[]): string {
   );
 }
 
-export async function runLedgerBench(): Promise<void> {
+/** `options.smoke` and `--smoke` (read at load time for the sizes above) are the same flag from bench/mod.ts. */
+export async function runLedgerBench(options: BenchOptions = { smoke: SMOKE }): Promise<void> {
   const started = performance.now();
-  const targets: Array<() => Promise<BenchTarget>> = [pgliteTarget];
-  const pg = await findPostgres();
-  if (pg) targets.push(() => postgresTarget(pg.url, pg.poolSize));
-  else console.log("PostgreSQL: DATABASE_URL unset and 127.0.0.1:5432 not answering; PGlite only.");
+  const targets = await benchTargets(options);
 
   const rows: Row[] = [];
   const colds: Row[] = [];

@@ -1,11 +1,17 @@
-// Shared tools of the benchmarks: the databases to run against, a worker pool, interleaved repeats with
-// medians, and a plain-text table. Each bench (ledger now; pay-in and scanner later) builds on these.
+// Shared tools of the benchmarks: the options every bench takes, the databases to run against, a worker
+// pool, interleaved repeats with medians, cold-then-warm timing, and a plain-text table.
 import postgres from "postgres";
 import { readDatabaseConfig } from "../config.ts";
 import { migrate } from "../db/migrate.ts";
 import type { Db } from "../db/mod.ts";
 import { openPglite } from "../db/pglite.ts";
 import { openPostgres } from "../db/postgres.ts";
+
+/** What `deno task bench <name> [--smoke]` passes to every bench's run function. */
+export type BenchOptions = {
+  /** A tiny run on one database, only to prove the bench still works end to end (CI); figures mean nothing. */
+  smoke: boolean;
+};
 
 /** Where a bench runs when DATABASE_URL is unset but a local server answers. */
 export const LOCAL_POSTGRES_URL = "postgres://postgres@127.0.0.1:5432/postgres";
@@ -50,10 +56,28 @@ export async function postgresTarget(url: string, poolSize: number): Promise<Ben
   };
 }
 
-/** DATABASE_URL when set, else the local server if port 5432 answers, else none. */
-export async function findPostgres(): Promise<{ url: string; poolSize: number } | undefined> {
+/**
+ * The databases a bench runs on, side by side: embedded PGlite (the default a fresh clone starts with) and
+ * PostgreSQL when findPostgres finds one. A smoke run takes exactly one: PostgreSQL when DATABASE_URL is
+ * set, else PGlite, so CI running each bench with and without DATABASE_URL covers both drivers once.
+ */
+export async function benchTargets(options: BenchOptions): Promise<Array<() => Promise<BenchTarget>>> {
+  const pg = await findPostgres(options);
+  if (options.smoke) return [pg ? () => postgresTarget(pg.url, pg.poolSize) : pgliteTarget];
+  if (!pg) console.log("PostgreSQL: DATABASE_URL unset and 127.0.0.1:5432 not answering; PGlite only.");
+  return pg ? [pgliteTarget, () => postgresTarget(pg.url, pg.poolSize)] : [pgliteTarget];
+}
+
+/**
+ * DATABASE_URL when set, else the local server if port 5432 answers, else none. A smoke run never probes:
+ * it uses PostgreSQL only when told to.
+ */
+export async function findPostgres(
+  options: BenchOptions = { smoke: false },
+): Promise<{ url: string; poolSize: number } | undefined> {
   const config = readDatabaseConfig();
   if (config.databaseUrl) return { url: config.databaseUrl, poolSize: config.databasePoolSize };
+  if (options.smoke) return undefined;
   try {
     const conn = await withTimeout(Deno.connect({ hostname: "127.0.0.1", port: 5432 }), 500);
     conn.close();
@@ -84,6 +108,20 @@ export async function runPool(
   const start = performance.now();
   await Promise.all(Array.from({ length: Math.min(concurrency, total) }, worker));
   return performance.now() - start;
+}
+
+/**
+ * Times `task` once from cold (the first call in a fresh process and database, as a user's server meets
+ * it), then `warmRuns` more times; answers the cold figure and the warm ones so a bench prints both.
+ */
+export async function coldThenWarm(
+  warmRuns: number,
+  task: () => Promise<number>,
+): Promise<{ cold: number; warm: number[] }> {
+  const cold = await task();
+  const warm: number[] = [];
+  for (let i = 0; i < warmRuns; i++) warm.push(await task());
+  return { cold, warm };
 }
 
 export function perSecond(count: number, ms: number): number {

@@ -1,10 +1,14 @@
-// `deno task bench <name>`: runs one benchmark. Each lives in its own file and exports one run function;
-// the shared timing, median and table helpers are in bench/lib.ts.
+// `deno task bench <name> [--smoke]`: runs one benchmark; `deno task bench --list` prints their names, one a
+// line (CI loops over them). Each lives in its own file and exports one run(options) function; the shared
+// timing, median, table and target helpers are in bench/lib.ts. `--smoke` runs a bench at a tiny size, on
+// one database only (PostgreSQL when DATABASE_URL is set, else embedded PGlite), so CI can run every bench
+// on both drivers in a few minutes and none of them rots; its figures mean nothing.
 import { runLedgerBench } from "./ledger.ts";
 import { runPayinBench } from "./payin.ts";
+import type { BenchOptions } from "./lib.ts";
 import { runScannerBench } from "./scanner.ts";
 
-const BENCHES: Record<string, { about: string; run: () => Promise<void> }> = {
+const BENCHES: Record<string, { about: string; run: (options: BenchOptions) => Promise<void> }> = {
   ledger: {
     about: "journals/s through postJournal vs plain INSERTs, concurrency 1/10/50",
     run: runLedgerBench,
@@ -21,17 +25,24 @@ const BENCHES: Record<string, { about: string; run: () => Promise<void> }> = {
 
 function usage(): string {
   const lines = Object.entries(BENCHES).map(([name, b]) => `  ${name.padEnd(10)} ${b.about}`);
-  return `usage: deno task bench <name>\n\n${lines.join("\n")}`;
+  return `usage: deno task bench <name> [--smoke]\n       deno task bench --list\n\n${lines.join("\n")}`;
 }
 
 if (import.meta.main) {
-  const name = Deno.args[0];
+  const args = [...Deno.args];
+  if (args.includes("--list")) {
+    console.log(Object.keys(BENCHES).join("\n"));
+    Deno.exit(0);
+  }
+  const smoke = args.includes("--smoke");
+  const rest = args.filter((a) => a !== "--smoke");
+  const name = rest[0];
   const bench = name ? BENCHES[name] : undefined;
-  if (!bench) {
-    console.error(name ? `unknown bench: ${name}\n\n${usage()}` : usage());
+  if (!bench || rest.length !== 1) {
+    console.error(name && !bench ? `unknown bench: ${name}\n\n${usage()}` : usage());
     Deno.exit(2);
   }
-  await bench.run();
+  await bench.run({ smoke });
   // Drivers may keep timers alive (pool idle timeouts); a bench is done when it has printed.
   Deno.exit(0);
 }

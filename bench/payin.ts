@@ -16,16 +16,15 @@ import { hashApiKey } from "../domain/api_keys.ts";
 import { fillAddressPool } from "../domain/address_pool.ts";
 import { type BenchGateway, startBenchGateway } from "./gateway.ts";
 import {
+  type BenchOptions,
   type BenchTarget,
-  findPostgres,
+  benchTargets,
   fmt,
   formatStatuses,
   formatTable,
   LoadGenerator,
   median,
   percentile,
-  pgliteTarget,
-  postgresTarget,
 } from "./lib.ts";
 
 const CONCURRENCY = 50;
@@ -227,13 +226,12 @@ function render(results: Result[]): string {
   );
 }
 
-export async function runPayinBench(args: string[] = Deno.args): Promise<void> {
-  const smoke = args.includes("--smoke");
+export async function runPayinBench(
+  options: BenchOptions = { smoke: Deno.args.includes("--smoke") },
+): Promise<void> {
+  const smoke = options.smoke;
   const started = performance.now();
-  const targets: Array<() => Promise<BenchTarget>> = [pgliteTarget];
-  const pg = await findPostgres();
-  if (pg) targets.push(() => postgresTarget(pg.url, pg.poolSize));
-  else console.log("PostgreSQL: DATABASE_URL unset and 127.0.0.1:5432 not answering; PGlite only.");
+  const targets = await benchTargets(options);
 
   const load = new LoadGenerator();
   const results: Result[] = [];

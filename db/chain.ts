@@ -1,5 +1,6 @@
 // SQL for what the scanner saw on chain: transfers to watched addresses, followed blocks, the cursor.
 import type { Db } from "./mod.ts";
+import type { PayinRow } from "./payins.ts";
 
 export type ChainTransferRow = {
   tx_id: string;
@@ -59,6 +60,91 @@ export async function insertTransferOnce(
   return rows.length === 1;
 }
 
+/** A pay-in behind a watched address, locked, with the address's watch window. */
+export type WatchedPayin = PayinRow & { watched_hex: string; watched_until: Date };
+
+/**
+ * The pay-ins behind any of `addressesHex`, locked FOR UPDATE in id order (one statement per block, and a
+ * fixed lock order), each with the address it is watched on and until when.
+ */
+export async function lockWatchedPayins(db: Db, addressesHex: string[]): Promise<WatchedPayin[]> {
+  if (addressesHex.length === 0) return [];
+  return await db.query<WatchedPayin>(
+    // Driven by the array (a nested loop over two unique indexes), whatever the tables' statistics say.
+    `SELECT p.*, d.address_hex AS watched_hex, d.watch_until AS watched_until
+       FROM unnest($1::text[]) AS a(hex)
+       JOIN deposit_addresses d ON d.address_hex = a.hex
+       JOIN payins p ON p.id = d.payin_id
+      ORDER BY p.id FOR UPDATE OF p`,
+    [addressesHex],
+  );
+}
+
+export type NewTransfer = {
+  txId: string;
+  logIndex: number;
+  from: string;
+  to: string;
+  amount: string;
+  merchantId: string;
+  kind: "PAYIN" | "DEPOSIT";
+  payinId: string;
+  isSandbox: boolean;
+};
+
+/**
+ * Inserts one block's transfers in one statement, each at most once ever (txID + log index): answers the
+ * keys ("txid:log") of those new here, so a block scanned again after a crash counts nothing twice.
+ */
+export async function insertBlockTransfers(
+  db: Db,
+  block: { number: number; hash: string; time: Date },
+  transfers: NewTransfer[],
+  now: Date,
+): Promise<Set<string>> {
+  if (transfers.length === 0) return new Set();
+  // One JSON parameter rather than a dozen typed arrays: the same on PGlite and postgres.js.
+  const rows = await db.query<{ tx_id: string; log_index: number }>(
+    `INSERT INTO chain_transfers (tx_id, log_index, block_number, block_hash, block_time, from_address,
+       to_address, amount, merchant_id, kind, payin_id, is_sandbox, seen_at)
+     SELECT t."txId", t."logIndex", $2, $3, $4, t."from", t."to", t.amount, t."merchantId", t.kind,
+            t."payinId", t."isSandbox", $5
+       FROM jsonb_to_recordset($1::text::jsonb) AS t("txId" text, "logIndex" integer, "from" text, "to" text,
+            amount numeric, "merchantId" text, kind text, "payinId" text, "isSandbox" boolean)
+     ON CONFLICT (tx_id, log_index) DO NOTHING RETURNING tx_id, log_index`,
+    [JSON.stringify(transfers), block.number, block.hash, block.time, now],
+  );
+  return new Set(rows.map((r) => `${r.tx_id}:${r.log_index}`));
+}
+
+export type ReceivedTotal = { payin_id: string; received: string; first_tx: string };
+
+/** What each pay-in has received so far: the sum of its live transfers, and the first of them. */
+export async function receivedTotals(db: Db, payinIds: string[]): Promise<Map<string, ReceivedTotal>> {
+  if (payinIds.length === 0) return new Map();
+  const rows = await db.query<ReceivedTotal>(
+    `SELECT payin_id, sum(amount)::text AS received,
+            (array_agg(tx_id ORDER BY block_number, tx_id, log_index))[1] AS first_tx
+       FROM chain_transfers
+      WHERE payin_id = ANY($1::text[]) AND kind = 'PAYIN' AND status <> 'ORPHANED'
+      GROUP BY payin_id`,
+    [payinIds],
+  );
+  return new Map(rows.map((r) => [r.payin_id, r]));
+}
+
+/** Sets amounts received (and the tx hash when there is none yet) of many pay-ins in one statement. */
+export async function setReceived(db: Db, totals: ReceivedTotal[], now: Date): Promise<void> {
+  if (totals.length === 0) return;
+  await db.query(
+    `UPDATE payins p SET amount_received = m.received::numeric, tx_hash = COALESCE(p.tx_hash, m.first_tx),
+            updated_at = $4
+       FROM unnest($1::text[], $2::text[], $3::text[]) AS m(id, received, first_tx)
+      WHERE p.id = ANY($1::text[]) AND p.id = m.id`,
+    [totals.map((t) => t.payin_id), totals.map((t) => t.received), totals.map((t) => t.first_tx), now],
+  );
+}
+
 /** The live (not orphaned) transfers counting toward a pay-in, oldest first. */
 export async function payinTransfers(db: Db, payinId: string): Promise<ChainTransferRow[]> {
   return await db.query<ChainTransferRow>(
@@ -68,12 +154,17 @@ export async function payinTransfers(db: Db, payinId: string): Promise<ChainTran
   );
 }
 
-/** Pay-ins whose every open transfer is at least `minConfirmations` deep at `head`. */
-export async function payinsReadyToSettle(db: Db, head: number, minConfirmations: number): Promise<string[]> {
+/** Up to `limit` pay-ins whose every open transfer is at least `minConfirmations` deep at `head`, oldest first. */
+export async function payinsReadyToSettle(
+  db: Db,
+  head: number,
+  minConfirmations: number,
+  limit: number,
+): Promise<string[]> {
   const rows = await db.query<{ payin_id: string }>(
     `SELECT payin_id FROM chain_transfers WHERE kind = 'PAYIN' AND status = 'SEEN'
-      GROUP BY payin_id HAVING max(block_number) <= $1`,
-    [head - minConfirmations + 1],
+      GROUP BY payin_id HAVING max(block_number) <= $1 ORDER BY max(block_number), payin_id LIMIT $2`,
+    [head - minConfirmations + 1, limit],
   );
   return rows.map((r) => r.payin_id);
 }
@@ -82,11 +173,12 @@ export async function depositsReadyToCredit(
   db: Db,
   head: number,
   minConfirmations: number,
+  limit: number,
 ): Promise<Array<{ tx_id: string; log_index: number }>> {
   return await db.query(
     `SELECT tx_id, log_index FROM chain_transfers WHERE kind = 'DEPOSIT' AND status = 'SEEN' AND block_number <= $1
-      ORDER BY block_number LIMIT 500`,
-    [head - minConfirmations + 1],
+      ORDER BY block_number LIMIT $2`,
+    [head - minConfirmations + 1, limit],
   );
 }
 
@@ -140,36 +232,44 @@ export async function blockAt(db: Db, number: number): Promise<ChainBlockRow | u
   ))[0];
 }
 
-export async function insertBlock(
+/**
+ * Records a followed block, forgets those more than `keep` below it and moves the cursor, in one
+ * statement (the last of the block's transaction).
+ */
+export async function commitBlock(
   db: Db,
+  network: string,
   b: { number: number; hash: string; parentHash: string; time: Date; keep: number },
+  headSeen: number,
+  now: Date,
 ): Promise<void> {
   await db.query(
-    "INSERT INTO chain_blocks (number, hash, parent_hash, block_time) VALUES ($1, $2, $3, $4) ON CONFLICT (number) DO NOTHING",
-    [b.number, b.hash, b.parentHash, b.time],
+    `WITH old AS (DELETE FROM chain_blocks WHERE number < $5),
+          cursor AS (UPDATE chain_cursor SET head_seen = $7, updated_at = $8 WHERE network = $6)
+     INSERT INTO chain_blocks (number, hash, parent_hash, block_time) VALUES ($1, $2, $3, $4)
+     ON CONFLICT (number) DO NOTHING`,
+    [b.number, b.hash, b.parentHash, b.time, b.number - b.keep, network, headSeen, now],
   );
-  await db.query("DELETE FROM chain_blocks WHERE number < $1", [b.number - b.keep]);
 }
 
 export async function deleteBlocksAbove(db: Db, forkPoint: number): Promise<void> {
   await db.query("DELETE FROM chain_blocks WHERE number > $1", [forkPoint]);
 }
 
-/** The scanner's mutex across processes: the cursor row, locked for the length of one block's work. */
+/**
+ * The scanner's mutex across processes: the cursor row, locked for the length of one block's work.
+ * Undefined while another process holds it. The row is created the first time only.
+ */
 export async function lockCursor(db: Db, network: string): Promise<{ head_seen: string } | undefined> {
+  const lock = () =>
+    db.query<{ head_seen: string }>(
+      "SELECT head_seen FROM chain_cursor WHERE network = $1 FOR UPDATE SKIP LOCKED",
+      [network],
+    );
+  const rows = await lock();
+  if (rows.length) return rows[0];
   await db.query("INSERT INTO chain_cursor (network) VALUES ($1) ON CONFLICT (network) DO NOTHING", [
     network,
   ]);
-  return (await db.query<{ head_seen: string }>(
-    "SELECT head_seen FROM chain_cursor WHERE network = $1 FOR UPDATE SKIP LOCKED",
-    [network],
-  ))[0];
-}
-
-export async function saveCursor(db: Db, network: string, headSeen: number, now: Date): Promise<void> {
-  await db.query("UPDATE chain_cursor SET head_seen = $2, updated_at = $3 WHERE network = $1", [
-    network,
-    headSeen,
-    now,
-  ]);
+  return (await lock())[0];
 }

@@ -20,7 +20,7 @@ export async function handleTronScan(
   let behind = 0;
   try {
     const report = await scanChain(deps, { maxBlocks: 100 });
-    behind = report.behind;
+    behind = report.behind + (report.settleBacklog ? 1 : 0);
     if (report.scanned || report.reorgs || report.settled || report.deposits) {
       deps.log.debug("tron scan", report);
     }
@@ -31,7 +31,7 @@ export async function handleTronScan(
     .set(LOOP_KEY, { loopId: message.loopId, tickedAt: Date.now() })
     .commit();
   if (!still.ok) return;
-  // Behind: continue at once. Caught up: come back in about a third of a block.
+  // Behind (or settlements left over): continue at once. Caught up: come back in about a third of a block.
   const blockMs = deps.config.tron.network === "devnet" ? deps.config.tron.devnetBlockMs || 1000 : 3000;
   await deps.queue.enqueue(message, { delayMs: behind > 0 ? 0 : Math.max(250, Math.floor(blockMs / 3)) });
 }

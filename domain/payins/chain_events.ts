@@ -1,10 +1,9 @@
 // What the scanner's observations do to pay-ins: a transfer seen (CONFIRMING), late funds (a deposit),
 // a reorg (the transfer is gone again), and expiry with nothing received.
 import * as chain from "../../db/chain.ts";
-import { findWatched } from "../../db/deposit_addresses.ts";
 import { findSystemAccount, findWallet } from "../../db/ledger.ts";
 import { findMerchant } from "../../db/merchants.ts";
-import { findPayin, listExpiredAwaiting, lockPayin, updateReceived } from "../../db/payins.ts";
+import { findPayin, listExpiredAwaiting, lockPayin } from "../../db/payins.ts";
 import type { UsdtTransfer } from "../../rails/tron/transfers.ts";
 import type { Deps } from "../deps.ts";
 import { emitEvent } from "../events.ts";
@@ -12,41 +11,38 @@ import { effectiveFees } from "../fees.ts";
 import { postJournal } from "../ledger.ts";
 import { Decimal, formatAmount } from "../money.ts";
 import { DUST_REASON, splitUsdtReceipt } from "./settle.ts";
-import { transitionPayin } from "./transition.ts";
+import { transitionPayin, transitionPayins } from "./transition.ts";
 
 type ChainDeps = Pick<Deps, "db" | "queue" | "clock" | "config" | "log">;
-
-export type ObservedTransfer = UsdtTransfer & { blockHash: string; blockTime: Date };
 
 const OPEN = ["AWAITING_PAYMENT", "PENDING", "CONFIRMING"];
 
 /**
- * Records the block's transfers to watched addresses (inside the scanner's block transaction). A transfer
+ * Records one block's transfers to watched addresses (inside the scanner's block transaction). A transfer
  * counts toward its pay-in while the pay-in is open and the block is not past its expiry; afterwards,
- * within the watch window, it is late funds: a deposit credited on its own.
+ * within the watch window, it is late funds: a deposit credited on its own. The work is a fixed handful of
+ * statements per block however many transfers it carries: lock the pay-ins, insert the transfers (each
+ * once ever), recompute the amounts received, move the newly funded pay-ins to CONFIRMING with their events.
  */
 export async function recordObservedTransfers(
   deps: ChainDeps,
-  transfers: ObservedTransfer[],
+  block: { number: number; hash: string; time: Date },
+  transfers: UsdtTransfer[],
 ): Promise<number> {
   const watched = new Map(
-    (await findWatched(deps.db, [...new Set(transfers.map((t) => t.toHex))])).map((w) => [w.address_hex, w]),
+    (await chain.lockWatchedPayins(deps.db, [...new Set(transfers.map((t) => t.toHex))]))
+      .map((w) => [w.watched_hex, w]),
   );
-  let recorded = 0;
+  const rows: Array<chain.NewTransfer & { payin: chain.WatchedPayin }> = [];
   for (const t of transfers) {
-    const address = watched.get(t.toHex);
-    if (!address || t.blockTime > address.watch_until) continue;
-    const payin = await lockPayin(deps.db, address.payin_id);
-    if (!payin) continue;
+    const payin = watched.get(t.toHex);
+    if (!payin || block.time > payin.watched_until) continue;
+    // As the pay-in was when the block began: a pay-in paid twice in one block counts both transfers.
     const counts = payin.status === "CONFIRMING" ||
-      (OPEN.includes(payin.status) && t.blockTime.getTime() <= payin.expires_at.getTime());
-    const now = deps.clock.now();
-    const fresh = await chain.insertTransferOnce(deps.db, {
+      (OPEN.includes(payin.status) && block.time.getTime() <= payin.expires_at.getTime());
+    rows.push({
       txId: t.txId,
       logIndex: t.logIndex,
-      blockNumber: t.blockNumber,
-      blockHash: t.blockHash,
-      blockTime: t.blockTime,
       from: t.from,
       to: t.to,
       amount: t.amount,
@@ -54,27 +50,32 @@ export async function recordObservedTransfers(
       kind: counts ? "PAYIN" : "DEPOSIT",
       payinId: payin.id,
       isSandbox: payin.is_sandbox,
-      now,
+      payin,
     });
-    if (!fresh) continue;
-    recorded++;
-    if (!counts) continue;
-    const transfersSoFar = await chain.payinTransfers(deps.db, payin.id);
-    const received = transfersSoFar.reduce((s, x) => s.plus(x.amount), new Decimal(0));
-    await updateReceived(
-      deps.db,
-      payin.id,
-      formatAmount(received, "USDT_TRC20"),
-      transfersSoFar[0].tx_id,
-      now,
-    );
-    // A transfer below the network fee is dust: it does not start confirmation on its own.
-    const isDust = new Decimal(t.amount).lessThan(payin.network_fee);
-    if (payin.status !== "CONFIRMING" && !isDust) {
-      await transitionPayin(deps, payin, "CONFIRMING");
+  }
+  const now = deps.clock.now();
+  const inserted = await chain.insertBlockTransfers(deps.db, block, rows.map(({ payin: _, ...r }) => r), now);
+  const fresh = rows.filter((r) => inserted.has(`${r.txId}:${r.logIndex}`));
+  const counting = fresh.filter((r) => r.kind === "PAYIN");
+  const totals = await chain.receivedTotals(deps.db, [...new Set(counting.map((r) => r.payinId))]);
+  // A transfer below the network fee is dust: it does not start confirmation on its own.
+  const funded = new Map<string, chain.WatchedPayin>();
+  for (const r of counting) {
+    if (r.payin.status !== "CONFIRMING" && !new Decimal(r.amount).lessThan(r.payin.network_fee)) {
+      funded.set(r.payinId, r.payin);
     }
   }
-  return recorded;
+  // The newly funded move to CONFIRMING with their amounts in one write; the others only get amounts.
+  await chain.setReceived(deps.db, [...totals.values()].filter((t) => !funded.has(t.payin_id)), now);
+  await transitionPayins(
+    deps,
+    [...funded.values()].map((p) => {
+      const t = totals.get(p.id)!;
+      return { id: p.id, status: p.status, received: { amount: t.received, txHash: t.first_tx } };
+    }),
+    "CONFIRMING",
+  );
+  return fresh.length;
 }
 
 /** Credits one late transfer as a wallet deposit (`chain:<txid>:<log>`), net of the same fees as a pay-in. */

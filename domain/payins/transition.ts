@@ -3,9 +3,11 @@
 // reports it is written in the same transaction. Each move (and each creation) is one JSON log line for
 // operators, written once the transaction has committed.
 import { moveStatus, type PayinPatch, type PayinRow } from "../../db/payins.ts";
+import { moveStatusMany } from "../../db/payins_batch.ts";
 import type { Deps } from "../deps.ts";
 import { emitEvent } from "../events.ts";
 import { logStateChange } from "../log.ts";
+import { emitEvents } from "../events_batch.ts";
 import { assertMove, type PayinStatus } from "./states.ts";
 import { type PayinEvent, payinEventData } from "./view.ts";
 
@@ -59,6 +61,36 @@ export async function transitionPayin(
       type: event,
       data: payinEventData(deps.config, moved, event),
     });
+  }
+  return moved;
+}
+
+/**
+ * transitionPayin for many pay-ins at once: one UPDATE and one INSERT of their events whatever their
+ * number (the scanner's block). A pay-in may carry what it has received, written with the move. Answers
+ * the pay-ins that moved, in the order given.
+ */
+export async function transitionPayins(
+  deps: Pick<Deps, "db" | "queue" | "clock" | "config">,
+  payins: Array<Pick<PayinRow, "id" | "status"> & { received?: { amount: string; txHash: string } }>,
+  to: PayinStatus,
+): Promise<PayinRow[]> {
+  for (const p of payins) assertMove(p.status as PayinStatus, to);
+  const moves = payins.map((p) => ({ id: p.id, from: p.status, received: p.received }));
+  const order = new Map(payins.map((p, i) => [p.id, i]));
+  const moved = (await moveStatusMany(deps.db, moves, to, deps.clock.now()))
+    .sort((a, b) => order.get(a.id)! - order.get(b.id)!);
+  const event = EVENT_OF[to];
+  if (event) {
+    await emitEvents(
+      deps,
+      moved.map((m) => ({
+        merchantId: m.merchant_id,
+        isSandbox: m.is_sandbox,
+        type: event,
+        data: payinEventData(deps.config, m, event),
+      })),
+    );
   }
   return moved;
 }

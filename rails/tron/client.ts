@@ -45,6 +45,11 @@ export interface TronClient {
   getNowBlock(): Promise<TronBlock>;
   /** Null when the node has no such block (yet). */
   getBlockByNumber(num: number): Promise<TronBlock | null>;
+  /**
+   * Blocks startNum..endNum-1 in one request (wallet/getblockbylimitnext), oldest first and linked by
+   * parent hash; fewer (or none) past the node's head. At most BLOCK_RANGE_LIMIT blocks per request.
+   */
+  getBlockRange(startNum: number, endNum: number): Promise<TronBlock[]>;
   /** The solidity node's head (walletsolidity/getnowblock). */
   getSolidBlock(): Promise<TronBlock>;
   /** All transaction infos of one block in one request; [] for an empty or unknown block. */
@@ -73,6 +78,9 @@ export interface TronClient {
   getTrxBalance(address: string): Promise<bigint>;
 }
 
+/** java-tron answers getblockbylimitnext for at most 100 blocks per request (its BLOCK_LIMIT_NUM). */
+export const BLOCK_RANGE_LIMIT = 100;
+
 // ---- client --------------------------------------------------------------------------------
 
 export function createTronClient(options: TronClientOptions): TronClient {
@@ -92,6 +100,7 @@ export function createTronClient(options: TronClientOptions): TronClient {
       parentHash: raw.parentHash.toLowerCase(),
       timestamp: raw.timestamp,
       txCount: b.transactions?.length ?? 0,
+      txIds: (b.transactions ?? []).map((t) => t.txID.toLowerCase()),
     };
   }
 
@@ -210,6 +219,29 @@ export function createTronClient(options: TronClientOptions): TronClient {
     async getBlockByNumber(num) {
       checkBlockNumber(num);
       return await getBlock("wallet/getblockbynum", num);
+    },
+    async getBlockRange(startNum, endNum) {
+      checkBlockNumber(startNum);
+      checkBlockNumber(endNum);
+      if (endNum <= startNum || endNum - startNum > BLOCK_RANGE_LIMIT) {
+        throw new RangeError(`a block range holds 1 to ${BLOCK_RANGE_LIMIT} blocks: ${startNum}..${endNum}`);
+      }
+      const method = "wallet/getblockbylimitnext";
+      const json = await post(method, { startNum, endNum });
+      if (isEmptyObject(json)) return [];
+      const list = (json as { block?: unknown }).block;
+      if (!Array.isArray(list)) throw malformed(method, `expected a "block" array`);
+      const blocks = list.map((item) => toBlock(method, item));
+      // A range must be what was asked for: consecutive from startNum, each block the child of the one before.
+      blocks.forEach((b, i) => {
+        if (b.number !== startNum + i || b.number >= endNum) {
+          throw malformed(method, `asked for blocks ${startNum}..${endNum - 1}, got ${b.number} at ${i}`);
+        }
+        if (i > 0 && b.parentHash !== blocks[i - 1].hash) {
+          throw malformed(method, `block ${b.number} is not the child of block ${blocks[i - 1].number}`);
+        }
+      });
+      return blocks;
     },
     async getSolidBlock() {
       return toBlock("walletsolidity/getnowblock", await post("walletsolidity/getnowblock", {}));

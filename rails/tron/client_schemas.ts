@@ -10,6 +10,8 @@ export interface TronBlock {
   /** Milliseconds since the epoch. */
   timestamp: number;
   txCount: number;
+  /** The block's transaction ids, lower-case hex, in block order. */
+  txIds: string[];
 }
 
 export interface TxLog {
@@ -95,7 +97,7 @@ export const BlockSchema = z.looseObject({
       timestamp: uint.optional().default(0),
     }),
   }),
-  transactions: z.array(z.looseObject({})).optional(),
+  transactions: z.array(z.looseObject({ txID: hex32 })).optional(),
 });
 
 const LogSchema = z.looseObject({

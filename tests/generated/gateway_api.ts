@@ -3061,7 +3061,8 @@ export interface components {
       address: string | null;
       amount: string;
       amountReceived: string;
-      serviceFee: string;
+      /** @description absent when read with a publishable key */
+      serviceFee?: string;
       /** @enum {string} */
       status:
         | "AWAITING_PAYMENT"
@@ -3073,7 +3074,8 @@ export interface components {
         | "EXPIRED"
         | "FAILED";
       txHash: string | null;
-      externalRef: string | null;
+      /** @description absent when read with a publishable key (browser checkouts see no merchant data) */
+      externalRef?: string | null;
       currency: string;
       chain: string | null;
       paymentUrl: string;

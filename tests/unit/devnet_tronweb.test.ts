@@ -94,3 +94,24 @@ Deno.test({
     }
   },
 });
+
+Deno.test("tronweb 6.5.1: getBlockRange reads wallet/getblockbylimitnext as from java-tron", async () => {
+  const devnet = await createDevnet({ blockMs: 0 });
+  const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, devnet.app.fetch);
+  try {
+    const tronWeb = new TronWeb({ fullHost: `http://127.0.0.1:${server.addr.port}/devnet` });
+    devnet.mine(5);
+    // tronweb asks for [start, end + 1): blocks 2, 3 and 4, the same as getBlockByNumber answers one by one.
+    const range = await tronWeb.trx.getBlockRange(2, 4);
+    assertEquals(range.map((b) => b.block_header.raw_data.number), [2, 3, 4]);
+    for (const b of range) {
+      assertEquals(b.blockID, (await tronWeb.trx.getBlockByNumber(b.block_header.raw_data.number)).blockID);
+    }
+    // Past the head: what exists; wholly past it: nothing.
+    assertEquals((await tronWeb.trx.getBlockRange(4, 9)).length, 2);
+    assertEquals(await tronWeb.trx.getBlockRange(7, 9), []);
+  } finally {
+    await server.shutdown();
+    await devnet.stop();
+  }
+});

@@ -2,7 +2,7 @@
 // another merchant's credit on the same rail, through the same WORLD and FEES accounts, commits, and the
 // platform accounts' balances can be read. Only the same merchant's own wallet makes a second credit wait.
 // PostgreSQL only: PGlite is a single connection, where nothing can run beside an open transaction.
-import { readConfig } from "../../config.ts";
+import { readDatabaseConfig } from "../../config.ts";
 import { accountBalance } from "../../db/ledger.ts";
 import type { Db } from "../../db/mod.ts";
 import { postJournal } from "../../domain/ledger.ts";
@@ -15,7 +15,7 @@ const FEES = "acc_fees_live_trc20";
 /** Only a guard against hanging forever on a lock: the assertions are about order, never about time. */
 const GUARD_MS = 10_000;
 
-const databaseUrl = readConfig().databaseUrl;
+const databaseUrl = readDatabaseConfig().databaseUrl;
 
 async function liveWallet(db: Db, merchantId: string): Promise<string> {
   const [w] = await db.query<{ id: string }>(

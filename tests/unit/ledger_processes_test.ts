@@ -5,7 +5,7 @@
 // the processes agree with the database about which, every journal and every currency sums to zero, no
 // wallet is negative, and each wallet holds exactly what the booked journals put in it.
 import postgres from "postgres";
-import { readConfig } from "../../config.ts";
+import { readDatabaseConfig } from "../../config.ts";
 import { migrate } from "../../db/migrate.ts";
 import { openPostgres } from "../../db/postgres.ts";
 import { createMerchant } from "../../domain/merchants.ts";
@@ -20,7 +20,7 @@ const JOURNALS = 240;
 const WORKER = new URL("./ledger_process_worker.ts", import.meta.url);
 const REPO_ROOT = new URL("../../", import.meta.url);
 
-const databaseUrl = readConfig().databaseUrl;
+const databaseUrl = readDatabaseConfig().databaseUrl;
 
 /** Credits (world in, fee out) and debits (back to the world) spread over the merchants' live wallets. */
 function journalList(wallets: Array<{ merchantId: string; walletId: string }>): WorkerJournal[] {

@@ -60,6 +60,48 @@ Deno.test("client: blocks from the devnet; a block not produced yet is null", as
   await assertRejects(() => client.getBlockByNumber(-1));
 });
 
+Deno.test("client: a range of blocks in one request, linked by parent hash; fewer past the head", async () => {
+  const { d, client, requests } = await setup();
+  d.mine(120);
+  const before = requests.length;
+  const range = await client.getBlockRange(3, 103);
+  assertEquals(requests.length - before, 1);
+  assertEquals(range.map((b) => b.number), Array.from({ length: 100 }, (_, i) => 3 + i));
+  assertEquals(range[0].hash, (await client.getBlockByNumber(3))!.hash);
+  assertEquals(range[99].hash, d.chain.blocks[102].blockID);
+  assertEquals((await client.getBlockRange(118, 125)).map((b) => b.number), [118, 119, 120]);
+  assertEquals(await client.getBlockRange(121, 130), []);
+  // java-tron answers {} for more than 100 blocks: the client never asks.
+  await assertRejects(() => client.getBlockRange(0, 101), (e) => e instanceof RangeError);
+  await assertRejects(() => client.getBlockRange(5, 5), (e) => e instanceof RangeError);
+  // The devnet answers {} as java-tron's servlet does for a range it does not serve.
+  const tooLong = await d.app.request("/devnet/wallet/getblockbylimitnext", {
+    method: "POST",
+    body: JSON.stringify({ startNum: 0, endNum: 101 }),
+  });
+  assertEquals(await tooLong.json(), {});
+});
+
+Deno.test("client: a block range with a gap or a broken parent link is refused", async () => {
+  const block = (n: number, parent: string) => ({
+    blockID: n.toString(16).padStart(16, "0") + "ab".repeat(24),
+    block_header: { raw_data: { number: n, parentHash: parent, timestamp: 1 } },
+  });
+  const h = (n: number) => n.toString(16).padStart(16, "0") + "ab".repeat(24);
+  const answering = (blocks: unknown[]) => fakeNode(() => json({ block: blocks }));
+  assertEquals((await answering([block(5, h(4)), block(6, h(5))]).getBlockRange(5, 7)).length, 2);
+  await assertRejects(
+    () => answering([block(5, h(4)), block(7, h(6))]).getBlockRange(5, 8),
+    isKind("malformed"),
+  );
+  await assertRejects(() => answering([block(6, h(5))]).getBlockRange(5, 8), isKind("malformed"));
+  await assertRejects(
+    () => answering([block(5, h(4)), block(6, "cd".repeat(32))]).getBlockRange(5, 7),
+    isKind("malformed"),
+  );
+  await assertRejects(() => fakeNode(() => json({ block: "x" })).getBlockRange(5, 7), isKind("malformed"));
+});
+
 Deno.test("client: solid block trails the head by 19", async () => {
   const { d, client } = await setup();
   d.mine(25);

@@ -89,12 +89,17 @@ export function walletRoutes(chain: Chain, now: () => number): Hono {
         : blockById(idOrNum);
       return block ? blockToJson(block, visible, detail) : {};
     });
+    // As java-tron's GetBlockByLimitNextServlet: blocks [startNum, endNum) for a range of 1 to 100 blocks
+    // ({"block": []} past the head), and {} for any other range.
     serve(`${prefix}/getblockbylimitnext`, (p, visible) => {
       const start = intParam(p, "startNum");
-      const end = Math.min(intParam(p, "endNum"), limit() + 1, start + 100);
+      const endNum = intParam(p, "endNum");
+      if (!(endNum > 0 && endNum > start && endNum - start <= 100)) return {};
       const blocks = [];
-      for (let n = Math.max(0, start); n < end; n++) blocks.push(blockToJson(chain.blocks[n], visible));
-      return blocks.length ? { block: blocks } : {};
+      for (let n = Math.max(0, start); n < Math.min(endNum, limit() + 1); n++) {
+        blocks.push(blockToJson(chain.blocks[n], visible));
+      }
+      return { block: blocks };
     });
     serve(`${prefix}/getblockbylatestnum`, (p, visible) => {
       const count = Math.min(intParam(p, "num"), 100);
