@@ -35,7 +35,11 @@ export async function sweepCandidates(
     `SELECT d.address, d.account_index, d.derivation_index, (c.credited - COALESCE(s.swept, 0))::text AS unswept
        FROM (SELECT to_address, sum(amount) AS credited FROM chain_transfers
               WHERE status = 'CREDITED' AND NOT is_sandbox AND block_number <= $1 GROUP BY to_address) c
-       JOIN deposit_addresses d ON d.address = c.to_address AND NOT d.is_sandbox
+       -- Pay-in addresses and merchants' standing (direct deposit) addresses alike.
+       JOIN (SELECT address, account_index, derivation_index, is_sandbox FROM deposit_addresses
+             UNION ALL
+             SELECT address, account_index, derivation_index, is_sandbox FROM merchant_deposit_addresses) d
+         ON d.address = c.to_address AND NOT d.is_sandbox
        LEFT JOIN (SELECT address, sum(units) / 1000000 AS swept FROM sweeps WHERE status = 'DONE'
                    GROUP BY address) s ON s.address = c.to_address
       WHERE c.credited - COALESCE(s.swept, 0) >= $2::numeric
