@@ -7,7 +7,7 @@ import * as outgoing from "../../db/chain_outgoing.ts";
 import { PG_UNIQUE_VIOLATION, pgErrorCode } from "../../db/mod.ts";
 import { findOutboundById, lockOutbound, type OutboundRow } from "../../db/outbound.ts";
 import { TronNodeError } from "../../rails/tron/client.ts";
-import { expirationOf, signTransaction } from "../../rails/tron/sign_tx.ts";
+import { type SignedTronTransaction, signTrc20Transfer } from "../../rails/tron/signing.ts";
 import type { Deps } from "../deps.ts";
 import { Decimal } from "../money.ts";
 import { hotWallet } from "../treasury/hot_wallet.ts";
@@ -22,7 +22,7 @@ export const MAX_REFUSED_BROADCASTS = 5;
 /** Node answers that mean "already known": the transaction is in the pool or in a block. */
 const ALREADY_KNOWN = new Set(["DUP_TRANSACTION_ERROR"]);
 
-type SendDeps = Pick<Deps, "db" | "queue" | "clock" | "config" | "log" | "tron">;
+type SendDeps = Pick<Deps, "db" | "queue" | "clock" | "config" | "log" | "tron" | "tronResources">;
 
 export type SendOutcome =
   | "sent"
@@ -56,6 +56,29 @@ export async function sendOutbound(deps: SendDeps, outboundId: string): Promise<
   return await broadcastStored(deps, row, live);
 }
 
+/**
+ * The item's TRC20 transfer from the hot wallet, signed here against the node's head block, with the
+ * item's id as its memo: each payout is its own transaction, whatever others share its amount and time.
+ */
+async function signPayoutTransfer(
+  deps: SendDeps,
+  row: OutboundRow,
+  units: bigint,
+): Promise<SignedTronTransaction> {
+  const hot = hotWallet(deps.config, row.is_sandbox);
+  return signTrc20Transfer(
+    hot.privateKeyHex,
+    {
+      contract: deps.config.tron.usdtContract,
+      to: row.destination_address,
+      units,
+      feeLimitSun: BigInt(PAYOUT_FEE_LIMIT_SUN),
+    },
+    await deps.tronResources.refBlock(),
+    { memo: row.id },
+  );
+}
+
 /** Signs the item's transfer from the hot wallet and stores it; only one live transaction per item. */
 async function signOnce(deps: SendDeps, row: OutboundRow): Promise<"stored" | SendOutcome> {
   const hot = hotWallet(deps.config, row.is_sandbox);
@@ -73,14 +96,7 @@ async function signOnce(deps: SendDeps, row: OutboundRow): Promise<"stored" | Se
     await deps.queue.enqueue({ type: "treasury.sweep", urgent: true });
     return "waiting-for-hot-wallet";
   }
-  const unsigned = await deps.tron.buildTrc20Transfer(
-    contract,
-    hot.address,
-    row.destination_address,
-    units,
-    PAYOUT_FEE_LIMIT_SUN,
-  );
-  const signed = signTransaction(unsigned, hot.privateKeyHex);
+  const signed = await signPayoutTransfer(deps, row, units);
   try {
     return await deps.db.tx(async (tx) => {
       const locked = await lockOutbound(tx, row.id);
@@ -90,7 +106,7 @@ async function signOnce(deps: SendDeps, row: OutboundRow): Promise<"stored" | Se
         txId: signed.txID,
         outboundId: row.id,
         signedTx: JSON.stringify(signed),
-        expiration: expirationOf(signed),
+        expiration: new Date(Number(signed.raw_data.expiration)),
         now: deps.clock.now(),
       });
       return "stored" as const;
@@ -169,16 +185,8 @@ async function replaceIfAbsent(
 }
 
 async function resignBroadcast(deps: SendDeps, row: OutboundRow): Promise<boolean> {
-  const hot = hotWallet(deps.config, row.is_sandbox);
   const units = BigInt(new Decimal(row.net_amount).times(1_000_000).toFixed(0));
-  const unsigned = await deps.tron.buildTrc20Transfer(
-    deps.config.tron.usdtContract,
-    hot.address,
-    row.destination_address,
-    units,
-    PAYOUT_FEE_LIMIT_SUN,
-  );
-  const signed = signTransaction(unsigned, hot.privateKeyHex);
+  const signed = await signPayoutTransfer(deps, row, units);
   try {
     await deps.db.tx(async (tx) => {
       await lockOutbound(tx, row.id);
@@ -186,7 +194,7 @@ async function resignBroadcast(deps: SendDeps, row: OutboundRow): Promise<boolea
         txId: signed.txID,
         outboundId: row.id,
         signedTx: JSON.stringify(signed),
-        expiration: expirationOf(signed),
+        expiration: new Date(Number(signed.raw_data.expiration)),
         now: deps.clock.now(),
       });
       await tx.query(`UPDATE outbound_transfers SET tx_hash = $2, updated_at = $3 WHERE id = $1`, [

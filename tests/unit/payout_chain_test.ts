@@ -218,3 +218,18 @@ Deno.test("a payout that fails on chain (out of energy) is refunded exactly once
     await gw.close();
   }
 });
+
+Deno.test("two payouts of the same amount to the same address, sent at once, are two transfers", async () => {
+  const { gw, pay, status, received, mine } = await setup();
+  try {
+    const [a, b] = [await pay("7"), await pay("7")];
+    assertEquals(await Promise.all([sendOutbound(gw.deps, a), sendOutbound(gw.deps, b)]), ["sent", "sent"]);
+    const [ta, tb] = [(await status(a)).txHash, (await status(b)).txHash];
+    assertEquals(ta !== tb, true);
+    await mine(20);
+    assertEquals([(await status(a)).status, (await status(b)).status], ["CONFIRMED", "CONFIRMED"]);
+    assertEquals(await received(), 14_000_000n);
+  } finally {
+    await gw.close();
+  }
+});
