@@ -29,6 +29,9 @@ export const EnvSchema = z.object({
   DEVNET_BLOCK_MS: z.coerce.number().int().min(0).max(600_000).default(3000),
   PAYIN_CONFIRMATIONS: z.coerce.number().int().min(1).max(100).default(5),
   DEPOSIT_CONFIRMATIONS: z.coerce.number().int().min(1).max(200).default(20),
+  PAYOUT_CONFIRMATIONS: z.coerce.number().int().min(1).max(200).default(20),
+  AML_BLOCKLIST_PATH: z.string().min(1).optional(),
+  SWEEP_MIN_USDT: z.string().regex(/^\d+(\.\d{1,6})?$/, "must be a USDT amount").default("10"),
   FIAT_PROVIDER: z.enum(["simulator"]).default("simulator"),
   PROVIDER_CALLBACK_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   SIMULATOR_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(1500),
@@ -58,6 +61,8 @@ export type TronConfig = {
   devnetBlockMs: number;
   payinConfirmations: number;
   depositConfirmations: number;
+  /** Confirmations before a payout or withdrawal is CONFIRMED (and its reservation settled). */
+  payoutConfirmations: number;
 };
 
 export type Config = {
@@ -82,6 +87,10 @@ export type Config = {
   onDenoDeploy: boolean;
   tron: TronConfig;
   fiat: FiatConfig;
+  /** File of blocked destination addresses (one per line, # comments); unset: no list. */
+  amlBlocklistPath?: string;
+  /** A deposit address is swept once it holds at least this much credited USDT (sooner when a payout waits). */
+  sweepMinUsdt: string;
   /** Free deposit addresses kept derived ahead per mode; a refill starts when half are used. */
   addressPoolSize: number;
   /** How long a key lookup is reused in this process (0: never); revocation elsewhere waits this long. */
@@ -162,12 +171,15 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       devnetBlockMs: e.DEVNET_BLOCK_MS,
       payinConfirmations: e.PAYIN_CONFIRMATIONS,
       depositConfirmations: e.DEPOSIT_CONFIRMATIONS,
+      payoutConfirmations: e.PAYOUT_CONFIRMATIONS,
     },
     fiat: {
       provider: e.FIAT_PROVIDER,
       callbackSecret: e.PROVIDER_CALLBACK_SECRET,
       simulatorDelayMs: e.SIMULATOR_DELAY_MS,
     },
+    amlBlocklistPath: e.AML_BLOCKLIST_PATH,
+    sweepMinUsdt: e.SWEEP_MIN_USDT,
     addressPoolSize: e.ADDRESS_POOL_SIZE,
     authCacheTtlMs: e.AUTH_CACHE_TTL_MS,
     authFailureLimit: e.AUTH_FAILURE_LIMIT,

@@ -2,6 +2,7 @@
 import { createApp } from "./api/app.ts";
 import { ConfigError, readConfig } from "./config.ts";
 import { registerJobs } from "./jobs/mod.ts";
+import { fundDevelopmentHotWallet } from "./domain/treasury/dev_funding.ts";
 import { developmentDemoMerchant, openRuntime, type Runtime } from "./runtime.ts";
 
 /**
@@ -62,6 +63,7 @@ async function main() {
   const app = createApp(deps, { devnet, simulators });
   runtime.bindApp(app.fetch);
   devnet?.start();
+  if (devnet) await fundDevelopmentHotWallet(deps, devnet);
   const jobs = config.jobsEnabled ? registerJobs(deps) : undefined;
 
   const server = Deno.serve({

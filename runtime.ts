@@ -11,7 +11,8 @@ import { createLogger } from "./domain/log.ts";
 import { createDemoMerchant, type CreatedMerchant, getMerchant } from "./domain/merchants.ts";
 import { AppError } from "./domain/errors.ts";
 import { loadTronMnemonic } from "./domain/tron_mnemonic.ts";
-import { createTronClient } from "./rails/tron/client.ts";
+import { createTronClient, type TronClientOptions } from "./rails/tron/client.ts";
+import { createTronResources } from "./rails/tron/resources.ts";
 import { createDevnet, type Devnet } from "./rails/tron/devnet/mod.ts";
 import { createSimulators } from "./rails/fiat/mod.ts";
 import { hmacSha256Hex } from "./domain/crypto.ts";
@@ -98,21 +99,19 @@ export async function openSimulators(config: Config, appSecret: string, now?: ()
 /** In development the TRON devnet runs in-process; the client then calls it without a socket. */
 async function openTron(config: Config) {
   if (!config.tron.embeddedDevnet) {
-    return {
-      devnet: undefined,
-      tron: createTronClient({ apiUrl: config.tron.apiUrl, apiKey: config.tron.apiKey }),
-    };
+    const node: TronClientOptions = { apiUrl: config.tron.apiUrl, apiKey: config.tron.apiKey };
+    return { devnet: undefined, tron: createTronClient(node), tronResources: createTronResources(node) };
   }
   const devnet = await createDevnet({
     blockMs: config.tron.devnetBlockMs,
     dataDir: config.onDenoDeploy ? undefined : config.dataDir,
     usdtContract: config.tron.usdtContract,
   });
-  const tron = createTronClient({
+  const node: TronClientOptions = {
     apiUrl: "http://devnet.internal/devnet",
     fetch: (input, init) => Promise.resolve(devnet.app.fetch(new Request(input, init))),
-  });
-  return { devnet, tron };
+  };
+  return { devnet, tron: createTronClient(node), tronResources: createTronResources(node) };
 }
 
 export async function openRuntime(config: Config): Promise<Runtime> {
@@ -126,7 +125,7 @@ export async function openRuntime(config: Config): Promise<Runtime> {
   const kv = config.kvPath ? await Deno.openKv(config.kvPath) : await Deno.openKv();
   const secrets = await SecretBox.fromAppSecret(appSecret);
   const mnemonic = await loadTronMnemonic(db, secrets, config.tron.mnemonic);
-  const { devnet, tron } = await openTron(config);
+  const { devnet, tron, tronResources } = await openTron(config);
   const sims = await openSimulators(config, appSecret);
   const deps: Deps = {
     db,
@@ -144,6 +143,7 @@ export async function openRuntime(config: Config): Promise<Runtime> {
     log: createLogger(config.logLevel),
     fetch: globalThis.fetch,
     tron,
+    tronResources,
     fiat: sims.fiat,
   };
   return {

@@ -19,6 +19,11 @@ import type { Hono } from "hono";
 import { sandboxRoutes } from "./sandbox.ts";
 import { walletRoutes } from "./wallets.ts";
 import { webhookRoutes } from "./webhooks/mod.ts";
+import { whitelistRoutes } from "./whitelist.ts";
+import { payoutRoutes } from "./payouts.ts";
+import { withdrawalRoutes } from "./withdrawals.ts";
+import { adminReviewRoutes } from "./admin_review.ts";
+import { adminTreasuryRoutes } from "./admin_treasury.ts";
 import { registerWebhooks } from "./webhooks/events.ts";
 import { checkoutRoutes } from "../pages/routes.ts";
 
@@ -80,11 +85,16 @@ export function createApp(deps: Deps, options: { devnet?: Devnet; simulators?: {
   app.route("/", healthRoutes());
   app.route("/", metricsRoutes(metrics));
   app.route("/v1", walletRoutes());
+  app.route("/v1", whitelistRoutes());
+  app.route("/v1", payoutRoutes());
+  app.route("/v1", withdrawalRoutes());
   app.route("/v1", paymentRoutes());
   app.route("/v1", providerRoutes());
   app.route("/v1", webhookRoutes());
   app.route("/v1", sandboxRoutes());
   app.route("/admin/api", adminRoutes());
+  app.route("/admin/api", adminReviewRoutes());
+  app.route("/admin/api", adminTreasuryRoutes());
   app.route("/", docsRoutes(app));
   app.route("/", checkoutRoutes());
   // Development only: the TRON node's controls (/devnet) and the simulators' pages (/simulators, where a

@@ -14,6 +14,12 @@ export function ok<T>(c: Context, data: T, status: ContentfulStatusCode = 200): 
   return c.json({ success: true as const, data }, status);
 }
 
+/** A Response built elsewhere (idempotentMoney), handed back loosely typed like `ok`'s, for the same reason. */
+// deno-lint-ignore no-explicit-any
+export function untyped(response: Response): any {
+  return response;
+}
+
 export type PageQuery = { page: number; limit: number };
 
 export function pageOf<T>(items: T[], total: number, q: PageQuery) {

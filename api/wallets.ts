@@ -1,6 +1,7 @@
 // GET /v1/merchants/wallets, /v1/wallets/balance, /v1/merchant/balances/:currency.
 import { createRoute, z } from "@hono/zod-openapi";
 import { getBalanceByCurrency, getBalanceSummary, listMerchantWallets } from "../domain/wallets.ts";
+import { getDepositAddress } from "../domain/direct_deposits.ts";
 import { newRouter } from "./app.ts";
 import { errorResponses, iso, jsonContent, KEY_SECURITY, ok, successSchema } from "./envelope.ts";
 import { requireKey } from "./middleware/auth.ts";
@@ -98,6 +99,37 @@ export function walletRoutes() {
       const { currency } = c.req.valid("param");
       return ok(c, await getBalanceByCurrency(c.get("deps"), { ...c.get("auth"), currency }));
     },
+  );
+  r.openapi(
+    createRoute({
+      method: "get",
+      path: "/wallets/deposit-address",
+      tags: ["Wallets"],
+      operationId: "getDepositAddress",
+      summary: "The merchant's standing USDT address for top-ups (direct deposits), created on first request",
+      description:
+        "Transfers to it credit the USDT_TRC20/TRC20 wallet at DEPOSIT_CONFIRMATIONS (20), less the " +
+        "network fee, with `deposit.confirmed` (or `deposit.failed` below the fee). One address per mode.",
+      security,
+      middleware: [requireKey("balances_read", "read")],
+      responses: {
+        200: jsonContent(
+          successSchema(z.object({
+            address: z.string(),
+            currency: z.literal("USDT_TRC20"),
+            chain: z.literal("TRON"),
+            qrCodeUrl: z.string().openapi({ description: "data URL of a PNG image" }),
+            networkFee: z.string(),
+            confirmations: z.number().int(),
+            isSandbox: z.boolean(),
+            createdAt: z.string(),
+          })),
+          "The standing deposit address",
+        ),
+        ...errorResponses,
+      },
+    }),
+    async (c) => ok(c, await getDepositAddress(c.get("deps"), c.get("auth"))),
   );
   return r;
 }

@@ -12,6 +12,7 @@ import { dispatchJob } from "../jobs/mod.ts";
 import { createLogger } from "../domain/log.ts";
 import { createMerchant, updateMerchantSettings } from "../domain/merchants.ts";
 import { createTronClient } from "../rails/tron/client.ts";
+import { createTronResources } from "../rails/tron/resources.ts";
 import { createDevnet, type Devnet } from "../rails/tron/devnet/mod.ts";
 
 export type BenchGateway = {
@@ -41,13 +42,14 @@ export async function startBenchGateway(db: Db): Promise<BenchGateway> {
   const kv = await Deno.openKv(Deno.env.get("BENCH_KV") === "memory" ? ":memory:" : `${kvDir}/kv.sqlite3`);
   const devnet = await createDevnet({ blockMs: 0, usdtContract: config.tron.usdtContract });
   let requests = 0;
-  const tron = createTronClient({
+  const node = {
     apiUrl: "http://devnet.internal/devnet",
     fetch: (input: RequestInfo | URL, init?: RequestInit) => {
       requests++;
       return Promise.resolve(devnet.app.fetch(new Request(input, init)));
     },
-  });
+  };
+  const tron = createTronClient(node);
   // Only the USDT rail is benched: fiat providers (card, mobile money) are left out of these deps.
   const base: Omit<Deps, "fiat"> = {
     db,
@@ -65,6 +67,7 @@ export async function startBenchGateway(db: Db): Promise<BenchGateway> {
     log: createLogger("error", (line) => console.error(line)),
     fetch,
     tron,
+    tronResources: createTronResources(node),
   };
   const deps = base as Deps;
   let closed = false;

@@ -6,6 +6,7 @@
 import { runLedgerBench } from "./ledger.ts";
 import { runPayinBench } from "./payin.ts";
 import type { BenchOptions } from "./lib.ts";
+import { runPayoutBench } from "./payout.ts";
 import { runScannerBench } from "./scanner.ts";
 import { runWebhooksBench } from "./webhooks.ts";
 
@@ -17,6 +18,11 @@ const BENCHES: Record<string, { about: string; run: (options: BenchOptions) => P
   payin: {
     about: "POST /v1/payments requests/s and p50/p99 vs a bare Hono INSERT route, concurrency 50",
     run: runPayinBench,
+  },
+  payout: {
+    about:
+      "payouts/s from accepted to broadcast and node requests per payout vs a bare sign-and-broadcast loop",
+    run: runPayoutBench,
   },
   scanner: {
     about: "TRON blocks/s, node requests per block and block-to-CONFIRMING delay through the scanner",

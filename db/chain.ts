@@ -11,8 +11,9 @@ export type ChainTransferRow = {
   to_address: string;
   amount: string;
   merchant_id: string;
-  kind: "PAYIN" | "DEPOSIT";
-  payin_id: string;
+  kind: "PAYIN" | "DEPOSIT" | "DIRECT";
+  /** Null only for DIRECT: a top-up to a merchant's standing address. */
+  payin_id: string | null;
   is_sandbox: boolean;
   status: "SEEN" | "CREDITED" | "ORPHANED";
   block_time: Date;
@@ -87,8 +88,9 @@ export type NewTransfer = {
   to: string;
   amount: string;
   merchantId: string;
-  kind: "PAYIN" | "DEPOSIT";
-  payinId: string;
+  kind: "PAYIN" | "DEPOSIT" | "DIRECT";
+  /** Null for a direct deposit to a merchant's standing address. */
+  payinId: string | null;
   isSandbox: boolean;
 };
 
@@ -176,7 +178,7 @@ export async function depositsReadyToCredit(
   limit: number,
 ): Promise<Array<{ tx_id: string; log_index: number }>> {
   return await db.query(
-    `SELECT tx_id, log_index FROM chain_transfers WHERE kind = 'DEPOSIT' AND status = 'SEEN' AND block_number <= $1
+    `SELECT tx_id, log_index FROM chain_transfers WHERE kind IN ('DEPOSIT', 'DIRECT') AND status = 'SEEN' AND block_number <= $1
       ORDER BY block_number LIMIT $2`,
     [head - minConfirmations + 1, limit],
   );

@@ -16,6 +16,7 @@ import {
   rewindTransfers,
 } from "./payins/chain_events.ts";
 import { settlePayinFromChain } from "./payins/settle.ts";
+import { confirmMaturedOutbound, recordOutgoingInBlock, rewindOutgoing } from "./money_out/confirm.ts";
 
 export type ScannerDeps = Pick<Deps, "db" | "queue" | "clock" | "config" | "log"> & { tron: TronClient };
 
@@ -108,6 +109,7 @@ export async function scanNextBlock(
     if (last && block.parentHash !== last.hash) {
       const forkPoint = await findForkPoint(txDeps, Number(last.number));
       await rewindTransfers(txDeps, forkPoint);
+      await rewindOutgoing(tx, forkPoint);
       await chain.deleteBlocksAbove(tx, forkPoint);
       window.forget();
       deps.log.warn("chain reorganisation followed", { forkPoint, replacedFrom: forkPoint + 1, network });
@@ -120,6 +122,7 @@ export async function scanNextBlock(
       { number: block.number, hash: block.hash, time: blockTime },
       extractUsdtTransfers(infos, deps.config.tron.usdtContract),
     );
+    await recordOutgoingInBlock(tx, block.number, infos);
     await chain.commitBlock(
       tx,
       network,
@@ -176,6 +179,7 @@ export async function settleMatured(
   for (const d of due) {
     if (await creditDeposit(deps, d.tx_id, d.log_index)) deposits++;
   }
+  await confirmMaturedOutbound(deps, headNumber);
   return { settled, deposits, settleBacklog: ready.length + due.length >= SETTLE_PER_PASS };
 }
 

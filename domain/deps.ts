@@ -5,6 +5,7 @@ import type { Clock } from "./clock.ts";
 import type { SecretBox } from "./crypto.ts";
 import type { Logger } from "./log.ts";
 import type { TronClient } from "../rails/tron/client.ts";
+import type { TronResources } from "../rails/tron/resources.ts";
 import type { CardProvider, MomoProvider } from "../rails/fiat/provider.ts";
 import type { KeyCache } from "./key_cache.ts";
 
@@ -12,6 +13,8 @@ import type { KeyCache } from "./key_cache.ts";
 export type JobMessage =
   | { type: "webhook.deliver"; deliveryId: string }
   | { type: "tron.scan"; loopId: string }
+  | { type: "outbound.send"; outboundId: string }
+  | { type: "treasury.sweep"; urgent?: boolean }
   | { type: "address-pool.refill"; isSandbox: boolean };
 
 export type Queue = { enqueue(message: JobMessage, options?: { delayMs?: number }): Promise<void> };
@@ -28,6 +31,8 @@ export type Deps = {
   fetch: typeof fetch;
   /** The TRON full node's HTTP API (the embedded devnet in development). */
   tron: TronClient;
+  /** Staking, energy and broadcast of locally signed transactions (sweeps). */
+  tronResources: TronResources;
   /**
    * Card acquirers and mobile money aggregators. Sandbox pay-ins only ever reach the simulators; live ones
    * the configured providers, absent in production until a real one is plugged in.

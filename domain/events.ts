@@ -3,6 +3,56 @@
 import { insertEventWithDeliveries } from "../db/events.ts";
 import type { Deps } from "./deps.ts";
 import { newId } from "./ids.ts";
+import type { OutboundRow } from "../db/outbound.ts";
+import { type OutboundEvent, outboundEventData } from "./money_out/view.ts";
+
+/** A payout or withdrawal as it stands when `type` is sent, for test deliveries. */
+function sampleOutboundRow(type: OutboundEvent, now: Date): OutboundRow {
+  const payout = type.startsWith("payout.");
+  const status: Record<string, string> = payout
+    ? {
+      requested: "PROCESSING",
+      approved: "PROCESSING",
+      broadcast: "BROADCAST",
+      confirmed: "CONFIRMED",
+      failed: "FAILED",
+    }
+    : {
+      requested: "PENDING_REVIEW",
+      approved: "APPROVED",
+      broadcast: "BROADCAST",
+      confirmed: "CONFIRMED",
+      failed: "FAILED",
+    };
+  const step = type.split(".")[1];
+  return {
+    id: payout ? "pout_test_0001" : "wdr_test_0001",
+    kind: payout ? "PAYOUT" : "WITHDRAWAL",
+    merchant_id: "mch_test_0001",
+    is_sandbox: false,
+    status: status[step],
+    currency: "USDT_TRC20",
+    chain: "TRON",
+    amount: payout ? "75" : "250",
+    fee: "1",
+    debited: payout ? "76" : "250",
+    net_amount: payout ? "75" : "249",
+    destination_address: SAMPLE_ADDRESS,
+    whitelist_entry_id: "wla_test_0001",
+    external_ref: payout ? "order-1001" : null,
+    metadata: {},
+    requires_manual_approval: !payout,
+    tx_hash: ["broadcast", "confirmed"].includes(step) ? SAMPLE_TX : null,
+    failure_reason: step === "failed" ? "CHAIN_OUT_OF_ENERGY" : null,
+    created_at: now,
+    updated_at: now,
+    approved_at: step === "requested" ? null : now,
+    broadcast_at: ["broadcast", "confirmed"].includes(step) ? now : null,
+    confirmed_at: step === "confirmed" ? now : null,
+    failed_at: step === "failed" ? now : null,
+    cancelled_at: null,
+  };
+}
 
 export const EVENT_TYPES = [
   "payin.created",
@@ -209,30 +259,15 @@ export function sampleEventData(type: EventType, now: Date): Record<string, unkn
     case "payout.requested":
     case "payout.approved":
     case "payout.broadcast":
-      return { ...payout, amount: "75.000000", fee: "1.000000", status: type.split(".")[1].toUpperCase() };
     case "payout.confirmed":
-      return {
-        ...payout,
-        amount: "75.000000",
-        fee: "1.000000",
-        txHash: SAMPLE_TX,
-        status: "CONFIRMED",
-        confirmedAt: at,
-      };
     case "payout.failed":
-      return { ...payout, amount: "75.000000", status: "FAILED", reason: "BROADCAST_FAILED", failedAt: at };
     case "withdrawal.requested":
-      return { ...withdrawal, status: "PENDING_REVIEW", requestedAt: at };
     case "withdrawal.approved":
-      return { ...withdrawal, status: "APPROVED", approvedAt: at };
     case "withdrawal.broadcast":
-      return { ...withdrawal, txHash: SAMPLE_TX, status: "BROADCAST", broadcastAt: at };
     case "withdrawal.confirmed":
-      return { ...withdrawal, txHash: SAMPLE_TX, status: "CONFIRMED", confirmedAt: at };
-    case "withdrawal.failed": {
-      const { fee: _fee, netAmount: _net, ...rest } = withdrawal;
-      return { ...rest, status: "FAILED", reason: "BROADCAST_FAILED", failedAt: at };
-    }
+    case "withdrawal.failed":
+      // Built by the same function as the real events, from a sample row: they cannot drift apart.
+      return outboundEventData(sampleOutboundRow(type, now), type);
     case "conversion.confirmed":
     case "conversion.failed":
       return {
@@ -274,11 +309,13 @@ function genericSample(type: EventType, at: string): Record<string, unknown> {
         ...common,
       };
     case "aml":
+      // domain/aml.ts screenDestination's payload.
       return {
-        transactionId: "pout_test_0001",
-        destinationAddress: SAMPLE_ADDRESS,
-        reason: "SCREENING_MATCH",
-        ...common,
+        address: SAMPLE_ADDRESS,
+        context: "PAYOUT",
+        reason: "LISTED",
+        source: "local-list",
+        flaggedAt: at,
       };
     case "splitpayment":
       return {

@@ -15,6 +15,8 @@ export type IdPrefix =
   | "pout"
   | "wdr"
   | "plk"
+  | "wla"
+  | "swp"
   | "req";
 
 function encodeTime(ms: number): string {

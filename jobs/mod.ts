@@ -9,6 +9,8 @@ import {
   handlePayinExpiry,
   handleRateLimitPurge,
 } from "./maintenance.ts";
+import { handleOutboundSend, handleOutboundSweep } from "./money_out.ts";
+import { handleSweepCron, handleTreasurySweep } from "./treasury.ts";
 import { ensureTronScanLoop, handleTronScan } from "./tron_scanner.ts";
 import { handleWebhookDeliver, handleWebhookSweep } from "./webhook_delivery.ts";
 
@@ -18,6 +20,10 @@ export async function dispatchJob(message: JobMessage, deps: Deps): Promise<void
       return await handleWebhookDeliver(message, deps);
     case "tron.scan":
       return await handleTronScan(message, deps);
+    case "outbound.send":
+      return await handleOutboundSend(message, deps);
+    case "treasury.sweep":
+      return await handleTreasurySweep(message, deps);
     case "address-pool.refill":
       return await handleAddressPoolRefill(message, deps);
     default:
@@ -53,6 +59,8 @@ export function registerJobs(deps: Deps): { stop(): void } {
   cron("webhook-delivery-sweep", "* * * * *", handleWebhookSweep);
   cron("tron-scan-watchdog", "* * * * *", ensureTronScanLoop);
   cron("payin-expiry", "* * * * *", handlePayinExpiry);
+  cron("outbound-sweep", "* * * * *", handleOutboundSweep);
+  cron("treasury-sweep", "* * * * *", handleSweepCron);
   cron("fiat-reconcile", "* * * * *", handleFiatReconcile);
   cron("address-pool-top-up", "* * * * *", handleAddressPoolTopUp);
   cron("idempotency-purge", "17 * * * *", handleIdempotencyPurge);

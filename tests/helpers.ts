@@ -14,6 +14,7 @@ import type { Deps, JobMessage } from "../domain/deps.ts";
 import { memoryLogger } from "../domain/log.ts";
 import { type CreatedMerchant, createMerchant } from "../domain/merchants.ts";
 import { createTronClient } from "../rails/tron/client.ts";
+import { createTronResources } from "../rails/tron/resources.ts";
 import { createDevnet } from "../rails/tron/devnet/mod.ts";
 import { openSimulators } from "../runtime.ts";
 import { type Contract, contractFor } from "./contract.ts";
@@ -62,11 +63,13 @@ export async function startTestGateway(
   const { logger, lines } = memoryLogger();
   // An in-memory TRON devnet that only mines when a test asks (blockMs 0).
   const devnet = await createDevnet({ blockMs: 0, usdtContract: config.tron.usdtContract });
-  const tron = createTronClient({
+  const node = {
     apiUrl: "http://devnet.internal/devnet",
     fetch: (input: RequestInfo | URL, init?: RequestInit) =>
       Promise.resolve(devnet.app.fetch(new Request(input, init))),
-  });
+  };
+  const tron = createTronClient(node);
+  const tronResources = createTronResources(node);
   // The simulators run on a frozen clock of their own: nothing they schedule happens until a test calls
   // `gw.simulators.flush()`, which moves that clock past the delay and delivers what became due.
   const simulatorStart = Date.now();
@@ -120,6 +123,7 @@ export async function startTestGateway(
     log: logger,
     fetch: checkedFetch,
     tron,
+    tronResources,
     fiat: sims.fiat,
   };
   deps.config = { ...config, fiat: { ...config.fiat, callbackSecret: sims.secret } };

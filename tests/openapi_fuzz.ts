@@ -73,4 +73,6 @@ export function withField(base: Json, path: string, value: unknown): unknown {
 }
 
 /** The id prefix of a path parameter, from the pattern the document gives it. */
-export const prefixOf = (param: Json) => /^\^([a-z]+)_/.exec(param.schema?.pattern ?? "")?.[1];
+export const prefixOf = (param: Json) =>
+  // `^pay_...`, or `^(pout|wdr)_...` for a parameter that takes either kind (the first is used).
+  /^\^\(?([a-z]+)(?:\|[a-z|]+\))?_/.exec(param.schema?.pattern ?? "")?.[1];

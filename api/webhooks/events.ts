@@ -4,6 +4,7 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import { EVENT_TYPES, type EventType, sampleEventData } from "../../domain/events.ts";
 import { PAYIN_STATUSES } from "../../domain/payins/states.ts";
+import { PAYOUT_STATUSES, WITHDRAWAL_STATUSES } from "../../domain/money_out/states.ts";
 
 const nullableText = z.string().nullable();
 const Metadata = z.record(z.string(), z.unknown()).optional().openapi({
@@ -47,7 +48,9 @@ const fiatConfirmed = z.object({
 /** A USDT transfer to a deposit address, credited (or refused as dust); test deliveries send fewer fields. */
 const deposit = z.object({
   transactionId: z.string(),
-  payinId: z.string().optional(),
+  payinId: z.string().nullable().optional().openapi({
+    description: "null for a top-up to the standing address",
+  }),
   address: z.string(),
   amount: z.string(),
   fee: z.string().optional(),
@@ -62,6 +65,35 @@ const deposit = z.object({
   failedAt: z.string().optional(),
 });
 
+/** Payouts and withdrawals (domain/money_out/view.ts outboundEventData). */
+const usdtOut = { currency: z.literal("USDT_TRC20"), chain: z.literal("TRON") };
+const payoutBase = {
+  transactionId: z.string(),
+  destinationAddress: z.string(),
+  amount: z.string(),
+  fee: z.string(),
+  ...usdtOut,
+  externalRef: nullableText,
+  status: z.enum(PAYOUT_STATUSES),
+  metadata: z.record(z.string(), z.unknown()),
+};
+const payoutRequested = z.object({
+  ...payoutBase,
+  id: z.string(),
+  requiresManualApproval: z.boolean(),
+  createdAt: nullableText,
+});
+const payoutApproved = z.object({ ...payoutBase, id: z.string(), approvedAt: nullableText });
+const withdrawalBase = {
+  id: z.string(),
+  amount: z.string(),
+  fee: z.string(),
+  netAmount: z.string(),
+  destinationAddress: z.string(),
+  ...usdtOut,
+  status: z.enum(WITHDRAWAL_STATUSES),
+};
+
 /** The `data` of the events the gateway emits itself, field by field. */
 const EMITTED: Partial<Record<EventType, z.ZodType>> = {
   "payin.created": z.object({ ...payinBase, expiresAt: z.string(), paymentUrl: z.string() }),
@@ -75,6 +107,40 @@ const EMITTED: Partial<Record<EventType, z.ZodType>> = {
   "deposit.failed": deposit,
   "deposit.overpaid": deposit,
   "deposit.underpaid": deposit,
+  "payout.requested": payoutRequested,
+  "payout.approved": payoutApproved,
+  "payout.broadcast": z.object({ ...payoutBase, txHash: nullableText, broadcastAt: nullableText }),
+  "payout.confirmed": z.object({ ...payoutBase, txHash: nullableText, confirmedAt: nullableText }),
+  "payout.failed": z.object({
+    ...payoutBase,
+    fee: z.string().optional(),
+    reason: nullableText,
+    failedAt: nullableText,
+  }),
+  // The legacy twins of payout.requested / payout.approved carry the payout's payload (with `id`).
+  "withdrawal.requested": z.union([
+    z.object({ ...withdrawalBase, createdAt: nullableText }),
+    payoutRequested,
+  ]),
+  "withdrawal.approved": z.union([z.object({ ...withdrawalBase, approvedAt: nullableText }), payoutApproved]),
+  "withdrawal.broadcast": z.object({ ...withdrawalBase, txHash: nullableText, broadcastAt: nullableText }),
+  "withdrawal.confirmed": z.object({ ...withdrawalBase, txHash: nullableText, confirmedAt: nullableText }),
+  "withdrawal.failed": z.object({
+    id: z.string(),
+    amount: z.string(),
+    destinationAddress: z.string(),
+    ...usdtOut,
+    status: z.enum(WITHDRAWAL_STATUSES),
+    reason: nullableText,
+    failedAt: nullableText,
+  }),
+  "aml.flagged": z.object({
+    address: z.string(),
+    context: z.enum(["PAYOUT", "WITHDRAWAL"]),
+    reason: z.string(),
+    source: z.string(),
+    flaggedAt: z.string(),
+  }),
 };
 
 /** A schema with the sample's fields and types, for events only sent as test deliveries so far. */

@@ -1,6 +1,7 @@
 // What the scanner's observations do to pay-ins: a transfer seen (CONFIRMING), late funds (a deposit),
 // a reorg (the transfer is gone again), and expiry with nothing received.
 import * as chain from "../../db/chain.ts";
+import { findStandingByHex } from "../../db/direct_deposits.ts";
 import { findSystemAccount, findWallet } from "../../db/ledger.ts";
 import { findMerchant } from "../../db/merchants.ts";
 import { findPayin, listExpiredAwaiting, lockPayin } from "../../db/payins.ts";
@@ -33,7 +34,7 @@ export async function recordObservedTransfers(
     (await chain.lockWatchedPayins(deps.db, [...new Set(transfers.map((t) => t.toHex))]))
       .map((w) => [w.watched_hex, w]),
   );
-  const rows: Array<chain.NewTransfer & { payin: chain.WatchedPayin }> = [];
+  const rows: Array<chain.NewTransfer & { payinId: string; payin: chain.WatchedPayin }> = [];
   for (const t of transfers) {
     const payin = watched.get(t.toHex);
     if (!payin || block.time > payin.watched_until) continue;
@@ -54,7 +55,13 @@ export async function recordObservedTransfers(
     });
   }
   const now = deps.clock.now();
-  const inserted = await chain.insertBlockTransfers(deps.db, block, rows.map(({ payin: _, ...r }) => r), now);
+  const direct = await directTransfers(deps, transfers);
+  const inserted = await chain.insertBlockTransfers(
+    deps.db,
+    block,
+    [...rows.map(({ payin: _, ...r }) => r), ...direct],
+    now,
+  );
   const fresh = rows.filter((r) => inserted.has(`${r.txId}:${r.logIndex}`));
   const counting = fresh.filter((r) => r.kind === "PAYIN");
   const totals = await chain.receivedTotals(deps.db, [...new Set(counting.map((r) => r.payinId))]);
@@ -75,23 +82,51 @@ export async function recordObservedTransfers(
     }),
     "CONFIRMING",
   );
-  return fresh.length;
+  return fresh.length + direct.filter((d) => inserted.has(`${d.txId}:${d.logIndex}`)).length;
+}
+
+/** Transfers to merchants' standing addresses: direct deposits, credited on their own at 20 blocks. */
+async function directTransfers(deps: ChainDeps, transfers: UsdtTransfer[]): Promise<chain.NewTransfer[]> {
+  const standing = new Map(
+    (await findStandingByHex(deps.db, [...new Set(transfers.map((t) => t.toHex))])).map((
+      a,
+    ) => [a.address_hex, a]),
+  );
+  return transfers.flatMap((t) => {
+    const a = standing.get(t.toHex);
+    if (!a) return [];
+    return [{
+      txId: t.txId,
+      logIndex: t.logIndex,
+      from: t.from,
+      to: t.to,
+      amount: t.amount,
+      merchantId: a.merchant_id,
+      kind: "DIRECT" as const,
+      payinId: null,
+      isSandbox: a.is_sandbox,
+    }];
+  });
 }
 
 /** Credits one late transfer as a wallet deposit (`chain:<txid>:<log>`), net of the same fees as a pay-in. */
 export async function creditDeposit(deps: ChainDeps, txId: string, logIndex: number): Promise<boolean> {
   return await deps.db.tx(async (tx) => {
     const t = await chain.lockTransfer(tx, txId, logIndex);
-    if (!t || t.status !== "SEEN" || t.kind !== "DEPOSIT") return false;
-    const payin = await findPayin(tx, t.payin_id);
+    if (!t || t.status !== "SEEN" || (t.kind !== "DEPOSIT" && t.kind !== "DIRECT")) return false;
+    const payin = t.payin_id ? await findPayin(tx, t.payin_id) : undefined;
     const merchant = await findMerchant(tx, t.merchant_id);
     const networkFee = new Decimal(
       payin?.network_fee ?? effectiveFees(merchant?.fee_schedule).usdtNetworkFee,
     );
     const dust = new Decimal(t.amount).lessThan(networkFee);
+    // A direct top-up pays only the network fee (it covers the sweep); late funds pay a pay-in's fees.
+    const servicePercent = t.kind === "DIRECT"
+      ? "0"
+      : effectiveFees(merchant?.fee_schedule).usdtServicePercent;
     const split = dust
       ? { received: new Decimal(t.amount), net: new Decimal(0), serviceFee: new Decimal(0) }
-      : splitUsdtReceipt(t.amount, networkFee, effectiveFees(merchant?.fee_schedule).usdtServicePercent);
+      : splitUsdtReceipt(t.amount, networkFee, servicePercent);
     const world = await findSystemAccount(tx, "WORLD", t.is_sandbox, "TRC20");
     const fees = await findSystemAccount(tx, "FEES", t.is_sandbox, "TRC20");
     const wallet = (await findWallet(tx, t.merchant_id, t.is_sandbox, "USDT_TRC20", "TRC20"))!;
@@ -107,7 +142,7 @@ export async function creditDeposit(deps: ChainDeps, txId: string, logIndex: num
       merchantId: t.merchant_id,
       isSandbox: t.is_sandbox,
       postings,
-      metadata: { payinId: t.payin_id, txId: t.tx_id, logIndex: t.log_index },
+      metadata: { payinId: t.payin_id, txId: t.tx_id, logIndex: t.log_index, kind: t.kind },
     }, async (jtx) => {
       await chain.markCredited(jtx, [t], now);
       const usdt = (v: Decimal.Value) => formatAmount(v, "USDT_TRC20");
@@ -148,7 +183,9 @@ export async function rewindTransfers(deps: ChainDeps, forkPoint: number): Promi
     });
   }
   const orphaned = await chain.orphanTransfersAbove(deps.db, forkPoint);
-  const payinIds = [...new Set(orphaned.filter((t) => t.kind === "PAYIN").map((t) => t.payin_id))];
+  const payinIds = [
+    ...new Set(orphaned.flatMap((t) => (t.kind === "PAYIN" && t.payin_id ? [t.payin_id] : []))),
+  ];
   const now = deps.clock.now();
   for (const id of payinIds) {
     const payin = await lockPayin(deps.db, id);

@@ -119,6 +119,7 @@ export function createTronClient(options: TronClientOptions): TronClient {
     if (t.contract_address !== undefined) info.contractAddress = t.contract_address.toLowerCase();
     if (t.receipt?.result !== undefined) info.receiptResult = t.receipt.result;
     if (t.result !== undefined) info.result = t.result;
+    if (t.fee !== undefined) info.feeSun = t.fee;
     return info;
   }
 

@@ -29,6 +29,8 @@ export interface TxInfo {
   contractAddress?: string;
   /** receipt.result: SUCCESS, REVERT, OUT_OF_ENERGY...; absent for plain TRX transfers. */
   receiptResult?: string;
+  /** TRX burned by the transaction, in sun (bandwidth, energy, account creation); 0 when absent. */
+  feeSun?: number;
   /** "FAILED" when the transaction failed; absent otherwise. */
   result?: string;
   logs: TxLog[];
@@ -112,6 +114,7 @@ export const TxInfoSchema = z.looseObject({
   receipt: z.looseObject({ result: z.string().optional() }).optional(),
   result: z.string().optional(),
   log: z.array(LogSchema).optional(),
+  fee: uint.optional(),
 });
 
 const ReturnSchema = z.looseObject({

@@ -24,6 +24,11 @@ export interface SignOptions {
   expirationMs?: number;
   /** The transaction's timestamp (ms); default now. */
   now?: number;
+  /**
+   * A note carried in raw_data.data (TRON's memo). A payout puts its id there: two payouts of the same
+   * amount to the same address, signed in the same millisecond, are then still two transactions.
+   */
+  memo?: string;
 }
 
 /** A signed transaction as wallet/broadcasttransaction takes it. */
@@ -84,7 +89,7 @@ function sign(
     expiration: ref.timestamp + expirationMs,
     timestamp: options.now ?? Date.now(),
     feeLimit,
-    data: "",
+    data: options.memo ? toHex(new TextEncoder().encode(options.memo)) : "",
     contract,
     permissionId: 0,
   });

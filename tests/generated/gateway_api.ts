@@ -68,6 +68,186 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/v1/wallets/deposit-address": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The merchant's standing USDT address for top-ups (direct deposits), created on first request
+     * @description Transfers to it credit the USDT_TRC20/TRC20 wallet at DEPOSIT_CONFIRMATIONS (20), less the network fee, with `deposit.confirmed` (or `deposit.failed` below the fee). One address per mode.
+     */
+    get: operations["getDepositAddress"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/wallets/whitelist": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List whitelisted addresses, newest first
+     * @description Whitelisted addresses cannot be removed: `DELETE /v1/wallets/whitelist/{id}` answers 410 `ADDRESS_REMOVAL_DISABLED` for the merchant's own entry (404 for any other id).
+     */
+    get: operations["listWhitelist"];
+    put?: never;
+    /** Whitelist a TRON address (an existing one merges the new contexts) */
+    post: operations["addWhitelistAddress"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/wallets/whitelist/bulk": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Whitelist up to 500 addresses */
+    post: operations["bulkAddWhitelistAddresses"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/wallets/whitelist/{id}/contexts": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /** Replace an entry's usage contexts (the 24-hour wait is not restarted) */
+    patch: operations["replaceWhitelistContexts"];
+    trace?: never;
+  };
+  "/v1/payout": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List payouts, newest first */
+    get: operations["listPayouts"];
+    put?: never;
+    /** Create a payout (kept for existing callers; /v1/transfers is the canonical name) */
+    post: operations["createPayout"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/transfers": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Create a payout to a whitelisted TRON address */
+    post: operations["createTransfer"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/payout/estimate": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Fee preview: fee, total debited, spendable balance, and whether it suffices */
+    post: operations["estimatePayout"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/payout/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Retrieve a payout */
+    get: operations["getPayout"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/withdrawals": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List withdrawals, newest first */
+    get: operations["listWithdrawals"];
+    put?: never;
+    /** Request a withdrawal (waits in PENDING_REVIEW for an operator) */
+    post: operations["createWithdrawal"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/withdrawals/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Retrieve a withdrawal */
+    get: operations["getWithdrawal"];
+    put?: never;
+    post?: never;
+    /** Cancel a withdrawal while PENDING_REVIEW (the money returns at once) */
+    delete: operations["cancelWithdrawal"];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/v1/payments": {
     parameters: {
       query?: never;
@@ -456,6 +636,91 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/admin/api/review": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Payouts and withdrawals waiting for an operator, oldest first */
+    get: operations["adminListReviewQueue"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/admin/api/review/{id}/approve": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Approve a payout or withdrawal (it goes to the chain) */
+    post: operations["adminApproveOutbound"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/admin/api/review/{id}/reject": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Reject a payout or withdrawal (the money returns to the wallet; note required) */
+    post: operations["adminRejectOutbound"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/admin/api/review/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One payout or withdrawal with every decision taken on it */
+    get: operations["adminGetReviewItem"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/admin/api/treasury": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Hot wallet, unswept deposits, and what merchants are owed against what the chain holds */
+    get: operations["adminGetTreasury"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export interface webhooks {
   "payin.created": {
@@ -688,8 +953,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The payout.requested event (test deliveries only so far)
-     * @description Not emitted by the gateway yet; POST /v1/webhooks/test sends this shape.
+     * The payout.requested event
+     * @description Sent to every ACTIVE endpoint of the merchant and mode subscribed to it.
      */
     post: operations["on_payout_requested"];
     delete?: never;
@@ -708,8 +973,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The payout.approved event (test deliveries only so far)
-     * @description Not emitted by the gateway yet; POST /v1/webhooks/test sends this shape.
+     * The payout.approved event
+     * @description Sent to every ACTIVE endpoint of the merchant and mode subscribed to it.
      */
     post: operations["on_payout_approved"];
     delete?: never;
@@ -728,8 +993,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The payout.broadcast event (test deliveries only so far)
-     * @description Not emitted by the gateway yet; POST /v1/webhooks/test sends this shape.
+     * The payout.broadcast event
+     * @description Sent to every ACTIVE endpoint of the merchant and mode subscribed to it.
      */
     post: operations["on_payout_broadcast"];
     delete?: never;
@@ -748,8 +1013,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The payout.confirmed event (test deliveries only so far)
-     * @description Not emitted by the gateway yet; POST /v1/webhooks/test sends this shape.
+     * The payout.confirmed event
+     * @description Sent to every ACTIVE endpoint of the merchant and mode subscribed to it.
      */
     post: operations["on_payout_confirmed"];
     delete?: never;
@@ -768,8 +1033,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The payout.failed event (test deliveries only so far)
-     * @description Not emitted by the gateway yet; POST /v1/webhooks/test sends this shape.
+     * The payout.failed event
+     * @description Sent to every ACTIVE endpoint of the merchant and mode subscribed to it.
      */
     post: operations["on_payout_failed"];
     delete?: never;
@@ -788,8 +1053,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The withdrawal.requested event (test deliveries only so far)
-     * @description Not emitted by the gateway yet; POST /v1/webhooks/test sends this shape.
+     * The withdrawal.requested event
+     * @description Sent to every ACTIVE endpoint of the merchant and mode subscribed to it.
      */
     post: operations["on_withdrawal_requested"];
     delete?: never;
@@ -808,8 +1073,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The withdrawal.broadcast event (test deliveries only so far)
-     * @description Not emitted by the gateway yet; POST /v1/webhooks/test sends this shape.
+     * The withdrawal.broadcast event
+     * @description Sent to every ACTIVE endpoint of the merchant and mode subscribed to it.
      */
     post: operations["on_withdrawal_broadcast"];
     delete?: never;
@@ -828,8 +1093,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The withdrawal.approved event (test deliveries only so far)
-     * @description Not emitted by the gateway yet; POST /v1/webhooks/test sends this shape.
+     * The withdrawal.approved event
+     * @description Sent to every ACTIVE endpoint of the merchant and mode subscribed to it.
      */
     post: operations["on_withdrawal_approved"];
     delete?: never;
@@ -848,8 +1113,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The withdrawal.confirmed event (test deliveries only so far)
-     * @description Not emitted by the gateway yet; POST /v1/webhooks/test sends this shape.
+     * The withdrawal.confirmed event
+     * @description Sent to every ACTIVE endpoint of the merchant and mode subscribed to it.
      */
     post: operations["on_withdrawal_confirmed"];
     delete?: never;
@@ -868,8 +1133,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The withdrawal.failed event (test deliveries only so far)
-     * @description Not emitted by the gateway yet; POST /v1/webhooks/test sends this shape.
+     * The withdrawal.failed event
+     * @description Sent to every ACTIVE endpoint of the merchant and mode subscribed to it.
      */
     post: operations["on_withdrawal_failed"];
     delete?: never;
@@ -1268,8 +1533,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The aml.flagged event (test deliveries only so far)
-     * @description Not emitted by the gateway yet; POST /v1/webhooks/test sends this shape.
+     * The aml.flagged event
+     * @description Sent to every ACTIVE endpoint of the merchant and mode subscribed to it.
      */
     post: operations["on_aml_flagged"];
     delete?: never;
@@ -1753,7 +2018,8 @@ export interface components {
       event: "deposit.confirmed";
       data: {
         transactionId: string;
-        payinId?: string;
+        /** @description null for a top-up to the standing address */
+        payinId?: string | null;
         address: string;
         amount: string;
         fee?: string;
@@ -1781,7 +2047,8 @@ export interface components {
       event: "deposit.failed";
       data: {
         transactionId: string;
-        payinId?: string;
+        /** @description null for a top-up to the standing address */
+        payinId?: string | null;
         address: string;
         amount: string;
         fee?: string;
@@ -1809,7 +2076,8 @@ export interface components {
       event: "deposit.overpaid";
       data: {
         transactionId: string;
-        payinId?: string;
+        /** @description null for a top-up to the standing address */
+        payinId?: string | null;
         address: string;
         amount: string;
         fee?: string;
@@ -1837,7 +2105,8 @@ export interface components {
       event: "deposit.underpaid";
       data: {
         transactionId: string;
-        payinId?: string;
+        /** @description null for a top-up to the standing address */
+        payinId?: string | null;
         address: string;
         amount: string;
         fee?: string;
@@ -1866,12 +2135,21 @@ export interface components {
       data: {
         transactionId: string;
         destinationAddress: string;
-        currency: string;
-        chain: string;
-        externalRef: string;
         amount: string;
         fee: string;
-        status: string;
+        /** @enum {string} */
+        currency: "USDT_TRC20";
+        /** @enum {string} */
+        chain: "TRON";
+        externalRef: string | null;
+        /** @enum {string} */
+        status: "PENDING" | "PROCESSING" | "BROADCAST" | "CONFIRMED" | "FAILED" | "CANCELLED";
+        metadata: {
+          [key: string]: unknown;
+        };
+        id: string;
+        requiresManualApproval: boolean;
+        createdAt: string | null;
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
@@ -1886,12 +2164,20 @@ export interface components {
       data: {
         transactionId: string;
         destinationAddress: string;
-        currency: string;
-        chain: string;
-        externalRef: string;
         amount: string;
         fee: string;
-        status: string;
+        /** @enum {string} */
+        currency: "USDT_TRC20";
+        /** @enum {string} */
+        chain: "TRON";
+        externalRef: string | null;
+        /** @enum {string} */
+        status: "PENDING" | "PROCESSING" | "BROADCAST" | "CONFIRMED" | "FAILED" | "CANCELLED";
+        metadata: {
+          [key: string]: unknown;
+        };
+        id: string;
+        approvedAt: string | null;
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
@@ -1906,12 +2192,20 @@ export interface components {
       data: {
         transactionId: string;
         destinationAddress: string;
-        currency: string;
-        chain: string;
-        externalRef: string;
         amount: string;
         fee: string;
-        status: string;
+        /** @enum {string} */
+        currency: "USDT_TRC20";
+        /** @enum {string} */
+        chain: "TRON";
+        externalRef: string | null;
+        /** @enum {string} */
+        status: "PENDING" | "PROCESSING" | "BROADCAST" | "CONFIRMED" | "FAILED" | "CANCELLED";
+        metadata: {
+          [key: string]: unknown;
+        };
+        txHash: string | null;
+        broadcastAt: string | null;
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
@@ -1926,14 +2220,20 @@ export interface components {
       data: {
         transactionId: string;
         destinationAddress: string;
-        currency: string;
-        chain: string;
-        externalRef: string;
         amount: string;
         fee: string;
-        txHash: string;
-        status: string;
-        confirmedAt: string;
+        /** @enum {string} */
+        currency: "USDT_TRC20";
+        /** @enum {string} */
+        chain: "TRON";
+        externalRef: string | null;
+        /** @enum {string} */
+        status: "PENDING" | "PROCESSING" | "BROADCAST" | "CONFIRMED" | "FAILED" | "CANCELLED";
+        metadata: {
+          [key: string]: unknown;
+        };
+        txHash: string | null;
+        confirmedAt: string | null;
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
@@ -1948,13 +2248,20 @@ export interface components {
       data: {
         transactionId: string;
         destinationAddress: string;
-        currency: string;
-        chain: string;
-        externalRef: string;
         amount: string;
-        status: string;
-        reason: string;
-        failedAt: string;
+        fee?: string;
+        /** @enum {string} */
+        currency: "USDT_TRC20";
+        /** @enum {string} */
+        chain: "TRON";
+        externalRef: string | null;
+        /** @enum {string} */
+        status: "PENDING" | "PROCESSING" | "BROADCAST" | "CONFIRMED" | "FAILED" | "CANCELLED";
+        metadata: {
+          [key: string]: unknown;
+        };
+        reason: string | null;
+        failedAt: string | null;
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
@@ -1972,10 +2279,38 @@ export interface components {
         fee: string;
         netAmount: string;
         destinationAddress: string;
-        currency: string;
-        chain: string;
-        status: string;
-        requestedAt: string;
+        /** @enum {string} */
+        currency: "USDT_TRC20";
+        /** @enum {string} */
+        chain: "TRON";
+        /** @enum {string} */
+        status:
+          | "PENDING_REVIEW"
+          | "APPROVED"
+          | "BROADCAST"
+          | "CONFIRMED"
+          | "REJECTED"
+          | "FAILED"
+          | "CANCELLED";
+        createdAt: string | null;
+      } | {
+        transactionId: string;
+        destinationAddress: string;
+        amount: string;
+        fee: string;
+        /** @enum {string} */
+        currency: "USDT_TRC20";
+        /** @enum {string} */
+        chain: "TRON";
+        externalRef: string | null;
+        /** @enum {string} */
+        status: "PENDING" | "PROCESSING" | "BROADCAST" | "CONFIRMED" | "FAILED" | "CANCELLED";
+        metadata: {
+          [key: string]: unknown;
+        };
+        id: string;
+        requiresManualApproval: boolean;
+        createdAt: string | null;
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
@@ -1993,11 +2328,21 @@ export interface components {
         fee: string;
         netAmount: string;
         destinationAddress: string;
-        currency: string;
-        chain: string;
-        txHash: string;
-        status: string;
-        broadcastAt: string;
+        /** @enum {string} */
+        currency: "USDT_TRC20";
+        /** @enum {string} */
+        chain: "TRON";
+        /** @enum {string} */
+        status:
+          | "PENDING_REVIEW"
+          | "APPROVED"
+          | "BROADCAST"
+          | "CONFIRMED"
+          | "REJECTED"
+          | "FAILED"
+          | "CANCELLED";
+        txHash: string | null;
+        broadcastAt: string | null;
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
@@ -2015,10 +2360,37 @@ export interface components {
         fee: string;
         netAmount: string;
         destinationAddress: string;
-        currency: string;
-        chain: string;
-        status: string;
-        approvedAt: string;
+        /** @enum {string} */
+        currency: "USDT_TRC20";
+        /** @enum {string} */
+        chain: "TRON";
+        /** @enum {string} */
+        status:
+          | "PENDING_REVIEW"
+          | "APPROVED"
+          | "BROADCAST"
+          | "CONFIRMED"
+          | "REJECTED"
+          | "FAILED"
+          | "CANCELLED";
+        approvedAt: string | null;
+      } | {
+        transactionId: string;
+        destinationAddress: string;
+        amount: string;
+        fee: string;
+        /** @enum {string} */
+        currency: "USDT_TRC20";
+        /** @enum {string} */
+        chain: "TRON";
+        externalRef: string | null;
+        /** @enum {string} */
+        status: "PENDING" | "PROCESSING" | "BROADCAST" | "CONFIRMED" | "FAILED" | "CANCELLED";
+        metadata: {
+          [key: string]: unknown;
+        };
+        id: string;
+        approvedAt: string | null;
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
@@ -2036,11 +2408,21 @@ export interface components {
         fee: string;
         netAmount: string;
         destinationAddress: string;
-        currency: string;
-        chain: string;
-        txHash: string;
-        status: string;
-        confirmedAt: string;
+        /** @enum {string} */
+        currency: "USDT_TRC20";
+        /** @enum {string} */
+        chain: "TRON";
+        /** @enum {string} */
+        status:
+          | "PENDING_REVIEW"
+          | "APPROVED"
+          | "BROADCAST"
+          | "CONFIRMED"
+          | "REJECTED"
+          | "FAILED"
+          | "CANCELLED";
+        txHash: string | null;
+        confirmedAt: string | null;
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
@@ -2056,11 +2438,21 @@ export interface components {
         id: string;
         amount: string;
         destinationAddress: string;
-        currency: string;
-        chain: string;
-        status: string;
-        reason: string;
-        failedAt: string;
+        /** @enum {string} */
+        currency: "USDT_TRC20";
+        /** @enum {string} */
+        chain: "TRON";
+        /** @enum {string} */
+        status:
+          | "PENDING_REVIEW"
+          | "APPROVED"
+          | "BROADCAST"
+          | "CONFIRMED"
+          | "REJECTED"
+          | "FAILED"
+          | "CANCELLED";
+        reason: string | null;
+        failedAt: string | null;
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
@@ -2454,11 +2846,12 @@ export interface components {
       /** @enum {string} */
       event: "aml.flagged";
       data: {
-        transactionId: string;
-        destinationAddress: string;
+        address: string;
+        /** @enum {string} */
+        context: "PAYOUT" | "WITHDRAWAL";
         reason: string;
-        status: string;
-        occurredAt: string;
+        source: string;
+        flaggedAt: string;
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
@@ -2792,6 +3185,115 @@ export interface components {
       balance: string;
       updatedAt: string;
     };
+    WhitelistEntry: {
+      id: string;
+      /** @enum {string} */
+      currency: "USDT_TRC20";
+      /** @enum {string} */
+      chain: "TRON";
+      address: string;
+      label: string | null;
+      usageContexts: ("PAYOUT" | "WITHDRAWAL")[];
+      /** @description the oldest WITHDRAWAL entry: the default withdrawal address */
+      isPrimary: boolean;
+      /** @description 24 hours after the entry was added */
+      availableAt: string;
+      createdAt: string;
+      updatedAt: string;
+    };
+    AddWhitelistEntry: {
+      /** @enum {string} */
+      currency?: "USDT_TRC20";
+      /** @enum {string} */
+      chain?: "TRON";
+      /** @example TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE */
+      address: string;
+      label?: string;
+      /**
+       * @description default ['WITHDRAWAL']
+       * @example [
+       *       "WITHDRAWAL",
+       *       "PAYOUT"
+       *     ]
+       */
+      usageContexts?: string[];
+    };
+    BulkAddWhitelist: {
+      addresses: {
+        /** @example TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE */
+        address: string;
+        label?: string;
+      }[];
+      /**
+       * @example [
+       *       "WITHDRAWAL",
+       *       "PAYOUT"
+       *     ]
+       */
+      usageContexts?: string[];
+    };
+    Payout: {
+      transactionId: string;
+      /** @enum {string} */
+      status: "PENDING" | "PROCESSING" | "BROADCAST" | "CONFIRMED" | "FAILED" | "CANCELLED";
+      processingFee: string;
+      requiresManualApproval: boolean;
+      currentPayinFee: string;
+      currentTier: string;
+    } & {
+      [key: string]: unknown;
+    };
+    CreatePayout: {
+      /**
+       * @description USDT, at most 6 decimals; minimum 5
+       * @example 25.50
+       */
+      amount: string;
+      /** @description whitelisted for PAYOUT */
+      destinationAddress: string;
+      /** @enum {string} */
+      currency?: "USDT_TRC20";
+      /** @enum {string} */
+      chain?: "TRON";
+      externalRef?: string;
+      metadata?: {
+        [key: string]: unknown;
+      };
+    };
+    EstimatePayout: {
+      /**
+       * @description USDT, at most 6 decimals; minimum 5
+       * @example 25.50
+       */
+      amount: string;
+      /** @description whitelisted for PAYOUT */
+      destinationAddress: string;
+      /** @enum {string} */
+      currency?: "USDT_TRC20";
+      /** @enum {string} */
+      chain?: "TRON";
+    };
+    Withdrawal: {
+      id: string;
+      amount: string;
+      fee: string;
+      netAmount: string;
+      destinationAddress: string;
+      /** @enum {string} */
+      status: "PENDING_REVIEW" | "APPROVED" | "BROADCAST" | "CONFIRMED" | "REJECTED" | "FAILED" | "CANCELLED";
+      createdAt: string;
+    } & {
+      [key: string]: unknown;
+    };
+    CreateWithdrawal: {
+      /**
+       * @description USDT debited; the fee comes out of it
+       * @example 100
+       */
+      amount: string;
+      /** @description default: the primary address */
+      whitelistAddressId?: string;
+    };
     UsdtPayinCreated: {
       transactionId: string;
       address: string;
@@ -3003,6 +3505,45 @@ export interface components {
       };
       createdAt: string;
       updatedAt: string;
+    };
+    AdminOutboundItem: {
+      /** @enum {string} */
+      kind: "PAYOUT" | "WITHDRAWAL";
+      merchantId: string;
+      isSandbox: boolean;
+      item: {
+        [key: string]: unknown;
+      };
+    };
+    Treasury: {
+      checkedAt: string;
+      hotWallet: {
+        address: string;
+        usdt: string;
+        /** @description TRX not staked */
+        trx: string;
+        energy: {
+          limit: number;
+          used: number;
+          /** @description own stake for energy, not lent out */
+          stakedTrx: string;
+          /** @description stake lent to deposit addresses being swept */
+          delegatedTrx: string;
+        };
+      };
+      awaitingSweep: {
+        addresses: number;
+        usdt: string;
+      };
+      reconciliation: {
+        owedToMerchants: string;
+        merchantWallets: string;
+        reservedForPayouts: string;
+        heldOnChain: string;
+        difference: string;
+        /** @description true when the chain holds less than merchants are owed */
+        shortfall: boolean;
+      };
     };
   };
   responses: never;
@@ -3315,6 +3856,1542 @@ export interface operations {
                 balance: string;
               }[];
             };
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  getDepositAddress: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The standing deposit address */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              address: string;
+              /** @enum {string} */
+              currency: "USDT_TRC20";
+              /** @enum {string} */
+              chain: "TRON";
+              /** @description data URL of a PNG image */
+              qrCodeUrl: string;
+              networkFee: string;
+              confirmations: number;
+              isSandbox: boolean;
+              createdAt: string;
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  listWhitelist: {
+    parameters: {
+      query?: {
+        page?: number;
+        limit?: number;
+        /** @description PAYOUT or WITHDRAWAL */
+        usageContext?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Entries, newest first */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              items: components["schemas"]["WhitelistEntry"][];
+              meta: {
+                page: number;
+                limit: number;
+                total: number;
+                totalPages: number;
+                hasNext: boolean;
+                hasPrev: boolean;
+              };
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  addWhitelistAddress: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["AddWhitelistEntry"];
+      };
+    };
+    responses: {
+      /** @description Already whitelisted; contexts merged */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["WhitelistEntry"];
+          };
+        };
+      };
+      /** @description Added */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["WhitelistEntry"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  bulkAddWhitelistAddresses: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["BulkAddWhitelist"];
+      };
+    };
+    responses: {
+      /** @description What was added, what existed, what failed TRON address validation */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              added: components["schemas"]["WhitelistEntry"][];
+              alreadyExists: components["schemas"]["WhitelistEntry"][];
+              invalid: {
+                address: string;
+                label: string | null;
+                reason: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  replaceWhitelistContexts: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description wla_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /**
+           * @example [
+           *       "WITHDRAWAL",
+           *       "PAYOUT"
+           *     ]
+           */
+          usageContexts: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description Updated */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["WhitelistEntry"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  listPayouts: {
+    parameters: {
+      query?: {
+        page?: number;
+        limit?: number;
+        status?: "PENDING" | "PROCESSING" | "BROADCAST" | "CONFIRMED" | "FAILED" | "CANCELLED";
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Payouts */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              items: components["schemas"]["Payout"][];
+              meta: {
+                page: number;
+                limit: number;
+                total: number;
+                totalPages: number;
+                hasNext: boolean;
+                hasPrev: boolean;
+              };
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  createPayout: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["CreatePayout"];
+      };
+    };
+    responses: {
+      /** @description Accepted and reserved */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Payout"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  createTransfer: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["CreatePayout"];
+      };
+    };
+    responses: {
+      /** @description Accepted and reserved */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Payout"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  estimatePayout: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["EstimatePayout"];
+      };
+    };
+    responses: {
+      /** @description Estimate; nothing is reserved */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              fee: string;
+              totalDebited: string;
+              availableBalance: string;
+              sufficient: boolean;
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  getPayout: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description pout_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The payout */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Payout"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  listWithdrawals: {
+    parameters: {
+      query?: {
+        page?: number;
+        limit?: number;
+        status?:
+          | "PENDING_REVIEW"
+          | "APPROVED"
+          | "BROADCAST"
+          | "CONFIRMED"
+          | "REJECTED"
+          | "FAILED"
+          | "CANCELLED";
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Withdrawals */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              items: components["schemas"]["Withdrawal"][];
+              meta: {
+                page: number;
+                limit: number;
+                total: number;
+                totalPages: number;
+                hasNext: boolean;
+                hasPrev: boolean;
+              };
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  createWithdrawal: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["CreateWithdrawal"];
+      };
+    };
+    responses: {
+      /** @description Requested and reserved */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Withdrawal"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  getWithdrawal: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description wdr_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The withdrawal */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Withdrawal"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  cancelWithdrawal: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description wdr_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Cancelled */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Withdrawal"];
           };
         };
       };
@@ -6521,6 +8598,540 @@ export interface operations {
               id: string;
               revokedAt: string;
             };
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  adminListReviewQueue: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The queue */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["AdminOutboundItem"][];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  adminApproveOutbound: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description a payout (pout_) or withdrawal (wdr_) id */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description who decides (recorded with the decision) */
+          reviewer: string;
+          /** @description why; required to reject */
+          note?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Decided */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["AdminOutboundItem"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  adminRejectOutbound: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description a payout (pout_) or withdrawal (wdr_) id */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description who decides (recorded with the decision) */
+          reviewer: string;
+          /** @description why; required to reject */
+          note?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Decided */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["AdminOutboundItem"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  adminGetReviewItem: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description a payout (pout_) or withdrawal (wdr_) id */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The item and its decisions */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["AdminOutboundItem"] & {
+              decisions: {
+                decision: string;
+                reviewer: string;
+                note: string | null;
+                at: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  adminGetTreasury: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The live treasury */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Treasury"];
           };
         };
       };

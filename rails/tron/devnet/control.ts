@@ -120,6 +120,12 @@ export function controlRoutes(chain: Chain, now: () => number, customerKey: stri
       return c.json({ address: toBase58Address(address), hexAddress: address, ...balances(address) });
     }),
   );
+  // Read-only: what an address holds (for README's walkthrough and the end-to-end tests).
+  app.get("/balance/:address", (c) => {
+    const address = tryHexAddress(c.req.param("address"));
+    if (!address) return c.json({ error: "invalid address" }, 400);
+    return c.json({ address: toBase58Address(address), hexAddress: address, ...balances(address) });
+  });
   app.on(["GET", "POST"], "/state", (c) => {
     const customer = addressFromPrivateKey(customerKey);
     return c.json({

@@ -1,0 +1,48 @@
+// GET /admin/api/treasury: the hot wallet, what waits to be swept, and the reconciliation (owed vs held).
+import { createRoute, z } from "@hono/zod-openapi";
+import { treasuryReport } from "../domain/treasury/reconcile.ts";
+import { newRouter } from "./app.ts";
+import { errorResponses, jsonContent, ok, successSchema } from "./envelope.ts";
+import { requireAdmin } from "./middleware/admin_auth.ts";
+
+const TreasurySchema = z.object({
+  checkedAt: z.string(),
+  hotWallet: z.object({
+    address: z.string(),
+    usdt: z.string(),
+    trx: z.string().openapi({ description: "TRX not staked" }),
+    energy: z.object({
+      limit: z.number().int(),
+      used: z.number().int(),
+      stakedTrx: z.string().openapi({ description: "own stake for energy, not lent out" }),
+      delegatedTrx: z.string().openapi({ description: "stake lent to deposit addresses being swept" }),
+    }),
+  }),
+  awaitingSweep: z.object({ addresses: z.number().int(), usdt: z.string() }),
+  reconciliation: z.object({
+    owedToMerchants: z.string(),
+    merchantWallets: z.string(),
+    reservedForPayouts: z.string(),
+    heldOnChain: z.string(),
+    difference: z.string(),
+    shortfall: z.boolean().openapi({ description: "true when the chain holds less than merchants are owed" }),
+  }),
+}).openapi("Treasury");
+
+export function adminTreasuryRoutes() {
+  const r = newRouter();
+  r.openapi(
+    createRoute({
+      method: "get",
+      path: "/treasury",
+      operationId: "adminGetTreasury",
+      tags: ["Admin"],
+      summary: "Hot wallet, unswept deposits, and what merchants are owed against what the chain holds",
+      security: [{ Bearer: [] }],
+      middleware: [requireAdmin],
+      responses: { 200: jsonContent(successSchema(TreasurySchema), "The live treasury"), ...errorResponses },
+    }),
+    async (c) => ok(c, await treasuryReport(c.get("deps"))),
+  );
+  return r;
+}

@@ -1,0 +1,85 @@
+// SQL for the gateway's own signed TRON transactions: stored before their first broadcast, matched to
+// blocks by the scanner, superseded only when their expiration passed without them on chain.
+import type { Db } from "./mod.ts";
+
+export type OutgoingRow = {
+  tx_id: string;
+  outbound_id: string;
+  signed_tx: string;
+  expiration: Date;
+  created_at: Date;
+  last_broadcast_at: Date | null;
+  broadcast_count: number;
+  block_number: string | null;
+  result: string | null;
+  superseded: boolean;
+};
+
+/** The one live (not superseded) transaction of an outbound item, if it was signed. */
+export async function liveOutgoing(db: Db, outboundId: string): Promise<OutgoingRow | undefined> {
+  return (await db.query<OutgoingRow>(
+    `SELECT * FROM chain_outgoing WHERE outbound_id = $1 AND NOT superseded`,
+    [outboundId],
+  ))[0];
+}
+
+export async function insertOutgoing(
+  db: Db,
+  o: { txId: string; outboundId: string; signedTx: string; expiration: Date; now: Date },
+): Promise<void> {
+  await db.query(
+    `INSERT INTO chain_outgoing (tx_id, outbound_id, signed_tx, expiration, created_at) VALUES ($1, $2, $3, $4, $5)`,
+    [o.txId, o.outboundId, o.signedTx, o.expiration, o.now],
+  );
+}
+
+export async function noteBroadcast(db: Db, txId: string, now: Date): Promise<void> {
+  await db.query(
+    `UPDATE chain_outgoing SET last_broadcast_at = $2, broadcast_count = broadcast_count + 1 WHERE tx_id = $1`,
+    [txId, now],
+  );
+}
+
+export async function supersede(db: Db, txId: string): Promise<void> {
+  await db.query(`UPDATE chain_outgoing SET superseded = true WHERE tx_id = $1 AND block_number IS NULL`, [
+    txId,
+  ]);
+}
+
+/** The scanner's one statement per block: which of our transactions this block holds, and their result. */
+export async function markIncluded(
+  db: Db,
+  blockNumber: number,
+  included: Array<{ txId: string; result: string }>,
+): Promise<number> {
+  if (included.length === 0) return 0;
+  const rows = await db.query(
+    `UPDATE chain_outgoing o SET block_number = $1, result = i.result
+       FROM unnest($2::text[], $3::text[]) AS i(tx_id, result)
+      WHERE o.tx_id = i.tx_id AND NOT o.superseded RETURNING o.tx_id`,
+    [blockNumber, included.map((i) => i.txId), included.map((i) => i.result)],
+  );
+  return rows.length;
+}
+
+/** A reorg took these blocks away: their transactions are back to "sent, not seen". */
+export async function unmarkAbove(db: Db, forkPoint: number): Promise<number> {
+  const rows = await db.query(
+    `UPDATE chain_outgoing SET block_number = NULL, result = NULL WHERE block_number > $1 RETURNING tx_id`,
+    [forkPoint],
+  );
+  return rows.length;
+}
+
+/** Outbound items whose live transaction sits at or below `matureAtOrBelow`. */
+export async function outgoingMatured(
+  db: Db,
+  matureAtOrBelow: number,
+): Promise<Array<{ outbound_id: string; tx_id: string; result: string | null }>> {
+  return await db.query(
+    `SELECT o.outbound_id, o.tx_id, o.result FROM chain_outgoing o
+       JOIN outbound_transfers t ON t.id = o.outbound_id
+      WHERE NOT o.superseded AND o.block_number IS NOT NULL AND o.block_number <= $1 AND t.status = 'BROADCAST'`,
+    [matureAtOrBelow],
+  );
+}

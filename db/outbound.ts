@@ -1,0 +1,213 @@
+// SQL for payouts and withdrawals (outbound_transfers), operator decisions and signed chain transactions.
+import type { Db } from "./mod.ts";
+
+export type OutboundRow = {
+  id: string;
+  kind: "PAYOUT" | "WITHDRAWAL";
+  merchant_id: string;
+  is_sandbox: boolean;
+  status: string;
+  currency: string;
+  chain: string;
+  amount: string;
+  fee: string;
+  debited: string;
+  net_amount: string;
+  destination_address: string;
+  whitelist_entry_id: string | null;
+  external_ref: string | null;
+  metadata: Record<string, unknown>;
+  requires_manual_approval: boolean;
+  tx_hash: string | null;
+  failure_reason: string | null;
+  created_at: Date;
+  updated_at: Date;
+  approved_at: Date | null;
+  broadcast_at: Date | null;
+  confirmed_at: Date | null;
+  failed_at: Date | null;
+  cancelled_at: Date | null;
+};
+
+export type NewOutbound = {
+  id: string;
+  kind: "PAYOUT" | "WITHDRAWAL";
+  merchantId: string;
+  isSandbox: boolean;
+  status: string;
+  amount: string;
+  fee: string;
+  debited: string;
+  netAmount: string;
+  destinationAddress: string;
+  whitelistEntryId: string | null;
+  externalRef: string | null;
+  metadata: Record<string, unknown>;
+  requiresManualApproval: boolean;
+  now: Date;
+};
+
+export async function insertOutbound(db: Db, o: NewOutbound): Promise<OutboundRow> {
+  return (await db.query<OutboundRow>(
+    `INSERT INTO outbound_transfers (id, kind, merchant_id, is_sandbox, status, currency, chain, amount, fee, debited,
+       net_amount, destination_address, whitelist_entry_id, external_ref, metadata, requires_manual_approval,
+       created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, 'USDT_TRC20', 'TRON', $6, $7, $8, $9, $10, $11, $12, $13::text::jsonb, $14, $15, $15)
+     RETURNING *`,
+    [
+      o.id,
+      o.kind,
+      o.merchantId,
+      o.isSandbox,
+      o.status,
+      o.amount,
+      o.fee,
+      o.debited,
+      o.netAmount,
+      o.destinationAddress,
+      o.whitelistEntryId,
+      o.externalRef,
+      JSON.stringify(o.metadata),
+      o.requiresManualApproval,
+      o.now,
+    ],
+  ))[0];
+}
+
+export async function findOutbound(
+  db: Db,
+  scope: { merchantId: string; isSandbox: boolean; kind: "PAYOUT" | "WITHDRAWAL" },
+  id: string,
+): Promise<OutboundRow | undefined> {
+  return (await db.query<OutboundRow>(
+    `SELECT * FROM outbound_transfers WHERE id = $1 AND merchant_id = $2 AND is_sandbox = $3 AND kind = $4`,
+    [id, scope.merchantId, scope.isSandbox, scope.kind],
+  ))[0];
+}
+
+/** The row, locked until the transaction ends: every state move reads its row this way first. */
+export async function lockOutbound(db: Db, id: string): Promise<OutboundRow | undefined> {
+  return (await db.query<OutboundRow>(`SELECT * FROM outbound_transfers WHERE id = $1 FOR UPDATE`, [id]))[0];
+}
+
+export type OutboundPatch = Partial<
+  Pick<
+    OutboundRow,
+    | "tx_hash"
+    | "failure_reason"
+    | "approved_at"
+    | "broadcast_at"
+    | "confirmed_at"
+    | "failed_at"
+    | "cancelled_at"
+  >
+>;
+
+const PATCHABLE = [
+  "tx_hash",
+  "failure_reason",
+  "approved_at",
+  "broadcast_at",
+  "confirmed_at",
+  "failed_at",
+  "cancelled_at",
+] as const;
+
+/** Moves from the state the caller saw; undefined when another move got there first. */
+export async function moveOutbound(
+  db: Db,
+  id: string,
+  from: string,
+  to: string,
+  patch: OutboundPatch,
+  now: Date,
+): Promise<OutboundRow | undefined> {
+  const params: unknown[] = [id, from, to, now];
+  const sets = PATCHABLE.filter((k) => k in patch).map((k) => {
+    params.push(patch[k]);
+    return `${k} = $${params.length}`;
+  });
+  return (await db.query<OutboundRow>(
+    `UPDATE outbound_transfers SET status = $3, updated_at = $4${sets.map((s) => `, ${s}`).join("")}
+      WHERE id = $1 AND status = $2 RETURNING *`,
+    params,
+  ))[0];
+}
+
+export async function listOutbound(
+  db: Db,
+  scope: { merchantId: string; isSandbox: boolean; kind: "PAYOUT" | "WITHDRAWAL" },
+  q: { status?: string; limit: number; offset: number },
+): Promise<{ rows: OutboundRow[]; total: number }> {
+  const args = [scope.merchantId, scope.isSandbox, scope.kind, q.status ?? null];
+  const where = `merchant_id = $1 AND is_sandbox = $2 AND kind = $3 AND ($4::text IS NULL OR status = $4)`;
+  const [rows, count] = await Promise.all([
+    db.query<OutboundRow>(
+      `SELECT * FROM outbound_transfers WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $5 OFFSET $6`,
+      [...args, q.limit, q.offset],
+    ),
+    db.query<{ n: number }>(`SELECT count(*)::int AS n FROM outbound_transfers WHERE ${where}`, args),
+  ]);
+  return { rows, total: count[0].n };
+}
+
+/** What waits for an operator, oldest first, across merchants and modes. */
+export async function listAwaitingReview(db: Db, limit: number): Promise<OutboundRow[]> {
+  return await db.query<OutboundRow>(
+    `SELECT * FROM outbound_transfers WHERE status IN ('PENDING', 'PENDING_REVIEW')
+      ORDER BY created_at, id LIMIT $1`,
+    [limit],
+  );
+}
+
+export async function findOutboundById(db: Db, id: string): Promise<OutboundRow | undefined> {
+  return (await db.query<OutboundRow>(`SELECT * FROM outbound_transfers WHERE id = $1`, [id]))[0];
+}
+
+export async function insertReviewDecision(
+  db: Db,
+  d: { outboundId: string; decision: "APPROVE" | "REJECT"; operator: string; note: string | null; now: Date },
+): Promise<void> {
+  await db.query(
+    `INSERT INTO review_decisions (outbound_id, decision, operator, note, created_at) VALUES ($1, $2, $3, $4, $5)`,
+    [d.outboundId, d.decision, d.operator, d.note, d.now],
+  );
+}
+
+export type ReviewDecisionRow = { decision: string; operator: string; note: string | null; created_at: Date };
+
+export async function listReviewDecisions(db: Db, outboundId: string): Promise<ReviewDecisionRow[]> {
+  return await db.query<ReviewDecisionRow>(
+    `SELECT decision, operator, note, created_at FROM review_decisions WHERE outbound_id = $1 ORDER BY id`,
+    [outboundId],
+  );
+}
+
+/** Items the broadcaster must look at: ready to send, or sent and not yet deep enough. */
+export async function listInFlight(db: Db, limit: number): Promise<Array<{ id: string }>> {
+  return await db.query<{ id: string }>(
+    `SELECT id FROM outbound_transfers WHERE status IN ('PROCESSING', 'APPROVED', 'BROADCAST')
+      ORDER BY updated_at LIMIT $1`,
+    [limit],
+  );
+}
+
+/**
+ * Credits to the merchant's USDT wallet that are not spendable yet: settled pay-ins with a transfer in a
+ * block above the solidified one (money out may only spend credits whose block is solidified).
+ */
+export async function unsolidifiedCredits(
+  db: Db,
+  scope: { merchantId: string; isSandbox: boolean },
+  solidBlock: number,
+): Promise<string> {
+  const rows = await db.query<{ pending: string }>(
+    `SELECT COALESCE(sum(p.net_amount), 0)::text AS pending FROM payins p
+      WHERE p.merchant_id = $1 AND p.is_sandbox = $2 AND p.payment_method = 'USDT_TRC20'
+        AND p.status IN ('CONFIRMED', 'UNDERPAID', 'OVERPAID')
+        AND EXISTS (SELECT 1 FROM chain_transfers t
+                     WHERE t.payin_id = p.id AND t.status = 'CREDITED' AND t.block_number > $3)`,
+    [scope.merchantId, scope.isSandbox, solidBlock],
+  );
+  return rows[0].pending;
+}

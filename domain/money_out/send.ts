@@ -1,0 +1,247 @@
+// Sending a payout or withdrawal to the chain exactly once. The transaction is signed once and stored
+// (with its txID and expiration) before its first broadcast; every later attempt, after a crash or a
+// reorg, re-sends the same bytes; a new one is signed only when the old one's expiration has passed
+// and the node confirms it is not on chain, so two can never both land. Sandbox items never touch a
+// chain: they move through the same states on simulated confirmations.
+import * as outgoing from "../../db/chain_outgoing.ts";
+import { PG_UNIQUE_VIOLATION, pgErrorCode } from "../../db/mod.ts";
+import { findOutboundById, lockOutbound, type OutboundRow } from "../../db/outbound.ts";
+import { TronNodeError } from "../../rails/tron/client.ts";
+import { type SignedTronTransaction, signTrc20Transfer } from "../../rails/tron/signing.ts";
+import type { Deps } from "../deps.ts";
+import { Decimal } from "../money.ts";
+import { hotWallet } from "../treasury/hot_wallet.ts";
+import { releaseOutbound, settleOutbound } from "./finish.ts";
+import { READY_TO_SEND } from "./states.ts";
+import { transitionOutbound } from "./transition.ts";
+
+/** TRX (in sun) a payout's TRC20 transfer may burn at most when the hot wallet's energy runs short. */
+export const PAYOUT_FEE_LIMIT_SUN = 50_000_000;
+/** After this many refused broadcasts of expired, absent transactions, the item fails and is refunded. */
+export const MAX_REFUSED_BROADCASTS = 5;
+/** Node answers that mean "already known": the transaction is in the pool or in a block. */
+const ALREADY_KNOWN = new Set(["DUP_TRANSACTION_ERROR"]);
+
+type SendDeps = Pick<Deps, "db" | "queue" | "clock" | "config" | "log" | "tron" | "tronResources">;
+
+export type SendOutcome =
+  | "sent"
+  | "already-sent"
+  | "waiting-for-hot-wallet"
+  | "refused"
+  | "resigned"
+  | "simulated"
+  | "nothing-to-do"
+  | "failed";
+
+/** One idempotent step for one item; safe to call from several processes and after any crash. */
+export async function sendOutbound(deps: SendDeps, outboundId: string): Promise<SendOutcome> {
+  const row = await findOutboundById(deps.db, outboundId);
+  if (!row) return "nothing-to-do";
+  if (row.status !== READY_TO_SEND[row.kind] && row.status !== "BROADCAST") return "nothing-to-do";
+  if (row.is_sandbox) return await simulateSandboxSend(deps, row);
+  let live = await outgoing.liveOutgoing(deps.db, row.id);
+  if (!live) {
+    if (row.status === "BROADCAST") {
+      deps.log.error("broadcast item without a live transaction", { id: row.id });
+      return "nothing-to-do";
+    }
+    const signed = await signOnce(deps, row);
+    if (signed !== "stored") return signed;
+    live = await outgoing.liveOutgoing(deps.db, row.id);
+    if (!live) return "nothing-to-do";
+  }
+  if (live.block_number !== null) return "already-sent"; // in a block: the scanner confirms it
+  if (deps.clock.now() >= live.expiration) return await replaceIfAbsent(deps, row, live);
+  return await broadcastStored(deps, row, live);
+}
+
+/**
+ * The item's TRC20 transfer from the hot wallet, signed here against the node's head block, with the
+ * item's id as its memo: each payout is its own transaction, whatever others share its amount and time.
+ */
+async function signPayoutTransfer(
+  deps: SendDeps,
+  row: OutboundRow,
+  units: bigint,
+): Promise<SignedTronTransaction> {
+  const hot = hotWallet(deps.config, row.is_sandbox);
+  return signTrc20Transfer(
+    hot.privateKeyHex,
+    {
+      contract: deps.config.tron.usdtContract,
+      to: row.destination_address,
+      units,
+      feeLimitSun: BigInt(PAYOUT_FEE_LIMIT_SUN),
+    },
+    await deps.tronResources.refBlock(),
+    { memo: row.id },
+  );
+}
+
+/** Signs the item's transfer from the hot wallet and stores it; only one live transaction per item. */
+async function signOnce(deps: SendDeps, row: OutboundRow): Promise<"stored" | SendOutcome> {
+  const hot = hotWallet(deps.config, row.is_sandbox);
+  const contract = deps.config.tron.usdtContract;
+  const units = BigInt(new Decimal(row.net_amount).times(1_000_000).toFixed(0));
+  const held = await deps.tron.getUsdtBalance(contract, hot.address);
+  if (held < units) {
+    // Stays PROCESSING/APPROVED; the next sweep refills the hot wallet and the sweep job re-sends it.
+    deps.log.warn("payout waits for the hot wallet", {
+      id: row.id,
+      needed: units.toString(),
+      held: held.toString(),
+    });
+    // Pull the next sweep forward: any credited amount is now worth sweeping.
+    await deps.queue.enqueue({ type: "treasury.sweep", urgent: true });
+    return "waiting-for-hot-wallet";
+  }
+  const signed = await signPayoutTransfer(deps, row, units);
+  try {
+    return await deps.db.tx(async (tx) => {
+      const locked = await lockOutbound(tx, row.id);
+      if (!locked || locked.status !== READY_TO_SEND[row.kind]) return "nothing-to-do" as const;
+      if (await outgoing.liveOutgoing(tx, row.id)) return "stored" as const; // another process won
+      await outgoing.insertOutgoing(tx, {
+        txId: signed.txID,
+        outboundId: row.id,
+        signedTx: JSON.stringify(signed),
+        expiration: new Date(Number(signed.raw_data.expiration)),
+        now: deps.clock.now(),
+      });
+      return "stored" as const;
+    });
+  } catch (err) {
+    if (pgErrorCode(err) === PG_UNIQUE_VIOLATION) return "stored";
+    throw err;
+  }
+}
+
+/** Sends the stored bytes; "already known" counts as sent. The state moves only after the node took it. */
+async function broadcastStored(
+  deps: SendDeps,
+  row: OutboundRow,
+  live: outgoing.OutgoingRow,
+): Promise<SendOutcome> {
+  let accepted = false;
+  let code: string | undefined;
+  try {
+    const answer = await deps.tron.broadcastTransaction(JSON.parse(live.signed_tx));
+    accepted = answer.result || ALREADY_KNOWN.has(answer.code ?? "");
+    code = answer.code;
+  } catch (err) {
+    if (!(err instanceof TronNodeError)) throw err;
+    deps.log.warn("broadcast failed; will retry", { id: row.id, txId: live.tx_id, error: err.message });
+    return "refused";
+  }
+  await outgoing.noteBroadcast(deps.db, live.tx_id, deps.clock.now());
+  if (!accepted) {
+    deps.log.warn("node refused a payout transaction; will retry", { id: row.id, txId: live.tx_id, code });
+    return "refused";
+  }
+  if (row.status === "BROADCAST") return "already-sent";
+  const moved = await deps.db.tx(async (tx) => {
+    const locked = await lockOutbound(tx, row.id);
+    if (!locked || locked.status !== READY_TO_SEND[row.kind]) return undefined;
+    return await transitionOutbound({ ...deps, db: tx }, locked, "BROADCAST", {
+      tx_hash: live.tx_id,
+      broadcast_at: deps.clock.now(),
+    });
+  });
+  return moved ? "sent" : "already-sent";
+}
+
+/**
+ * The stored transaction expired. If the node has it in a block, the scanner will see it; otherwise it
+ * can never land, so a new one is signed (or, after repeated refusals, the item fails and is refunded).
+ */
+async function replaceIfAbsent(
+  deps: SendDeps,
+  row: OutboundRow,
+  live: outgoing.OutgoingRow,
+): Promise<SendOutcome> {
+  if (await deps.tron.getTransactionInfoById(live.tx_id)) return "already-sent";
+  if (live.broadcast_count >= MAX_REFUSED_BROADCASTS && row.status !== "BROADCAST") {
+    const failed = await releaseOutbound(deps, {
+      id: row.id,
+      to: "FAILED",
+      patch: { failure_reason: "BROADCAST_REJECTED", failed_at: deps.clock.now() },
+      expectFrom: [READY_TO_SEND[row.kind]],
+    });
+    if (failed) await outgoing.supersede(deps.db, live.tx_id);
+    return failed ? "failed" : "nothing-to-do";
+  }
+  await outgoing.supersede(deps.db, live.tx_id);
+  deps.log.warn("payout transaction expired off chain; signing a new one", { id: row.id, txId: live.tx_id });
+  // A fresh signature goes straight to broadcast: re-entering sendOutbound would judge its expiry again
+  // against a clock that may run ahead of the node's, and loop.
+  if (row.status === "BROADCAST") return (await resignBroadcast(deps, row)) ? "resigned" : "nothing-to-do";
+  const signed = await signOnce(deps, row);
+  if (signed !== "stored") return signed;
+  const fresh = await outgoing.liveOutgoing(deps.db, row.id);
+  if (!fresh) return "nothing-to-do";
+  const outcome = await broadcastStored(deps, row, fresh);
+  return outcome === "sent" ? "resigned" : outcome;
+}
+
+async function resignBroadcast(deps: SendDeps, row: OutboundRow): Promise<boolean> {
+  const units = BigInt(new Decimal(row.net_amount).times(1_000_000).toFixed(0));
+  const signed = await signPayoutTransfer(deps, row, units);
+  try {
+    await deps.db.tx(async (tx) => {
+      await lockOutbound(tx, row.id);
+      await outgoing.insertOutgoing(tx, {
+        txId: signed.txID,
+        outboundId: row.id,
+        signedTx: JSON.stringify(signed),
+        expiration: new Date(Number(signed.raw_data.expiration)),
+        now: deps.clock.now(),
+      });
+      await tx.query(`UPDATE outbound_transfers SET tx_hash = $2, updated_at = $3 WHERE id = $1`, [
+        row.id,
+        signed.txID,
+        deps.clock.now(),
+      ]);
+    });
+  } catch (err) {
+    if (pgErrorCode(err) === PG_UNIQUE_VIOLATION) return false;
+    throw err;
+  }
+  const live = await outgoing.liveOutgoing(deps.db, row.id);
+  if (live) await broadcastStored(deps, { ...row, status: "BROADCAST" }, live);
+  return true;
+}
+
+/** How long a sandbox item waits between its simulated broadcast and its simulated confirmation. */
+export function sandboxConfirmDelayMs(config: Deps["config"]): number {
+  return config.tron.payoutConfirmations * 3000;
+}
+
+/** Sandbox: BROADCAST at once with a simulated hash, CONFIRMED after simulated confirmations. */
+async function simulateSandboxSend(deps: SendDeps, row: OutboundRow): Promise<SendOutcome> {
+  if (row.status === "BROADCAST") {
+    const due = new Date(row.broadcast_at!).getTime() + sandboxConfirmDelayMs(deps.config);
+    if (deps.clock.now().getTime() < due) return "nothing-to-do";
+    return (await settleOutbound(deps, { id: row.id, txHash: row.tx_hash! })) ? "simulated" : "nothing-to-do";
+  }
+  const txHash = Array.from(
+    crypto.getRandomValues(new Uint8Array(32)),
+    (b) => b.toString(16).padStart(2, "0"),
+  )
+    .join("");
+  const moved = await deps.db.tx(async (tx) => {
+    const locked = await lockOutbound(tx, row.id);
+    if (!locked || locked.status !== READY_TO_SEND[row.kind]) return undefined;
+    const sent = await transitionOutbound({ ...deps, db: tx }, locked, "BROADCAST", {
+      tx_hash: `sandbox_${txHash}`,
+      broadcast_at: deps.clock.now(),
+    });
+    tx.afterCommit(() =>
+      deps.queue.enqueue({ type: "outbound.send", outboundId: row.id }, {
+        delayMs: sandboxConfirmDelayMs(deps.config),
+      })
+    );
+    return sent;
+  });
+  return moved ? "simulated" : "nothing-to-do";
+}

@@ -1,0 +1,77 @@
+// The payout and withdrawal state machines as tables of allowed moves (specification, Part 1, "Payout"
+// and "Withdrawal"), plus the moves the specification leaves open, named in docs/decisions.md.
+import { AppError } from "../errors.ts";
+
+export const PAYOUT_STATUSES = [
+  "PENDING",
+  "PROCESSING",
+  "BROADCAST",
+  "CONFIRMED",
+  "FAILED",
+  "CANCELLED",
+] as const;
+export const WITHDRAWAL_STATUSES = [
+  "PENDING_REVIEW",
+  "APPROVED",
+  "BROADCAST",
+  "CONFIRMED",
+  "REJECTED",
+  "FAILED",
+  "CANCELLED",
+] as const;
+export type PayoutStatus = typeof PAYOUT_STATUSES[number];
+export type WithdrawalStatus = typeof WITHDRAWAL_STATUSES[number];
+export type OutboundStatus = PayoutStatus | WithdrawalStatus;
+export type OutboundKind = "PAYOUT" | "WITHDRAWAL";
+
+const PAYOUT_MOVES: Record<PayoutStatus, readonly PayoutStatus[]> = {
+  // PENDING waits for an operator: approval sends it on, rejection fails it with the money back.
+  PENDING: ["PROCESSING", "FAILED"],
+  PROCESSING: ["BROADCAST", "FAILED"],
+  // A broadcast transaction that fails on chain (e.g. out of energy) refunds: "any pre-final" row.
+  BROADCAST: ["CONFIRMED", "FAILED"],
+  CONFIRMED: [],
+  FAILED: [],
+  CANCELLED: [],
+};
+
+const WITHDRAWAL_MOVES: Record<WithdrawalStatus, readonly WithdrawalStatus[]> = {
+  PENDING_REVIEW: ["APPROVED", "REJECTED", "CANCELLED"],
+  APPROVED: ["BROADCAST", "FAILED"],
+  BROADCAST: ["CONFIRMED", "FAILED"],
+  CONFIRMED: [],
+  REJECTED: [],
+  FAILED: [],
+  CANCELLED: [],
+};
+
+function movesOf(kind: OutboundKind): Record<string, readonly string[]> {
+  return kind === "PAYOUT" ? PAYOUT_MOVES : WITHDRAWAL_MOVES;
+}
+
+export function canMoveOutbound(kind: OutboundKind, from: string, to: string): boolean {
+  return movesOf(kind)[from]?.includes(to) ?? false;
+}
+
+/** An illegal move is a typed error naming the current state, never a silent write. */
+export function assertOutboundMove(kind: OutboundKind, from: string, to: string): void {
+  if (!canMoveOutbound(kind, from, to)) {
+    const name = kind === "PAYOUT" ? "Payout" : "Withdrawal";
+    throw new AppError("INVALID_TRANSACTION_STATUS", `${name} is ${from}; it cannot become ${to}`);
+  }
+}
+
+export function isFinalOutbound(kind: OutboundKind, status: string): boolean {
+  return (movesOf(kind)[status] ?? []).length === 0;
+}
+
+/** The state in which an accepted item is handed to the broadcaster. */
+export const READY_TO_SEND: Record<OutboundKind, OutboundStatus> = {
+  PAYOUT: "PROCESSING",
+  WITHDRAWAL: "APPROVED",
+};
+/** The state in which an item waits for an operator. */
+export const AWAITING_REVIEW: Record<OutboundKind, OutboundStatus> = {
+  PAYOUT: "PENDING",
+  WITHDRAWAL: "PENDING_REVIEW",
+};

@@ -1,0 +1,135 @@
+// What payouts and withdrawals look like to merchants: API records and webhook payloads (Part 2's
+// payload table), all built from one row so the API and the webhooks never disagree.
+import type { OutboundRow } from "../../db/outbound.ts";
+import { effectiveFees } from "../fees.ts";
+import { formatAmount } from "../money.ts";
+
+const usdt = (v: string) => formatAmount(v, "USDT_TRC20");
+const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
+
+/** POST/GET /v1/payout `data`: the specification's fields, then what a merchant needs to follow it. */
+export function payoutView(row: OutboundRow, feeSchedule: Record<string, string> | null) {
+  const fees = effectiveFees(feeSchedule);
+  return {
+    transactionId: row.id,
+    status: row.status,
+    processingFee: usdt(row.fee),
+    requiresManualApproval: row.requires_manual_approval,
+    currentPayinFee: `${fees.usdtServicePercent}%`,
+    currentTier: "STANDARD",
+    amount: usdt(row.amount),
+    totalDebited: usdt(row.debited),
+    destinationAddress: row.destination_address,
+    currency: row.currency,
+    chain: row.chain,
+    externalRef: row.external_ref,
+    metadata: row.metadata,
+    txHash: row.tx_hash,
+    failureReason: row.failure_reason,
+    isSandbox: row.is_sandbox,
+    createdAt: iso(row.created_at)!,
+    updatedAt: iso(row.updated_at)!,
+    approvedAt: iso(row.approved_at),
+    broadcastAt: iso(row.broadcast_at),
+    confirmedAt: iso(row.confirmed_at),
+    failedAt: iso(row.failed_at),
+  };
+}
+
+/** GET/POST /v1/withdrawals `data`. */
+export function withdrawalView(row: OutboundRow) {
+  return {
+    id: row.id,
+    amount: usdt(row.amount),
+    fee: usdt(row.fee),
+    netAmount: usdt(row.net_amount),
+    destinationAddress: row.destination_address,
+    whitelistAddressId: row.whitelist_entry_id,
+    status: row.status,
+    currency: row.currency,
+    chain: row.chain,
+    txHash: row.tx_hash,
+    failureReason: row.failure_reason,
+    isSandbox: row.is_sandbox,
+    createdAt: iso(row.created_at)!,
+    updatedAt: iso(row.updated_at)!,
+    approvedAt: iso(row.approved_at),
+    confirmedAt: iso(row.confirmed_at),
+    failedAt: iso(row.failed_at),
+    cancelledAt: iso(row.cancelled_at),
+  };
+}
+
+export type OutboundEvent =
+  | "payout.requested"
+  | "payout.approved"
+  | "payout.broadcast"
+  | "payout.confirmed"
+  | "payout.failed"
+  | "withdrawal.requested"
+  | "withdrawal.approved"
+  | "withdrawal.broadcast"
+  | "withdrawal.confirmed"
+  | "withdrawal.failed";
+
+/** Payloads of Part 2 where it lists them; the others carry the same facts in the same names. */
+export function outboundEventData(row: OutboundRow, event: OutboundEvent): Record<string, unknown> {
+  if (row.kind === "WITHDRAWAL") {
+    const base = {
+      id: row.id,
+      amount: usdt(row.amount),
+      fee: usdt(row.fee),
+      netAmount: usdt(row.net_amount),
+      destinationAddress: row.destination_address,
+      currency: row.currency,
+      chain: row.chain,
+      status: row.status,
+    };
+    switch (event) {
+      case "withdrawal.approved":
+        return { ...base, approvedAt: iso(row.approved_at) };
+      case "withdrawal.broadcast":
+        return { ...base, txHash: row.tx_hash, broadcastAt: iso(row.broadcast_at) };
+      case "withdrawal.confirmed":
+        return { ...base, txHash: row.tx_hash, confirmedAt: iso(row.confirmed_at) };
+      case "withdrawal.failed": {
+        const { fee: _fee, netAmount: _net, ...rest } = base;
+        return { ...rest, reason: row.failure_reason, failedAt: iso(row.failed_at) };
+      }
+      default:
+        return { ...base, createdAt: iso(row.created_at) };
+    }
+  }
+  const base = {
+    transactionId: row.id,
+    destinationAddress: row.destination_address,
+    amount: usdt(row.amount),
+    fee: usdt(row.fee),
+    currency: row.currency,
+    chain: row.chain,
+    externalRef: row.external_ref,
+    status: row.status,
+    metadata: row.metadata,
+  };
+  switch (event) {
+    case "payout.confirmed":
+      return { ...base, txHash: row.tx_hash, confirmedAt: iso(row.confirmed_at) };
+    case "payout.failed": {
+      const { fee: _fee, ...rest } = base;
+      return { ...rest, reason: row.failure_reason, failedAt: iso(row.failed_at) };
+    }
+    case "payout.broadcast":
+      return { ...base, txHash: row.tx_hash, broadcastAt: iso(row.broadcast_at) };
+    case "payout.approved":
+    case "withdrawal.approved":
+      // The legacy withdrawal.* twin of a payout event also names it `id`, as withdrawal payloads do.
+      return { ...base, id: row.id, approvedAt: iso(row.approved_at) };
+    default:
+      return {
+        ...base,
+        id: row.id,
+        requiresManualApproval: row.requires_manual_approval,
+        createdAt: iso(row.created_at),
+      };
+  }
+}

@@ -1,0 +1,60 @@
+// The treasury at a glance: the hot wallet as the chain sees it, what waits on deposit addresses, and a
+// reconciliation of what merchants are owed (ledger) against what the gateway's addresses hold. A
+// shortfall is an alarm: logged as an error and flagged in the answer.
+import { unsweptOnDepositAddresses, usdtOwedToMerchants } from "../../db/treasury.ts";
+import type { Deps } from "../deps.ts";
+import { Decimal, formatAmount } from "../money.ts";
+import { hotWallet } from "./hot_wallet.ts";
+
+const usdt = (v: Decimal.Value) => formatAmount(v, "USDT_TRC20");
+const trx = (sun: bigint) => new Decimal(sun.toString()).dividedBy(1_000_000).toFixed(6);
+
+export async function treasuryReport(
+  deps: Pick<Deps, "db" | "config" | "log" | "tron" | "tronResources" | "clock">,
+) {
+  const hot = hotWallet(deps.config, false);
+  const contract = deps.config.tron.usdtContract;
+  const [hotUnits, resources, owed, deposits] = await Promise.all([
+    deps.tron.getUsdtBalance(contract, hot.address),
+    deps.tronResources.getAccountResources(hot.address),
+    usdtOwedToMerchants(deps.db),
+    unsweptOnDepositAddresses(deps.db),
+  ]);
+  const hotUsdt = new Decimal(hotUnits.toString()).dividedBy(1_000_000);
+  // What was credited on deposit addresses and not yet swept into the hot wallet is still there.
+  const unswept = new Decimal(deposits.usdt);
+  const owedTotal = new Decimal(owed.wallets).plus(owed.reserved);
+  const held = hotUsdt.plus(unswept);
+  const difference = held.minus(owedTotal);
+  const shortfall = difference.isNegative();
+  if (shortfall) {
+    deps.log.error("treasury shortfall: the chain holds less USDT than merchants are owed", {
+      owed: usdt(owedTotal),
+      held: usdt(held),
+      shortfall: usdt(difference.negated()),
+    });
+  }
+  return {
+    checkedAt: deps.clock.now().toISOString(),
+    hotWallet: {
+      address: hot.address,
+      usdt: usdt(hotUsdt),
+      trx: trx(resources.balanceSun),
+      energy: {
+        limit: resources.energyLimit,
+        used: resources.energyUsed,
+        stakedTrx: trx(resources.stakedForEnergySun),
+        delegatedTrx: trx(resources.delegatedEnergySun),
+      },
+    },
+    awaitingSweep: { addresses: deposits.addresses, usdt: usdt(unswept) },
+    reconciliation: {
+      owedToMerchants: usdt(owedTotal),
+      merchantWallets: usdt(owed.wallets),
+      reservedForPayouts: usdt(owed.reserved),
+      heldOnChain: usdt(held),
+      difference: usdt(difference),
+      shortfall,
+    },
+  };
+}
