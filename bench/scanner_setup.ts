@@ -32,6 +32,14 @@ export function deriveAddresses(count: number): Address[] {
 }
 
 export async function seedAddresses(db: Db, addresses: Address[], qrPng: string): Promise<void> {
+  // Seeded rows take their indexes from the account's counter, as every deriver does (migration 006), so
+  // a pool refill during the bench derives new indexes rather than ones already seeded and claimed.
+  const next = Math.max(-1, ...addresses.map((a) => a.index)) + 1;
+  await db.query(
+    `INSERT INTO address_index_counters (account_index, next_index) VALUES ($1, $2)
+     ON CONFLICT (account_index) DO UPDATE SET next_index = GREATEST(address_index_counters.next_index, $2)`,
+    [ACCOUNT_INDEX.live, next],
+  );
   for (let i = 0; i < addresses.length; i += 500) {
     await insertAddresses(
       db,

@@ -199,16 +199,6 @@ export function sampleEventData(type: EventType, now: Date): Record<string, unkn
   const at = now.toISOString();
   const usdt = { currency: "USDT_TRC20", chain: "TRON", externalRef: "order-1001" };
   const payin = { transactionId: "pay_test_0001", address: SAMPLE_ADDRESS, amount: "100.000000", ...usdt };
-  const payout = { transactionId: "pout_test_0001", destinationAddress: SAMPLE_ADDRESS, ...usdt };
-  const withdrawal = {
-    id: "wdr_test_0001",
-    amount: "250.000000",
-    fee: "1.000000",
-    netAmount: "249.000000",
-    destinationAddress: SAMPLE_ADDRESS,
-    currency: "USDT_TRC20",
-    chain: "TRON",
-  };
   const received = { amountReceived: "100.000000", txHash: SAMPLE_TX, confirmedAt: at };
   switch (type) {
     case "payin.created":

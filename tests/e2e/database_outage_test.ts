@@ -9,6 +9,7 @@ import { handleWebhookSweep } from "../../jobs/webhook_delivery.ts";
 import { assert, assertEquals } from "../assert.ts";
 import { startTestGateway } from "../helpers.ts";
 import { clusterUnavailable, createCluster } from "./pg_cluster.ts";
+import { until } from "./process.ts";
 import { startReceiver } from "./receiver.ts";
 
 const skipReason = clusterUnavailable();
@@ -141,9 +142,13 @@ Deno.test({
       await Promise.all(
         [all, all].map((round) => Promise.all(round.map((msg) => dispatchJob(msg, gw.deps)))),
       );
-      const rows = await gw.db.query<{ id: string; status: string }>(
-        "SELECT id, status FROM webhook_deliveries ORDER BY id",
-      );
+      // A delivery message only wakes the process's delivery pump; wait until it has finished them all.
+      const rows = await until("every delivery settled", async () => {
+        const now = await gw.db.query<{ id: string; status: string }>(
+          "SELECT id, status FROM webhook_deliveries ORDER BY id",
+        );
+        return now.every((r) => r.status !== "PENDING") ? now : undefined;
+      }, 30_000);
       assert(
         rows.length >= acknowledged.length,
         "one payin.created delivery per acknowledged pay-in at least",
