@@ -37,12 +37,10 @@ export function newRouter() {
 export function createApp(deps: Deps, options: { devnet?: Devnet; simulators?: { app: Hono } } = {}) {
   const app = newRouter();
   const metrics = new RequestMetrics();
-  // Outermost: counts every answer with its final status; then pages and large JSON (lists, the OpenAPI
-  // document) are gzipped for clients that accept it. Answers under 4 KB are sent as they are: most API
-  // answers are, and gzipping a pay-in's (mostly a base64 PNG that barely shrinks) cost a fifth of
-  // creation throughput (`deno task bench payin`).
+  // Outermost: counts every answer with its final status; then JSON and pages are gzipped for clients
+  // that accept it (bodies under 1 KB are left alone: the header costs more than it saves).
   app.use("*", countRequests(metrics));
-  app.use("*", compress({ threshold: 4096 }));
+  app.use("*", compress());
   app.use("*", async (c, next) => {
     c.set("deps", deps);
     // A caller's request id is echoed and logged: only a plain token is taken, anything else is replaced.
