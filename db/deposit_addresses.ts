@@ -89,18 +89,3 @@ export async function leaseFree(
     [c.isSandbox, c.count, c.now, c.until, c.accountIndex],
   );
 }
-
-/** Watched addresses among the given hex addresses, with the pay-in each belongs to. */
-export async function findWatched(
-  db: Db,
-  addressesHex: string[],
-): Promise<
-  Array<{ address_hex: string; address: string; payin_id: string; watch_until: Date; is_sandbox: boolean }>
-> {
-  if (addressesHex.length === 0) return [];
-  return await db.query(
-    `SELECT address_hex, address, payin_id, watch_until, is_sandbox FROM deposit_addresses
-      WHERE address_hex = ANY($1::text[]) AND payin_id IS NOT NULL`,
-    [addressesHex],
-  );
-}

@@ -170,11 +170,6 @@ export async function acceptOutbound(
   return await reserveAndRecord(deps, caller, prepared);
 }
 
-/** prepare + accept in one call, for callers without an Idempotency-Key of their own (tests, bulk). */
-export async function requestPayout(deps: OutDeps, caller: Caller, input: PayoutInput): Promise<OutboundRow> {
-  return await acceptOutbound(deps, caller, await preparePayout(deps, caller, input));
-}
-
 /** POST /v1/payout/estimate: the fee and whether the spendable balance covers it; nothing is reserved. */
 export async function estimatePayout(deps: OutDeps, caller: Caller, input: PayoutInput) {
   const amount = parseOutAmount(input.amount);
@@ -232,12 +227,4 @@ export async function prepareWithdrawal(
     metadata: {},
     requiresManualApproval: true,
   };
-}
-
-export async function requestWithdrawal(
-  deps: OutDeps,
-  caller: Caller,
-  input: { amount: string; whitelistAddressId?: string },
-): Promise<OutboundRow> {
-  return await acceptOutbound(deps, caller, await prepareWithdrawal(deps, caller, input));
 }

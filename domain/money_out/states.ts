@@ -61,10 +61,6 @@ export function assertOutboundMove(kind: OutboundKind, from: string, to: string)
   }
 }
 
-export function isFinalOutbound(kind: OutboundKind, status: string): boolean {
-  return (movesOf(kind)[status] ?? []).length === 0;
-}
-
 /** The state in which an accepted item is handed to the broadcaster. */
 export const READY_TO_SEND: Record<OutboundKind, OutboundStatus> = {
   PAYOUT: "PROCESSING",
