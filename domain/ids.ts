@@ -17,6 +17,7 @@ export type IdPrefix =
   | "plk"
   | "wla"
   | "swp"
+  | "cnv"
   | "req";
 
 function encodeTime(ms: number): string {
