@@ -41,7 +41,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Balances of every wallet, with totals per currency */
+    /** Balances of every wallet (available, pending, reserved), with totals per currency */
     get: operations["getBalanceSummary"];
     put?: never;
     post?: never;
@@ -243,6 +243,60 @@ export interface paths {
     post?: never;
     /** Cancel a withdrawal while PENDING_REVIEW (the money returns at once) */
     delete: operations["cancelWithdrawal"];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/conversions/wallet/preview": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Preview a conversion at the live rate: rate, fee and toAmountNet (nothing is reserved) */
+    get: operations["previewConversion"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/conversions/wallet": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Convert between two of the merchant's wallets of different currencies (one journal)
+     * @description Debits fromAmount from fromWalletId and credits toAmountNet to toWalletId at the live rate less the conversion fee, atomically, and emits `conversion.confirmed`. Only spendable USDT converts.
+     */
+    post: operations["createConversion"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/conversions": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List conversions, newest first */
+    get: operations["listConversions"];
+    put?: never;
+    post?: never;
+    delete?: never;
     options?: never;
     head?: never;
     patch?: never;
@@ -1153,8 +1207,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The conversion.confirmed event (test deliveries only so far)
-     * @description Not emitted by the gateway yet; POST /v1/webhooks/test sends this shape.
+     * The conversion.confirmed event
+     * @description Sent to every ACTIVE endpoint of the merchant and mode subscribed to it.
      */
     post: operations["on_conversion_confirmed"];
     delete?: never;
@@ -2466,11 +2520,27 @@ export interface components {
       event: "conversion.confirmed";
       data: {
         id: string;
-        status: string;
+        /** @enum {string} */
+        status: "CONFIRMED";
         fromAmount: string;
-        fromCurrency: string;
+        /** @enum {string} */
+        fromCurrency: "USDT_TRC20" | "XOF";
         toAmountNet: string;
-        toCurrency: string;
+        /** @enum {string} */
+        toCurrency: "USDT_TRC20" | "XOF";
+        fromWalletId: string;
+        /** @enum {string} */
+        fromRail: "TRC20" | "MOMO" | "CARD";
+        toWalletId: string;
+        /** @enum {string} */
+        toRail: "TRC20" | "MOMO" | "CARD";
+        rate: string;
+        rateAsOf: string;
+        toAmountGross: string;
+        feePercent: string;
+        fee: string;
+        createdAt: string;
+        confirmedAt: string;
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
@@ -2489,6 +2559,17 @@ export interface components {
         fromCurrency: string;
         toAmountNet: string;
         toCurrency: string;
+        fromWalletId: string;
+        fromRail: string;
+        toWalletId: string;
+        toRail: string;
+        rate: string;
+        rateAsOf: string;
+        toAmountGross: string;
+        feePercent: string;
+        fee: string;
+        createdAt: string;
+        confirmedAt: null;
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
@@ -3294,6 +3375,65 @@ export interface components {
       /** @description default: the primary address */
       whitelistAddressId?: string;
     };
+    ConversionPreview: {
+      /** @enum {string} */
+      fromCurrency: "USDT_TRC20" | "XOF";
+      /** @enum {string} */
+      toCurrency: "USDT_TRC20" | "XOF";
+      fromAmount: string;
+      /**
+       * @description one fromCurrency is worth `rate` toCurrency
+       * @example 603.48044
+       */
+      rate: string;
+      /** @description when the market rate was observed (ISO 8601) */
+      rateAsOf: string;
+      /** @example fixed+peg */
+      rateSource: string;
+      /** @description fromAmount × rate, rounded down */
+      toAmountGross: string;
+      /** @example 1 */
+      feePercent: string;
+      /** @description in toCurrency, rounded up */
+      fee: string;
+      /** @description what the to-wallet would receive */
+      toAmountNet: string;
+    };
+    Conversion: {
+      id: string;
+      /** @enum {string} */
+      status: "CONFIRMED" | "FAILED";
+      fromAmount: string;
+      /** @enum {string} */
+      fromCurrency: "USDT_TRC20" | "XOF";
+      toAmountNet: string;
+      /** @enum {string} */
+      toCurrency: "USDT_TRC20" | "XOF";
+      fromWalletId: string;
+      /** @enum {string} */
+      fromRail: "TRC20" | "MOMO" | "CARD";
+      toWalletId: string;
+      /** @enum {string} */
+      toRail: "TRC20" | "MOMO" | "CARD";
+      rate: string;
+      rateAsOf: string;
+      toAmountGross: string;
+      feePercent: string;
+      fee: string;
+      createdAt: string;
+      confirmedAt: string | null;
+    };
+    CreateConversion: {
+      /** @example wal_01J... */
+      fromWalletId: string;
+      /** @example wal_01J... */
+      toWalletId: string;
+      /**
+       * @description debited from fromWalletId
+       * @example 100
+       */
+      fromAmount: string;
+    };
     UsdtPayinCreated: {
       transactionId: string;
       address: string;
@@ -3544,6 +3684,13 @@ export interface components {
         /** @description true when the chain holds less than merchants are owed */
         shortfall: boolean;
       };
+      /** @description The platform's own exposure from wallet conversions (sum of its FX accounts) */
+      conversions: {
+        /** @description live conversions' net USDT: positive, taken in from merchants; negative, owed to cover */
+        usdtPosition: string;
+        /** @description the same in XOF */
+        xofPosition: string;
+      };
     };
   };
   responses: never;
@@ -3739,8 +3886,22 @@ export interface operations {
                 /** @enum {string} */
                 rail: "TRC20" | "MOMO" | "CARD";
                 balance: string;
+                /** @description spendable now: balance less pending */
+                available: string;
+                /** @description credited but not spendable yet (USDT pay-ins whose block is not solidified); part of balance */
+                pending: string;
+                /** @description accepted payouts and withdrawals not final yet (reservedInReview + reservedInFlight); already taken out of balance, returned to it if they fail or are cancelled */
+                reserved: string;
+                /** @description reserved and waiting for an operator's review */
+                reservedInReview: string;
+                /** @description reserved, approved and on its way out */
+                reservedInFlight: string;
               }[];
               totals: {
+                [key: string]: string;
+              };
+              /** @description available per currency */
+              availableTotals: {
                 [key: string]: string;
               };
             };
@@ -3849,11 +4010,24 @@ export interface operations {
               /** @enum {string} */
               currency: "USDT_TRC20" | "XOF";
               total: string;
+              available: string;
+              pending: string;
+              reserved: string;
               wallets: {
                 id: string;
                 /** @enum {string} */
                 rail: "TRC20" | "MOMO" | "CARD";
                 balance: string;
+                /** @description spendable now: balance less pending */
+                available: string;
+                /** @description credited but not spendable yet (USDT pay-ins whose block is not solidified); part of balance */
+                pending: string;
+                /** @description accepted payouts and withdrawals not final yet (reservedInReview + reservedInFlight); already taken out of balance, returned to it if they fail or are cancelled */
+                reserved: string;
+                /** @description reserved and waiting for an operator's review */
+                reservedInReview: string;
+                /** @description reserved, approved and on its way out */
+                reservedInFlight: string;
               }[];
             };
           };
@@ -5392,6 +5566,332 @@ export interface operations {
             /** @enum {boolean} */
             success: true;
             data: components["schemas"]["Withdrawal"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  previewConversion: {
+    parameters: {
+      query: {
+        /** @description USDT_TRC20 (or USDT) or XOF */
+        fromCurrency: string;
+        toCurrency: string;
+        /** @description in fromCurrency */
+        amount: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The priced conversion */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["ConversionPreview"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  createConversion: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Recommended: a UUID; a retry with the same key and body replays the first answer */
+        "idempotency-key"?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["CreateConversion"];
+      };
+    };
+    responses: {
+      /** @description Converted */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Conversion"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  listConversions: {
+    parameters: {
+      query?: {
+        page?: number;
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Conversions */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              items: components["schemas"]["Conversion"][];
+              meta: {
+                page: number;
+                limit: number;
+                total: number;
+                totalPages: number;
+                hasNext: boolean;
+                hasPrev: boolean;
+              };
+            };
           };
         };
       };
