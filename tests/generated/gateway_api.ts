@@ -2536,6 +2536,7 @@ export interface components {
         toRail: "TRC20" | "MOMO" | "CARD";
         rate: string;
         rateAsOf: string;
+        rateSource: string;
         toAmountGross: string;
         feePercent: string;
         fee: string;
@@ -2565,6 +2566,7 @@ export interface components {
         toRail: string;
         rate: string;
         rateAsOf: string;
+        rateSource: string;
         toAmountGross: string;
         feePercent: string;
         fee: string;
@@ -3417,6 +3419,7 @@ export interface components {
       toRail: "TRC20" | "MOMO" | "CARD";
       rate: string;
       rateAsOf: string;
+      rateSource: string;
       toAmountGross: string;
       feePercent: string;
       fee: string;
