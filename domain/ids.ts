@@ -17,7 +17,9 @@ export type IdPrefix =
   | "plk"
   | "wla"
   | "swp"
-  | "req";
+  | "req"
+  | "fdst"
+  | "fdis";
 
 function encodeTime(ms: number): string {
   let out = "";
