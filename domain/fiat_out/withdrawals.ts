@@ -51,6 +51,38 @@ export type PreparedFiatWithdrawal = {
   destination: DisbursementDestination;
 };
 
+/**
+ * Which withdrawal a POST /v1/withdrawals body asks for. USDT (the default) keeps its body unchanged;
+ * XOF names its wallet by rail and optionally a fiat destination. Mixed fields: VALIDATION_ERROR.
+ */
+export function withdrawalTarget(body: {
+  amount: string;
+  whitelistAddressId?: string;
+  currency?: "USDT_TRC20" | "XOF";
+  rail?: "TRC20" | "MOMO" | "CARD";
+  fiatDestinationId?: string;
+}): FiatWithdrawalInput | { currency: "USDT_TRC20"; amount: string; whitelistAddressId?: string } {
+  const wrong = (field: string, reason: string) =>
+    new AppError("VALIDATION_ERROR", `${field}: ${reason}`, { details: [{ field, reason }] });
+  if (body.currency === "XOF") {
+    if (body.whitelistAddressId !== undefined) throw wrong("whitelistAddressId", "USDT withdrawals only");
+    if (body.rail !== "MOMO" && body.rail !== "CARD") {
+      throw wrong("rail", "an XOF withdrawal names its wallet: MOMO or CARD");
+    }
+    return {
+      currency: "XOF",
+      amount: body.amount,
+      rail: body.rail,
+      fiatDestinationId: body.fiatDestinationId,
+    };
+  }
+  if (body.fiatDestinationId !== undefined) throw wrong("fiatDestinationId", "XOF withdrawals only");
+  if (body.rail !== undefined && body.rail !== "TRC20") {
+    throw wrong("rail", "the USDT wallet's rail is TRC20");
+  }
+  return { currency: "USDT_TRC20", amount: body.amount, whitelistAddressId: body.whitelistAddressId };
+}
+
 function parseXofOut(amount: string): Decimal {
   if (!/^[1-9]\d{0,14}$/.test(amount)) {
     throw new AppError("INVALID_AMOUNT", "An XOF amount is a whole number of francs", {
