@@ -19,7 +19,7 @@ Deno.test(
     const other = await gw.createMerchant("Other Shop");
     const key = m.keys.liveSecret;
     await gw.admin("PATCH", `/admin/api/merchants/${m.merchantId}`, {
-      rateLimits: { "POST /v1/merchants/fiat-destinations": 1000 },
+      rateLimits: { default: 10000 },
     });
     const register = (body: unknown, k = key) =>
       gw.request("POST", "/v1/merchants/fiat-destinations", { key: k, body });
@@ -176,10 +176,7 @@ Deno.test(
     const m = await gw.createMerchant("Concurrent Shop");
     const key = m.keys.liveSecret;
     await gw.admin("PATCH", `/admin/api/merchants/${m.merchantId}`, {
-      rateLimits: {
-        "POST /v1/merchants/fiat-destinations": 1000,
-        "PATCH /v1/merchants/fiat-destinations": 1000,
-      },
+      rateLimits: { default: 10000 },
     });
     const pk = await gw.request("POST", "/v1/merchants/fiat-destinations", {
       key: m.keys.livePublishable,
