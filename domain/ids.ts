@@ -18,7 +18,9 @@ export type IdPrefix =
   | "wla"
   | "swp"
   | "cnv"
-  | "req";
+  | "req"
+  | "fdst"
+  | "fdis";
 
 function encodeTime(ms: number): string {
   let out = "";

@@ -9,6 +9,7 @@ import {
   handlePayinExpiry,
   handleRateLimitPurge,
 } from "./maintenance.ts";
+import { handleDisbursementSweep, handleFiatDisburse } from "./fiat_out.ts";
 import { handleOutboundSend, handleOutboundSweep } from "./money_out.ts";
 import { handleSweepCron, handleTreasurySweep } from "./treasury.ts";
 import { ensureTronScanLoop, handleTronScan } from "./tron_scanner.ts";
@@ -26,6 +27,8 @@ export async function dispatchJob(message: JobMessage, deps: Deps): Promise<void
       return await handleTreasurySweep(message, deps);
     case "address-pool.refill":
       return await handleAddressPoolRefill(message, deps);
+    case "fiat.disburse":
+      return await handleFiatDisburse(message, deps);
     default:
       deps.log.warn("unknown job message dropped", { message });
   }
@@ -62,6 +65,7 @@ export function registerJobs(deps: Deps): { stop(): void } {
   cron("outbound-sweep", "* * * * *", handleOutboundSweep);
   cron("treasury-sweep", "* * * * *", handleSweepCron);
   cron("fiat-reconcile", "* * * * *", handleFiatReconcile);
+  cron("fiat-disbursement-sweep", "* * * * *", handleDisbursementSweep);
   cron("address-pool-top-up", "* * * * *", handleAddressPoolTopUp);
   cron("idempotency-purge", "17 * * * *", handleIdempotencyPurge);
   cron("rate-limit-purge", "*/5 * * * *", handleRateLimitPurge);

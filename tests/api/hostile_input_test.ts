@@ -62,7 +62,14 @@ async function resources(gw: TestGateway, key: string, sandboxKey: string) {
 Deno.test("hostile input on every documented operation: the right catalogue code, never a 500", async () => {
   const gw = await startTestGateway();
   try {
-    const limits = { rateLimits: { default: 1_000_000, "POST /v1/payments": 1_000_000 } };
+    const limits = {
+      rateLimits: {
+        default: 1_000_000,
+        "POST /v1/payments": 1_000_000,
+        "POST /v1/withdrawals": 1_000_000,
+        "POST /v1/payout": 1_000_000,
+      },
+    };
     const target = await gw.createMerchant("Target");
     const other = await gw.createMerchant("Other");
     for (const m of [target, other]) await gw.admin("PATCH", `/admin/api/merchants/${m.merchantId}`, limits);
@@ -269,7 +276,12 @@ Deno.test("malformed bodies, hostile queries and odd headers on every documented
   try {
     const m = await gw.createMerchant("Target");
     await gw.admin("PATCH", `/admin/api/merchants/${m.merchantId}`, {
-      rateLimits: { default: 1_000_000, "POST /v1/payments": 1_000_000 },
+      rateLimits: {
+        default: 1_000_000,
+        "POST /v1/payments": 1_000_000,
+        "POST /v1/withdrawals": 1_000_000,
+        "POST /v1/payout": 1_000_000,
+      },
     });
     const spec = (await gw.request("GET", "/v1/openapi.json")).json;
     const routes: Array<{ method: string; path: string }> = [];

@@ -143,6 +143,42 @@ export interface paths {
     patch: operations["replaceWhitelistContexts"];
     trace?: never;
   };
+  "/v1/merchants/fiat-destinations": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List fiat destinations, newest first */
+    get: operations["listFiatDestinations"];
+    put?: never;
+    /** Register a mobile money number or bank account (usable after 24 hours) */
+    post: operations["registerFiatDestination"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/merchants/fiat-destinations/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Delete a fiat destination (withdrawals already accepted are still paid to it) */
+    delete: operations["deleteFiatDestination"];
+    options?: never;
+    head?: never;
+    /** Update a fiat destination (new payment details restart the 24-hour cooldown) */
+    patch: operations["updateFiatDestination"];
+    trace?: never;
+  };
   "/v1/payout": {
     parameters: {
       query?: never;
@@ -222,7 +258,10 @@ export interface paths {
     /** List withdrawals, newest first */
     get: operations["listWithdrawals"];
     put?: never;
-    /** Request a withdrawal (waits in PENDING_REVIEW for an operator) */
+    /**
+     * Request a USDT or XOF withdrawal (waits in PENDING_REVIEW for an operator)
+     * @description USDT: `{amount, whitelistAddressId?}` to a whitelisted TRON address. XOF: `{amount, currency: "XOF", rail: "MOMO" | "CARD", fiatDestinationId?}` from that XOF wallet to a fiat destination (FIAT_DESTINATION_REQUIRED when none is registered).
+     */
     post: operations["createWithdrawal"];
     delete?: never;
     options?: never;
@@ -439,6 +478,46 @@ export interface paths {
      * @description Public: the provider's signature over the raw body is the authentication.
      */
     post: operations["providerCallback"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/providers/simulator/momo/disbursement-callback": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Signed outcome of a mobile money disbursement from the simulator (sandbox)
+     * @description Public: the provider's signature over the raw body is the authentication. A replayed notification answers CONFLICT and changes nothing.
+     */
+    post: operations["simulatorDisbursementCallback"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/providers/momo/disbursement-callback": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Signed outcome of a mobile money disbursement from the live aggregator
+     * @description Public: the provider's signature over the raw body is the authentication. A replayed notification answers CONFLICT and changes nothing.
+     */
+    post: operations["disbursementCallback"];
     delete?: never;
     options?: never;
     head?: never;
@@ -735,6 +814,26 @@ export interface paths {
     put?: never;
     /** Reject a payout or withdrawal (the money returns to the wallet; note required) */
     post: operations["adminRejectOutbound"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/admin/api/review/{id}/complete-fiat": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Complete a bank (XOF) withdrawal after making the transfer, with the bank's reference
+     * @description Approves, records the bank transfer and confirms the withdrawal in one step. A USDT or mobile money withdrawal answers WITHDRAWAL_NOT_FIAT.
+     */
+    post: operations["adminCompleteFiatWithdrawal"];
     delete?: never;
     options?: never;
     head?: never;
@@ -2334,9 +2433,9 @@ export interface components {
         netAmount: string;
         destinationAddress: string;
         /** @enum {string} */
-        currency: "USDT_TRC20";
+        currency: "USDT_TRC20" | "XOF";
         /** @enum {string} */
-        chain: "TRON";
+        chain: "TRON" | "MOMO" | "BANK";
         /** @enum {string} */
         status:
           | "PENDING_REVIEW"
@@ -2383,9 +2482,9 @@ export interface components {
         netAmount: string;
         destinationAddress: string;
         /** @enum {string} */
-        currency: "USDT_TRC20";
+        currency: "USDT_TRC20" | "XOF";
         /** @enum {string} */
-        chain: "TRON";
+        chain: "TRON" | "MOMO" | "BANK";
         /** @enum {string} */
         status:
           | "PENDING_REVIEW"
@@ -2415,9 +2514,9 @@ export interface components {
         netAmount: string;
         destinationAddress: string;
         /** @enum {string} */
-        currency: "USDT_TRC20";
+        currency: "USDT_TRC20" | "XOF";
         /** @enum {string} */
-        chain: "TRON";
+        chain: "TRON" | "MOMO" | "BANK";
         /** @enum {string} */
         status:
           | "PENDING_REVIEW"
@@ -2463,9 +2562,9 @@ export interface components {
         netAmount: string;
         destinationAddress: string;
         /** @enum {string} */
-        currency: "USDT_TRC20";
+        currency: "USDT_TRC20" | "XOF";
         /** @enum {string} */
-        chain: "TRON";
+        chain: "TRON" | "MOMO" | "BANK";
         /** @enum {string} */
         status:
           | "PENDING_REVIEW"
@@ -2493,9 +2592,9 @@ export interface components {
         amount: string;
         destinationAddress: string;
         /** @enum {string} */
-        currency: "USDT_TRC20";
+        currency: "USDT_TRC20" | "XOF";
         /** @enum {string} */
-        chain: "TRON";
+        chain: "TRON" | "MOMO" | "BANK";
         /** @enum {string} */
         status:
           | "PENDING_REVIEW"
@@ -3315,6 +3414,92 @@ export interface components {
        */
       usageContexts?: string[];
     };
+    FiatDestination: {
+      id: string;
+      /** @enum {string} */
+      kind: "MOMO" | "BANK";
+      label: string | null;
+      isPrimary: boolean;
+      momoOperator: string | null;
+      momoPhone: string | null;
+      bankName: string | null;
+      bankAccountName: string | null;
+      bankIban: string | null;
+      bankAccountNumber: string | null;
+      bankCode: string | null;
+      isSandbox: boolean;
+      /** @description first use in a withdrawal: 24 hours after registration or after the details changed */
+      availableAt: string;
+      createdAt: string;
+      updatedAt: string;
+      deletedAt: string | null;
+    };
+    RegisterFiatDestination: {
+      /** @enum {string} */
+      kind: "MOMO" | "BANK";
+      /** @example Orange wallet of the shop */
+      label?: string | null;
+      /** @description the default destination of XOF withdrawals; exactly one per merchant and mode */
+      isPrimary?: boolean;
+      /**
+       * @description MOMO: OPERATOR_A_BF or OPERATOR_B_BF, checked against the number
+       * @example OPERATOR_B_BF
+       */
+      momoOperator?: string;
+      /**
+       * @description MOMO: E.164 number (+226 and 8 digits)
+       * @example +22670123456
+       */
+      momoPhone?: string;
+      /**
+       * @description BANK: the bank's name
+       * @example Banque Atlantique Burkina
+       */
+      bankName?: string;
+      /**
+       * @description BANK: the account holder's name
+       * @example Boutique Wend-Kuuni SARL
+       */
+      bankAccountName?: string;
+      /** @description BANK: IBAN (ISO 13616, mod-97 checked); or bankAccountNumber and bankCode */
+      bankIban?: string;
+      /** @description BANK: account number, when there is no IBAN (needs bankCode) */
+      bankAccountNumber?: string;
+      /** @description BANK: the bank's code */
+      bankCode?: string;
+    };
+    UpdateFiatDestination: {
+      /** @example Orange wallet of the shop */
+      label?: string | null;
+      /** @description the default destination of XOF withdrawals; exactly one per merchant and mode */
+      isPrimary?: boolean;
+      /**
+       * @description MOMO: OPERATOR_A_BF or OPERATOR_B_BF, checked against the number
+       * @example OPERATOR_B_BF
+       */
+      momoOperator?: string;
+      /**
+       * @description MOMO: E.164 number (+226 and 8 digits)
+       * @example +22670123456
+       */
+      momoPhone?: string;
+      /**
+       * @description BANK: the bank's name
+       * @example Banque Atlantique Burkina
+       */
+      bankName?: string;
+      /**
+       * @description BANK: the account holder's name
+       * @example Boutique Wend-Kuuni SARL
+       */
+      bankAccountName?: string;
+      /** @description BANK: IBAN (ISO 13616, mod-97 checked); or bankAccountNumber and bankCode */
+      bankIban?: string;
+      /** @description BANK: account number, when there is no IBAN (needs bankCode) */
+      bankAccountNumber?: string;
+      /** @description BANK: the bank's code */
+      bankCode?: string;
+    };
     Payout: {
       transactionId: string;
       /** @enum {string} */
@@ -3365,17 +3550,44 @@ export interface components {
       /** @enum {string} */
       status: "PENDING_REVIEW" | "APPROVED" | "BROADCAST" | "CONFIRMED" | "REJECTED" | "FAILED" | "CANCELLED";
       createdAt: string;
+      /** @enum {string} */
+      currency: "USDT_TRC20" | "XOF";
+      /**
+       * @description the wallet the money left
+       * @enum {string}
+       */
+      rail: "TRC20" | "MOMO" | "CARD";
+      /**
+       * @description how it is paid out
+       * @enum {string}
+       */
+      chain: "TRON" | "MOMO" | "BANK";
+      fiatDestinationId: string | null;
+      /** @description XOF: the provider's or bank's reference */
+      providerRef: string | null;
     } & {
       [key: string]: unknown;
     };
     CreateWithdrawal: {
       /**
-       * @description USDT debited; the fee comes out of it
+       * @description debited from the wallet, in its currency (XOF: whole francs); the fee comes out of it
        * @example 100
        */
       amount: string;
-      /** @description default: the primary address */
+      /** @description USDT only; default: the primary address */
       whitelistAddressId?: string;
+      /**
+       * @description the wallet's currency; default USDT_TRC20
+       * @enum {string}
+       */
+      currency?: "USDT_TRC20" | "XOF";
+      /**
+       * @description the wallet's rail: required for XOF (MOMO or CARD wallet); TRC20 for USDT
+       * @enum {string}
+       */
+      rail?: "TRC20" | "MOMO" | "CARD";
+      /** @description XOF only; default: the primary fiat destination */
+      fiatDestinationId?: string;
     };
     ConversionPreview: {
       /** @enum {string} */
@@ -4604,6 +4816,434 @@ export interface operations {
             /** @enum {boolean} */
             success: true;
             data: components["schemas"]["WhitelistEntry"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  listFiatDestinations: {
+    parameters: {
+      query?: {
+        page?: number;
+        limit?: number;
+        kind?: "MOMO" | "BANK";
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Fiat destinations */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              items: components["schemas"]["FiatDestination"][];
+              meta: {
+                page: number;
+                limit: number;
+                total: number;
+                totalPages: number;
+                hasNext: boolean;
+                hasPrev: boolean;
+              };
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  registerFiatDestination: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["RegisterFiatDestination"];
+      };
+    };
+    responses: {
+      /** @description Registered */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["FiatDestination"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  deleteFiatDestination: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description fdst_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["FiatDestination"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  updateFiatDestination: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description fdst_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["UpdateFiatDestination"];
+      };
+    };
+    responses: {
+      /** @description Updated */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["FiatDestination"];
           };
         };
       };
@@ -7013,6 +7653,212 @@ export interface operations {
       };
     };
   };
+  simulatorDisbursementCallback: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Outcome applied */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              disbursementId: string;
+              status: string;
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  disbursementCallback: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Outcome applied */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              disbursementId: string;
+              status: string;
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
   listWebhookEndpoints: {
     parameters: {
       query?: {
@@ -8724,6 +9570,7 @@ export interface operations {
             mobileMoneyPercent?: string;
             payoutFlat?: string;
             withdrawalFlat?: string;
+            xofWithdrawalFlat?: string;
             conversionPercent?: string;
           };
           rateLimits?: {
@@ -9416,6 +10263,118 @@ export interface operations {
     };
     responses: {
       /** @description Decided */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["AdminOutboundItem"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  adminCompleteFiatWithdrawal: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description a payout (pout_) or withdrawal (wdr_) id */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          reviewer: string;
+          /** @description the bank's transfer reference */
+          providerRef: string;
+          note?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Completed */
       200: {
         headers: {
           [name: string]: unknown;
