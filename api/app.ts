@@ -23,6 +23,7 @@ import { whitelistRoutes } from "./whitelist.ts";
 import { payoutRoutes } from "./payouts.ts";
 import { withdrawalRoutes } from "./withdrawals.ts";
 import { adminReviewRoutes } from "./admin_review.ts";
+import { bulkRoutes } from "./bulk.ts";
 import { adminTreasuryRoutes } from "./admin_treasury.ts";
 import { registerWebhooks } from "./webhooks/events.ts";
 import { checkoutRoutes } from "../pages/routes.ts";
@@ -88,6 +89,7 @@ export function createApp(deps: Deps, options: { devnet?: Devnet; simulators?: {
   app.route("/v1", whitelistRoutes());
   app.route("/v1", payoutRoutes());
   app.route("/v1", withdrawalRoutes());
+  app.route("/v1", bulkRoutes());
   app.route("/v1", paymentRoutes());
   app.route("/v1", providerRoutes());
   app.route("/v1", webhookRoutes());

@@ -15,7 +15,8 @@ export type JobMessage =
   | { type: "tron.scan"; loopId: string }
   | { type: "outbound.send"; outboundId: string }
   | { type: "treasury.sweep"; urgent?: boolean }
-  | { type: "address-pool.refill"; isSandbox: boolean };
+  | { type: "address-pool.refill"; isSandbox: boolean }
+  | { type: "bulk.advance"; batchId: string };
 
 export type Queue = { enqueue(message: JobMessage, options?: { delayMs?: number }): Promise<void> };
 

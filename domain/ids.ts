@@ -17,6 +17,8 @@ export type IdPrefix =
   | "plk"
   | "wla"
   | "swp"
+  | "blk"
+  | "bli"
   | "req";
 
 function encodeTime(ms: number): string {
