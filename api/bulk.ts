@@ -2,6 +2,7 @@
 // added as JSON or imported from CSV/XLSX, validated, executed with one debit, retried, cancelled,
 // reported. Scopes: payouts_read / payouts_write (a batch is a set of payouts).
 import { createRoute, z } from "@hono/zod-openapi";
+import type { HonoRequest } from "hono";
 import {
   addItems,
   cancelBatch,
@@ -123,8 +124,9 @@ const TemplateQuery = z.object({
 });
 
 /** Uploaded bytes: multipart field `file`, or the file itself as the body (text/csv or the XLSX type). */
-async function uploadedBytes(req: Request): Promise<Uint8Array> {
-  const type = req.headers.get("content-type") ?? "";
+async function uploadedBytes(req: HonoRequest): Promise<Uint8Array> {
+  // HonoRequest caches the body: the route validator may have read it already.
+  const type = req.header("content-type") ?? "";
   if (/^multipart\/form-data/i.test(type)) {
     let form: FormData;
     try {
@@ -255,7 +257,7 @@ export function bulkRoutes() {
             required: true,
             content: {
               "multipart/form-data": {
-                schema: z.object({ file: z.any().openapi({ type: "string", format: "binary" }) }),
+                schema: z.object({ file: z.any().optional().openapi({ type: "string", format: "binary" }) }),
               },
               "text/csv": { schema: z.string() },
               [XLSX_TYPE]: { schema: z.string().openapi({ format: "binary" }) },
@@ -266,7 +268,7 @@ export function bulkRoutes() {
     ),
     async (c) => {
       const deps = c.get("deps");
-      const bytes = await uploadedBytes(c.req.raw);
+      const bytes = await uploadedBytes(c.req);
       const batch = await importItems(deps, c.get("auth"), c.req.valid("param").id, bytes);
       return ok(c, await batchDetail(deps, batch, false));
     },
