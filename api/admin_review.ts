@@ -9,6 +9,7 @@ import {
   reviewHistory,
 } from "../domain/money_out/review.ts";
 import { payoutView, withdrawalView } from "../domain/money_out/view.ts";
+import { completeFiatWithdrawal } from "../domain/fiat_out/withdrawals.ts";
 import type { OutboundRow } from "../db/outbound.ts";
 import { AppError } from "../domain/errors.ts";
 import { ID_ALPHABET, ID_BODY_LENGTH, isWellFormedId } from "../domain/ids.ts";
@@ -92,6 +93,42 @@ export function adminReviewRoutes() {
       },
     );
   }
+
+  r.openapi(
+    createRoute({
+      method: "post",
+      path: "/review/{id}/complete-fiat",
+      operationId: "adminCompleteFiatWithdrawal",
+      tags,
+      summary: "Complete a bank (XOF) withdrawal after making the transfer, with the bank's reference",
+      description: "Approves, records the bank transfer and confirms the withdrawal in one step. A USDT or " +
+        "mobile money withdrawal answers WITHDRAWAL_NOT_FIAT.",
+      security,
+      middleware: [requireAdmin],
+      request: {
+        params: IdParam,
+        body: {
+          required: true,
+          content: {
+            "application/json": {
+              schema: z.strictObject({
+                reviewer: z.string().min(1).max(100),
+                providerRef: z.string().min(1).max(100).openapi({
+                  description: "the bank's transfer reference",
+                }),
+                note: z.string().max(1000).optional(),
+              }),
+            },
+          },
+        },
+      },
+      responses: { 200: jsonContent(successSchema(ItemSchema), "Completed"), ...errorResponses },
+    }),
+    async (c) => {
+      const input = { id: c.req.valid("param").id, ...c.req.valid("json") };
+      return ok(c, itemView(await completeFiatWithdrawal(c.get("deps"), input)));
+    },
+  );
 
   r.openapi(
     createRoute({

@@ -20,6 +20,7 @@ import { sandboxRoutes } from "./sandbox.ts";
 import { walletRoutes } from "./wallets.ts";
 import { webhookRoutes } from "./webhooks/mod.ts";
 import { whitelistRoutes } from "./whitelist.ts";
+import { fiatDestinationRoutes } from "./fiat_destinations.ts";
 import { payoutRoutes } from "./payouts.ts";
 import { withdrawalRoutes } from "./withdrawals.ts";
 import { adminReviewRoutes } from "./admin_review.ts";
@@ -87,6 +88,7 @@ export function createApp(deps: Deps, options: { devnet?: Devnet; simulators?: {
   app.route("/", metricsRoutes(metrics));
   app.route("/v1", walletRoutes());
   app.route("/v1", whitelistRoutes());
+  app.route("/v1", fiatDestinationRoutes());
   app.route("/v1", payoutRoutes());
   app.route("/v1", withdrawalRoutes());
   app.route("/v1", bulkRoutes());

@@ -1,5 +1,6 @@
 // Where card and mobile money providers report outcomes. Public: the provider's signature is the auth.
 import { createRoute, z } from "@hono/zod-openapi";
+import { handleDisbursementCallback } from "../domain/fiat_out/disburse.ts";
 import { handleProviderCallback } from "../domain/payins/settle_fiat.ts";
 import { newRouter } from "./app.ts";
 import { errorResponses, jsonContent, ok, successSchema } from "./envelope.ts";
@@ -60,5 +61,40 @@ export function providerRoutes() {
       );
     },
   );
+  for (const simulator of [true, false]) {
+    r.openapi(
+      createRoute({
+        method: "post",
+        path: simulator
+          ? "/providers/simulator/momo/disbursement-callback"
+          : "/providers/momo/disbursement-callback",
+        tags: ["Providers"],
+        summary: simulator
+          ? "Signed outcome of a mobile money disbursement from the simulator (sandbox)"
+          : "Signed outcome of a mobile money disbursement from the live aggregator",
+        operationId: simulator ? "simulatorDisbursementCallback" : "disbursementCallback",
+        description: "Public: the provider's signature over the raw body is the authentication. " +
+          "A replayed notification answers CONFLICT and changes nothing.",
+        security: [],
+        responses: {
+          200: jsonContent(
+            successSchema(z.object({ disbursementId: z.string(), status: z.string() })),
+            "Outcome applied",
+          ),
+          ...errorResponses,
+        },
+      }),
+      async (c) => {
+        const rawBody = await c.req.text();
+        return ok(
+          c,
+          await handleDisbursementCallback(c.get("deps"), { simulator }, {
+            headers: c.req.raw.headers,
+            rawBody,
+          }),
+        );
+      },
+    );
+  }
   return r;
 }

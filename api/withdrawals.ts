@@ -6,6 +6,11 @@ import { acceptOutbound, prepareWithdrawal } from "../domain/money_out/request.t
 import { cancelWithdrawal } from "../domain/money_out/review.ts";
 import { WITHDRAWAL_STATUSES } from "../domain/money_out/states.ts";
 import { withdrawalView } from "../domain/money_out/view.ts";
+import {
+  acceptFiatWithdrawal,
+  prepareFiatWithdrawal,
+  withdrawalTarget,
+} from "../domain/fiat_out/withdrawals.ts";
 import { newRouter } from "./app.ts";
 import {
   errorResponses,
@@ -28,9 +33,20 @@ const tags = ["Withdrawals"];
 const WithdrawalBody = z.strictObject({
   amount: z.string().max(40).openapi({
     example: "100",
-    description: "USDT debited; the fee comes out of it",
+    description: "debited from the wallet, in its currency (XOF: whole francs); the fee comes out of it",
   }),
-  whitelistAddressId: z.string().max(64).optional().openapi({ description: "default: the primary address" }),
+  whitelistAddressId: z.string().max(64).optional().openapi({
+    description: "USDT only; default: the primary address",
+  }),
+  currency: z.enum(["USDT_TRC20", "XOF"]).optional().openapi({
+    description: "the wallet's currency; default USDT_TRC20",
+  }),
+  rail: z.enum(["TRC20", "MOMO", "CARD"]).optional().openapi({
+    description: "the wallet's rail: required for XOF (MOMO or CARD wallet); TRC20 for USDT",
+  }),
+  fiatDestinationId: z.string().max(64).optional().openapi({
+    description: "XOF only; default: the primary fiat destination",
+  }),
 }).openapi("CreateWithdrawal");
 
 const WithdrawalSchema = z.object({
@@ -41,6 +57,11 @@ const WithdrawalSchema = z.object({
   destinationAddress: z.string(),
   status: z.enum(WITHDRAWAL_STATUSES),
   createdAt: z.string(),
+  currency: z.enum(["USDT_TRC20", "XOF"]),
+  rail: z.enum(["TRC20", "MOMO", "CARD"]).openapi({ description: "the wallet the money left" }),
+  chain: z.enum(["TRON", "MOMO", "BANK"]).openapi({ description: "how it is paid out" }),
+  fiatDestinationId: z.string().nullable(),
+  providerRef: z.string().nullable().openapi({ description: "XOF: the provider's or bank's reference" }),
 }).passthrough().openapi("Withdrawal");
 
 const IdParam = idParam("wdr");
@@ -54,7 +75,10 @@ export function withdrawalRoutes() {
       path: "/withdrawals",
       operationId: "createWithdrawal",
       tags,
-      summary: "Request a withdrawal (waits in PENDING_REVIEW for an operator)",
+      summary: "Request a USDT or XOF withdrawal (waits in PENDING_REVIEW for an operator)",
+      description: "USDT: `{amount, whitelistAddressId?}` to a whitelisted TRON address. XOF: " +
+        '`{amount, currency: "XOF", rail: "MOMO" | "CARD", fiatDestinationId?}` from that XOF wallet ' +
+        "to a fiat destination (FIAT_DESTINATION_REQUIRED when none is registered).",
       security,
       middleware: [requireKey("withdrawals_write", "write")],
       request: { body: { required: true, content: { "application/json": { schema: WithdrawalBody } } } },
@@ -65,7 +89,19 @@ export function withdrawalRoutes() {
     }),
     async (c) => {
       const caller = c.get("auth");
-      const prepared = await prepareWithdrawal(c.get("deps"), caller, c.req.valid("json"));
+      const body = c.req.valid("json");
+      const target = withdrawalTarget(body);
+      if (target.currency === "XOF") {
+        const fiat = await prepareFiatWithdrawal(c.get("deps"), caller, target);
+        return untyped(
+          await idempotentMoney(
+            c,
+            { required: true, status: 201 },
+            async (_tx, txDeps) => withdrawalView(await acceptFiatWithdrawal(txDeps, caller, fiat)),
+          ),
+        );
+      }
+      const prepared = await prepareWithdrawal(c.get("deps"), caller, target);
       return untyped(
         await idempotentMoney(
           c,

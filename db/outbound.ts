@@ -27,6 +27,11 @@ export type OutboundRow = {
   confirmed_at: Date | null;
   failed_at: Date | null;
   cancelled_at: Date | null;
+  /** The wallet the money left: TRC20 (USDT), MOMO or CARD (XOF). */
+  wallet_rail: "TRC20" | "MOMO" | "CARD";
+  fiat_destination_id: string | null;
+  fiat_channel: "MOMO" | "BANK" | null;
+  provider_ref: string | null;
 };
 
 export type NewOutbound = {
@@ -100,6 +105,7 @@ export type OutboundPatch = Partial<
     | "confirmed_at"
     | "failed_at"
     | "cancelled_at"
+    | "provider_ref"
   >
 >;
 
@@ -111,6 +117,7 @@ const PATCHABLE = [
   "confirmed_at",
   "failed_at",
   "cancelled_at",
+  "provider_ref",
 ] as const;
 
 /** Moves from the state the caller saw; undefined when another move got there first. */
@@ -187,6 +194,7 @@ export async function listReviewDecisions(db: Db, outboundId: string): Promise<R
 export async function listInFlight(db: Db, limit: number): Promise<Array<{ id: string }>> {
   return await db.query<{ id: string }>(
     `SELECT id FROM outbound_transfers WHERE status IN ('PROCESSING', 'APPROVED', 'BROADCAST')
+        AND currency = 'USDT_TRC20'
       ORDER BY updated_at LIMIT $1`,
     [limit],
   );
@@ -210,4 +218,50 @@ export async function unsolidifiedCredits(
     [scope.merchantId, scope.isSandbox, solidBlock],
   );
   return rows[0].pending;
+}
+
+export type NewFiatWithdrawal = Omit<NewOutbound, "kind" | "whitelistEntryId"> & {
+  walletRail: "MOMO" | "CARD";
+  fiatDestinationId: string;
+  fiatChannel: "MOMO" | "BANK";
+};
+
+/** An XOF withdrawal: same table and states as USDT ones, paid through a disbursement provider. */
+export async function insertFiatWithdrawal(db: Db, o: NewFiatWithdrawal): Promise<OutboundRow> {
+  return (await db.query<OutboundRow>(
+    `INSERT INTO outbound_transfers (id, kind, merchant_id, is_sandbox, status, currency, chain, amount, fee, debited,
+       net_amount, destination_address, external_ref, metadata, requires_manual_approval, created_at, updated_at,
+       wallet_rail, fiat_destination_id, fiat_channel)
+     VALUES ($1, 'WITHDRAWAL', $2, $3, $4, 'XOF', $5, $6, $7, $8, $9, $10, $11, $12::text::jsonb, $13, $14, $14,
+       $15, $16, $5)
+     RETURNING *`,
+    [
+      o.id,
+      o.merchantId,
+      o.isSandbox,
+      o.status,
+      o.fiatChannel,
+      o.amount,
+      o.fee,
+      o.debited,
+      o.netAmount,
+      o.destinationAddress,
+      o.externalRef,
+      JSON.stringify(o.metadata),
+      o.requiresManualApproval,
+      o.now,
+      o.walletRail,
+      o.fiatDestinationId,
+    ],
+  ))[0];
+}
+
+/** Whether a fiat destination still has a withdrawal on its way (accepted, not final). */
+export async function hasUnfinishedFiatWithdrawal(db: Db, fiatDestinationId: string): Promise<boolean> {
+  const rows = await db.query(
+    `SELECT 1 FROM outbound_transfers WHERE fiat_destination_id = $1
+        AND status IN ('PENDING_REVIEW', 'APPROVED', 'BROADCAST') LIMIT 1`,
+    [fiatDestinationId],
+  );
+  return rows.length > 0;
 }

@@ -6,7 +6,7 @@ import type { SecretBox } from "./crypto.ts";
 import type { Logger } from "./log.ts";
 import type { TronClient } from "../rails/tron/client.ts";
 import type { TronResources } from "../rails/tron/resources.ts";
-import type { CardProvider, MomoProvider } from "../rails/fiat/provider.ts";
+import type { CardProvider, MomoDisbursementProvider, MomoProvider } from "../rails/fiat/provider.ts";
 import type { KeyCache } from "./key_cache.ts";
 
 /** Messages on the single KV queue; `jobs/mod.ts` dispatches on `type`. */
@@ -16,7 +16,8 @@ export type JobMessage =
   | { type: "outbound.send"; outboundId: string }
   | { type: "treasury.sweep"; urgent?: boolean }
   | { type: "address-pool.refill"; isSandbox: boolean }
-  | { type: "bulk.advance"; batchId: string };
+  | { type: "bulk.advance"; batchId: string }
+  | { type: "fiat.disburse"; disbursementId: string };
 
 export type Queue = { enqueue(message: JobMessage, options?: { delayMs?: number }): Promise<void> };
 
@@ -43,7 +44,7 @@ export type Deps = {
   keyCache?: KeyCache;
 };
 
-export type FiatProviders = { card: CardProvider; momo: MomoProvider };
+export type FiatProviders = { card: CardProvider; momo: MomoProvider; momoPayout: MomoDisbursementProvider };
 
 export function kvQueue(kv: Deno.Kv): Queue {
   return {

@@ -51,6 +51,10 @@ function sampleOutboundRow(type: OutboundEvent, now: Date): OutboundRow {
     confirmed_at: step === "confirmed" ? now : null,
     failed_at: step === "failed" ? now : null,
     cancelled_at: null,
+    wallet_rail: "TRC20",
+    fiat_destination_id: null,
+    fiat_channel: null,
+    provider_ref: null,
   };
 }
 

@@ -9,6 +9,8 @@ export const DEFAULT_FEES = {
   mobileMoneyPercent: "2",
   payoutFlat: "1.00",
   withdrawalFlat: "1.00",
+  /** XOF withdrawals (mobile money or bank), whole francs, out of the amount (docs/decisions.md). */
+  xofWithdrawalFlat: "500",
   conversionPercent: "1",
 } as const;
 

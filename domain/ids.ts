@@ -19,7 +19,9 @@ export type IdPrefix =
   | "swp"
   | "blk"
   | "bli"
-  | "req";
+  | "req"
+  | "fdst"
+  | "fdis";
 
 function encodeTime(ms: number): string {
   let out = "";

@@ -10,6 +10,7 @@ import {
   handleRateLimitPurge,
 } from "./maintenance.ts";
 import { handleBulkAdvance, handleBulkSweep } from "./bulk.ts";
+import { handleDisbursementSweep, handleFiatDisburse } from "./fiat_out.ts";
 import { handleOutboundSend, handleOutboundSweep } from "./money_out.ts";
 import { handleSweepCron, handleTreasurySweep } from "./treasury.ts";
 import { ensureTronScanLoop, handleTronScan } from "./tron_scanner.ts";
@@ -29,6 +30,8 @@ export async function dispatchJob(message: JobMessage, deps: Deps): Promise<void
       return await handleAddressPoolRefill(message, deps);
     case "bulk.advance":
       return await handleBulkAdvance(message, deps);
+    case "fiat.disburse":
+      return await handleFiatDisburse(message, deps);
     default:
       deps.log.warn("unknown job message dropped", { message });
   }
@@ -66,6 +69,7 @@ export function registerJobs(deps: Deps): { stop(): void } {
   cron("bulk-sweep", "* * * * *", handleBulkSweep);
   cron("treasury-sweep", "* * * * *", handleSweepCron);
   cron("fiat-reconcile", "* * * * *", handleFiatReconcile);
+  cron("fiat-disbursement-sweep", "* * * * *", handleDisbursementSweep);
   cron("address-pool-top-up", "* * * * *", handleAddressPoolTopUp);
   cron("idempotency-purge", "17 * * * *", handleIdempotencyPurge);
   cron("rate-limit-purge", "*/5 * * * *", handleRateLimitPurge);

@@ -83,6 +83,7 @@ export async function startTestGateway(
     app: sims.simulators.app,
     card: sims.simulators.card,
     momo: sims.simulators.momo,
+    momoPayout: sims.simulators.momoPayout,
     async flush() {
       simulatorElapsed += 1000;
       await sims.simulators.flush();

@@ -84,13 +84,15 @@ const payoutRequested = z.object({
   createdAt: nullableText,
 });
 const payoutApproved = z.object({ ...payoutBase, id: z.string(), approvedAt: nullableText });
+/** A withdrawal leaves in USDT on TRON, or in XOF by mobile money (chain MOMO) or bank transfer (BANK). */
+const withdrawalOut = { currency: z.enum(["USDT_TRC20", "XOF"]), chain: z.enum(["TRON", "MOMO", "BANK"]) };
 const withdrawalBase = {
   id: z.string(),
   amount: z.string(),
   fee: z.string(),
   netAmount: z.string(),
   destinationAddress: z.string(),
-  ...usdtOut,
+  ...withdrawalOut,
   status: z.enum(WITHDRAWAL_STATUSES),
 };
 
@@ -129,7 +131,7 @@ const EMITTED: Partial<Record<EventType, z.ZodType>> = {
     id: z.string(),
     amount: z.string(),
     destinationAddress: z.string(),
-    ...usdtOut,
+    ...withdrawalOut,
     status: z.enum(WITHDRAWAL_STATUSES),
     reason: nullableText,
     failedAt: nullableText,

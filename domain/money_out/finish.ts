@@ -30,8 +30,8 @@ export async function releaseOutbound(
       if (input.strict) assertOutboundMove(row.kind, row.status, input.to);
       return undefined;
     }
-    const wallet = await findWallet(tx, row.merchant_id, row.is_sandbox, "USDT_TRC20", "TRC20");
-    const inFlight = await findSystemAccount(tx, "IN_FLIGHT", row.is_sandbox, "TRC20");
+    const wallet = await findWallet(tx, row.merchant_id, row.is_sandbox, row.currency, row.wallet_rail);
+    const inFlight = await findSystemAccount(tx, "IN_FLIGHT", row.is_sandbox, row.wallet_rail);
     let moved: OutboundRow | undefined;
     await postJournal(tx, {
       reference: `outbound:${row.id}:release`,
@@ -50,7 +50,10 @@ export async function releaseOutbound(
   });
 }
 
-/** Books the confirmed transfer out of the gateway (recipient + fee) and moves the item to CONFIRMED. */
+/**
+ * Books the confirmed transfer out of the gateway (recipient + fee) and moves the item to CONFIRMED.
+ * `txHash` is the chain's transaction id (USDT) or the provider's reference (XOF, stored as provider_ref).
+ */
 export async function settleOutbound(
   deps: FinishDeps,
   input: { id: string; txHash: string },
@@ -58,9 +61,10 @@ export async function settleOutbound(
   return await deps.db.tx(async (tx) => {
     const row = await lockOutbound(tx, input.id);
     if (!row || !canMoveOutbound(row.kind, row.status, "CONFIRMED")) return undefined;
-    const world = await findSystemAccount(tx, "WORLD", row.is_sandbox, "TRC20");
-    const fees = await findSystemAccount(tx, "FEES", row.is_sandbox, "TRC20");
-    const inFlight = await findSystemAccount(tx, "IN_FLIGHT", row.is_sandbox, "TRC20");
+    const rail = row.wallet_rail;
+    const world = await findSystemAccount(tx, "WORLD", row.is_sandbox, rail);
+    const fees = await findSystemAccount(tx, "FEES", row.is_sandbox, rail);
+    const inFlight = await findSystemAccount(tx, "IN_FLIGHT", row.is_sandbox, rail);
     let moved: OutboundRow | undefined;
     await postJournal(tx, {
       reference: `outbound:${row.id}:settle`,
@@ -75,7 +79,9 @@ export async function settleOutbound(
       metadata: { outboundId: row.id, txHash: input.txHash },
     }, async (jtx) => {
       moved = await transitionOutbound({ ...deps, db: jtx }, row, "CONFIRMED", {
+        // XOF: the provider's reference, also shown as txHash like fiat pay-ins do.
         tx_hash: input.txHash,
+        ...(row.currency === "XOF" ? { provider_ref: input.txHash } : {}),
         confirmed_at: deps.clock.now(),
       });
     });

@@ -10,6 +10,7 @@ import {
 } from "../../db/outbound.ts";
 import type { Deps } from "../deps.ts";
 import { AppError } from "../errors.ts";
+import { assertFiatApprovable, queueFiatWithdrawalPayment } from "../fiat_out/withdrawals.ts";
 import { releaseOutbound } from "./finish.ts";
 import { AWAITING_REVIEW, READY_TO_SEND } from "./states.ts";
 import { transitionOutbound } from "./transition.ts";
@@ -30,6 +31,7 @@ export async function approveOutbound(
   const approved = await deps.db.tx(async (tx) => {
     const row = await lockOutbound(tx, input.id);
     if (!row) throw new AppError("NOT_FOUND", "No payout or withdrawal with this id");
+    assertFiatApprovable(row);
     if (row.status !== AWAITING_REVIEW[row.kind]) throw notAwaiting(row);
     const now = deps.clock.now();
     await insertReviewDecision(tx, {
@@ -42,7 +44,8 @@ export async function approveOutbound(
     const moved = await transitionOutbound({ ...deps, db: tx }, row, READY_TO_SEND[row.kind], {
       approved_at: now,
     });
-    tx.afterCommit(() => deps.queue.enqueue({ type: "outbound.send", outboundId: row.id }));
+    if (row.currency === "XOF") await queueFiatWithdrawalPayment({ ...deps, db: tx }, moved!);
+    else tx.afterCommit(() => deps.queue.enqueue({ type: "outbound.send", outboundId: row.id }));
     return moved!;
   });
   return approved;

@@ -37,7 +37,7 @@ export type SendOutcome =
 /** One idempotent step for one item; safe to call from several processes and after any crash. */
 export async function sendOutbound(deps: SendDeps, outboundId: string): Promise<SendOutcome> {
   const row = await findOutboundById(deps.db, outboundId);
-  if (!row) return "nothing-to-do";
+  if (!row || row.currency !== "USDT_TRC20") return "nothing-to-do"; // XOF leaves by domain/fiat_out
   if (row.status !== READY_TO_SEND[row.kind] && row.status !== "BROADCAST") return "nothing-to-do";
   if (row.is_sandbox) return await simulateSandboxSend(deps, row);
   let live = await outgoing.liveOutgoing(deps.db, row.id);

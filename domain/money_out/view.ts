@@ -5,6 +5,8 @@ import { effectiveFees } from "../fees.ts";
 import { formatAmount } from "../money.ts";
 
 const usdt = (v: string) => formatAmount(v, "USDT_TRC20");
+/** Amounts in the item's own currency: 6 decimals for USDT, whole francs for XOF. */
+const money = (row: OutboundRow, v: string) => formatAmount(v, row.currency === "XOF" ? "XOF" : "USDT_TRC20");
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 
 /** POST/GET /v1/payout `data`: the specification's fields, then what a merchant needs to follow it. */
@@ -40,11 +42,14 @@ export function payoutView(row: OutboundRow, feeSchedule: Record<string, string>
 export function withdrawalView(row: OutboundRow) {
   return {
     id: row.id,
-    amount: usdt(row.amount),
-    fee: usdt(row.fee),
-    netAmount: usdt(row.net_amount),
+    amount: money(row, row.amount),
+    fee: money(row, row.fee),
+    netAmount: money(row, row.net_amount),
     destinationAddress: row.destination_address,
     whitelistAddressId: row.whitelist_entry_id,
+    rail: row.wallet_rail,
+    fiatDestinationId: row.fiat_destination_id,
+    providerRef: row.provider_ref,
     status: row.status,
     currency: row.currency,
     chain: row.chain,
@@ -77,9 +82,9 @@ export function outboundEventData(row: OutboundRow, event: OutboundEvent): Recor
   if (row.kind === "WITHDRAWAL") {
     const base = {
       id: row.id,
-      amount: usdt(row.amount),
-      fee: usdt(row.fee),
-      netAmount: usdt(row.net_amount),
+      amount: money(row, row.amount),
+      fee: money(row, row.fee),
+      netAmount: money(row, row.net_amount),
       destinationAddress: row.destination_address,
       currency: row.currency,
       chain: row.chain,

@@ -4,6 +4,7 @@
 import type { Hono } from "hono";
 import { createCardSimulator } from "./card_simulator.ts";
 import { createMomoSimulator } from "./momo_simulator.ts";
+import { createMomoPayoutSimulator, type MomoPayoutSimulator } from "./momo_payout_simulator.ts";
 import type { CardProvider, MomoProvider } from "./provider.ts";
 import { type Deliver, Dispatcher } from "./signing.ts";
 import { simulatorRoutes } from "./simulator_routes.ts";
@@ -18,6 +19,7 @@ export {
 export { SIGNATURE_HEADER, signCallback, verifyCallback } from "./signing.ts";
 export { CHALLENGE_CODE, TEST_CARDS } from "./card_simulator.ts";
 export { SIMULATED_OTP, TEST_NUMBERS } from "./momo_simulator.ts";
+export { PAYOUT_TEST_NUMBERS } from "./momo_payout_simulator.ts";
 
 export type SimulatorOptions = {
   /** The gateway's public base URL; hosted card pages live at `<publicBase>/simulators/card/<ref>`. */
@@ -35,6 +37,8 @@ export type SimulatorOptions = {
 export type Simulators = {
   card: CardProvider;
   momo: MomoProvider;
+  /** Mobile money disbursements (XOF out to a number), idempotent by reference. */
+  momoPayout: MomoPayoutSimulator;
   /** Routes under /simulators/... (hosted card page, simulated phone); mount with `app.route("/", app)`. */
   app: Hono;
   /** Cancels every pending timer (decisions, deliveries, retries); nothing runs afterwards. */
@@ -54,9 +58,16 @@ export function createSimulators(options: SimulatorOptions): Simulators {
     now,
   });
   const momo = createMomoSimulator({ secret: options.secret, delayMs: options.delayMs, dispatcher, now });
+  const momoPayout = createMomoPayoutSimulator({
+    secret: options.secret,
+    delayMs: options.delayMs,
+    dispatcher,
+    now,
+  });
   return {
     card,
     momo,
+    momoPayout,
     app: simulatorRoutes(card, momo),
     stop: () => dispatcher.stop(),
     flush: () => dispatcher.flush(),

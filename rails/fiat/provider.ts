@@ -74,3 +74,37 @@ export interface MomoProvider {
   queryStatus(providerRef: string): Promise<StatusAnswer>;
   parseCallback: CallbackParser;
 }
+
+/** Where a disbursement goes: a mobile money wallet (bank transfers are made by an operator). */
+export type DisburseInput = {
+  /** Our disbursement reference: the provider's idempotency key, echoed in callbacks. */
+  reference: string;
+  amount: string;
+  currency: "XOF";
+  operatorCode: OperatorCode;
+  phone: string;
+  /** Where the provider POSTs its signed outcome when it is not final at once. */
+  callbackUrl: string;
+  isSandbox: boolean;
+};
+
+/** The provider's view of one disbursement. PENDING: accepted, the outcome comes later (callback or query). */
+export type DisburseAnswer = {
+  status: "PENDING" | "SUCCEEDED" | "FAILED";
+  providerRef: string;
+  /** Why it failed, e.g. RECIPIENT_NOT_FOUND, ACCOUNT_LIMIT_REACHED. */
+  reason?: string;
+};
+
+/**
+ * Sends XOF out to a mobile money wallet. `send` is idempotent by `reference`: sending the same reference
+ * again answers the transfer already made, never a second one. `lookup` answers null when the provider
+ * never received the reference (then sending it is safe). A `ProviderError("unavailable")` from `send`
+ * means "no answer": the transfer may or may not have been made, ask `lookup` later.
+ */
+export interface MomoDisbursementProvider {
+  readonly name: string;
+  send(input: DisburseInput): Promise<DisburseAnswer>;
+  lookup(reference: string): Promise<DisburseAnswer | null>;
+  parseCallback: CallbackParser;
+}
