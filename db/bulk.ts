@@ -299,3 +299,22 @@ export async function payoutWhitelisted(db: Db, scope: Scope, addresses: string[
   );
   return new Set(rows.map((r) => r.address));
 }
+
+/** The item row, locked until the transaction ends. */
+export async function lockItem(db: Db, id: string): Promise<ItemRow | undefined> {
+  return (await db.query<ItemRow>(`SELECT * FROM bulk_items WHERE id = $1 FOR UPDATE`, [id]))[0];
+}
+
+/** Records an item's end (SUCCEEDED or FAILED) from PROCESSING; undefined when it was not processing. */
+export async function finishItem(
+  db: Db,
+  id: string,
+  patch: { status: "SUCCEEDED" | "FAILED"; txHash: string | null; failureReason: string | null },
+  now: Date,
+): Promise<ItemRow | undefined> {
+  return (await db.query<ItemRow>(
+    `UPDATE bulk_items SET status = $2, tx_hash = $3, failure_reason = $4, updated_at = $5
+      WHERE id = $1 AND status = 'PROCESSING' RETURNING *`,
+    [id, patch.status, patch.txHash, patch.failureReason, now],
+  ))[0];
+}

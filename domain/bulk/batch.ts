@@ -15,6 +15,8 @@ import { spendableUsdt, unspendableUsdt } from "../money_out/request.ts";
 import { readUpload } from "./files.ts";
 import { type BulkRail, checkItems, MAX_ITEMS_PER_BATCH, RAIL_CURRENCY, type RawItem } from "./items.ts";
 import { assertBatchMove } from "./states.ts";
+// The mobile money finisher must be registered wherever batches are executed or disbursements finish.
+import "./momo.ts";
 
 type BulkDeps = Pick<Deps, "db" | "queue" | "clock" | "config" | "log">;
 type Scope = { merchantId: string; isSandbox: boolean };
@@ -202,15 +204,6 @@ function assertLiveAllowed(caller: Caller): void {
   }
 }
 
-/** Rails whose items can be paid by this build (domain/bulk/run.ts); the others refuse execution. */
-export const EXECUTABLE_RAILS: ReadonlySet<BulkRail> = new Set(["USDT_TRC20"]);
-
-function assertExecutable(batch: store.BatchRow): void {
-  if (!EXECUTABLE_RAILS.has(batch.rail)) {
-    throw new AppError("SERVICE_UNAVAILABLE", `${batch.rail} batches cannot be executed yet`);
-  }
-}
-
 /**
  * Debits `amount` (items' amounts and fees) from the wallet to IN_FLIGHT under the reference `reference`,
  * then runs `then` in the same transaction. The wallet row's lock serializes it with every other movement
@@ -283,7 +276,6 @@ async function assertStillWhitelisted(db: Db, batch: store.BatchRow, statuses: s
 export async function executeBatch(deps: BulkDeps, caller: Caller, id: string): Promise<store.BatchRow> {
   assertLiveAllowed(caller);
   const batch = await getBatch(deps, caller, id);
-  assertExecutable(batch);
   return await deps.db.tx(async (tx) => {
     const locked = (await store.lockBatch(tx, batch.id))!;
     assertBatchMove(locked.status, "PROCESSING", "executed");

@@ -8,6 +8,7 @@ import type { Deps } from "../deps.ts";
 import { emitEvents } from "../events_batch.ts";
 import { newId } from "../ids.ts";
 import { type OutboundEvent, outboundEventData } from "../money_out/view.ts";
+import { dispatchMomoItems } from "./momo.ts";
 
 type RunDeps = Pick<Deps, "db" | "queue" | "clock" | "config" | "log">;
 
@@ -29,6 +30,10 @@ export async function dispatchChunk(deps: RunDeps, batch: store.BatchRow): Promi
   return await deps.db.tx(async (tx) => {
     const items = await store.claimQueued(tx, batch.id, DISPATCH_CHUNK);
     if (items.length === 0) return 0;
+    if (batch.rail === "MOBILE_MONEY") {
+      await dispatchMomoItems(tx, deps, batch, items);
+      return items.length;
+    }
     const now = deps.clock.now();
     const pairs = items.map((i) => ({ itemId: i.id, payoutId: newId("pout", now.getTime()) }));
     const payouts = await store.insertItemPayouts(
@@ -87,7 +92,8 @@ export async function advanceBatch(deps: RunDeps, batchId: string): Promise<stri
   while (await dispatchChunk(deps, batch) > 0) {
     // next chunk
   }
-  await store.syncUsdtItems(deps.db, batchId, deps.clock.now());
+  // USDT items follow their payout rows; mobile money items are finished by their disbursement's finisher.
+  if (batch.rail === "USDT_TRC20") await store.syncUsdtItems(deps.db, batchId, deps.clock.now());
   const closed = await closeIfDone(deps, batchId);
   return closed?.status ?? "PROCESSING";
 }
