@@ -70,12 +70,19 @@ async function call(gw: BenchGateway, method: string, path: string, body?: unkno
   return json.data;
 }
 
-/** Sends every payout (the sender's work), then mines 20 blocks and lets the scanner confirm them. */
+/**
+ * Sends every payout (the sender's work), a block mined after every hundred as a chain would (a
+ * transaction references a recent block and expires a minute later), then 20 more blocks for the scanner.
+ */
 async function sendAndConfirm(gw: BenchGateway, ids: string[]): Promise<void> {
-  await runPool(ids.length, CONCURRENCY, async (i) => {
-    const outcome = await sendOutbound(gw.deps, ids[i]);
-    if (outcome !== "sent") throw new Error(`payout ${ids[i]}: ${outcome}`);
-  });
+  for (let from = 0; from < ids.length; from += 100) {
+    const chunk = ids.slice(from, from + 100);
+    await runPool(chunk.length, CONCURRENCY, async (i) => {
+      const outcome = await sendOutbound(gw.deps, chunk[i]);
+      if (outcome !== "sent") throw new Error(`payout ${chunk[i]}: ${outcome}`);
+    });
+    gw.devnet.mine(1);
+  }
   gw.devnet.mine(gw.deps.config.tron.payoutConfirmations);
   await scanChain(gw.deps);
 }

@@ -61,6 +61,11 @@ export function itemView(
 /** The batch and every item with its current payment (status and hash live from the payment row). */
 export async function batchDetail(deps: Pick<Deps, "db">, batch: store.BatchRow, withItems = true) {
   const counts = await store.countByStatus(deps.db, batch.id);
+  if (batch.status === "DRAFT") {
+    // Totals are fixed at validation; a draft shows what its items add up to so far.
+    const totals = await store.itemTotals(deps.db, batch.id, ["PENDING"]);
+    batch = { ...batch, total_amount: totals.amount, total_fee: totals.fee };
+  }
   const view = batchView(batch, counts);
   if (!withItems) return view;
   const [items, payments] = await Promise.all([
