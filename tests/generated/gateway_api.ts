@@ -143,6 +143,42 @@ export interface paths {
     patch: operations["replaceWhitelistContexts"];
     trace?: never;
   };
+  "/v1/merchants/fiat-destinations": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List fiat destinations, newest first */
+    get: operations["listFiatDestinations"];
+    put?: never;
+    /** Register a mobile money number or bank account (usable after 24 hours) */
+    post: operations["registerFiatDestination"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/merchants/fiat-destinations/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Delete a fiat destination (withdrawals already accepted are still paid to it) */
+    delete: operations["deleteFiatDestination"];
+    options?: never;
+    head?: never;
+    /** Update a fiat destination (new payment details restart the 24-hour cooldown) */
+    patch: operations["updateFiatDestination"];
+    trace?: never;
+  };
   "/v1/payout": {
     parameters: {
       query?: never;
@@ -222,7 +258,10 @@ export interface paths {
     /** List withdrawals, newest first */
     get: operations["listWithdrawals"];
     put?: never;
-    /** Request a withdrawal (waits in PENDING_REVIEW for an operator) */
+    /**
+     * Request a USDT or XOF withdrawal (waits in PENDING_REVIEW for an operator)
+     * @description USDT: `{amount, whitelistAddressId?}` to a whitelisted TRON address. XOF: `{amount, currency: "XOF", rail: "MOMO" | "CARD", fiatDestinationId?}` from that XOF wallet to a fiat destination (FIAT_DESTINATION_REQUIRED when none is registered).
+     */
     post: operations["createWithdrawal"];
     delete?: never;
     options?: never;
@@ -243,6 +282,185 @@ export interface paths {
     post?: never;
     /** Cancel a withdrawal while PENDING_REVIEW (the money returns at once) */
     delete: operations["cancelWithdrawal"];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/bulk-payments": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Create an empty DRAFT batch on one rail */
+    post: operations["createBulkPayment"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/bulk-payments/template": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Download the import template of a rail (XLSX by default, or CSV) */
+    get: operations["getBulkPaymentTemplate"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/bulk-payments/{id}/items": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Add items to a DRAFT batch (all or none) */
+    post: operations["addBulkPaymentItems"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/bulk-payments/{id}/import": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Import items from a CSV or XLSX file into a DRAFT batch (all rows or none)
+     * @description Multipart with the file in field `file`, or the file as the body. The format is read from the content. Every bad row is listed (IMPORT_VALIDATION_FAILED, `details[].line`); formulas are refused; at most 1000 items a batch (LIMIT_EXCEEDED_BULK_BATCH); 1 MB at most.
+     */
+    post: operations["importBulkPaymentItems"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/bulk-payments/{id}/validate": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Check the balance and preview the total fee; nothing is reserved */
+    post: operations["validateBulkPayment"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/bulk-payments/{id}/execute": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Debit the batch once and queue its items (asynchronous)
+     * @description Idempotency-Key (a UUID) is recommended and honoured.
+     */
+    post: operations["executeBulkPayment"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/bulk-payments/{id}/retry": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Queue again only the failed items of a PARTIALLY_COMPLETED batch
+     * @description Idempotency-Key (a UUID) is recommended and honoured.
+     */
+    post: operations["retryBulkPayment"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/bulk-payments/{id}/cancel": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Cancel a DRAFT or VALIDATED batch */
+    post: operations["cancelBulkPayment"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/bulk-payments/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Batch status and per-item results */
+    get: operations["getBulkPayment"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/bulk-payments/{id}/export": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** CSV report: one line per item with its outcome */
+    get: operations["exportBulkPayment"];
+    put?: never;
+    post?: never;
+    delete?: never;
     options?: never;
     head?: never;
     patch?: never;
@@ -385,6 +603,46 @@ export interface paths {
      * @description Public: the provider's signature over the raw body is the authentication.
      */
     post: operations["providerCallback"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/providers/simulator/momo/disbursement-callback": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Signed outcome of a mobile money disbursement from the simulator (sandbox)
+     * @description Public: the provider's signature over the raw body is the authentication. A replayed notification answers CONFLICT and changes nothing.
+     */
+    post: operations["simulatorDisbursementCallback"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/providers/momo/disbursement-callback": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Signed outcome of a mobile money disbursement from the live aggregator
+     * @description Public: the provider's signature over the raw body is the authentication. A replayed notification answers CONFLICT and changes nothing.
+     */
+    post: operations["disbursementCallback"];
     delete?: never;
     options?: never;
     head?: never;
@@ -681,6 +939,26 @@ export interface paths {
     put?: never;
     /** Reject a payout or withdrawal (the money returns to the wallet; note required) */
     post: operations["adminRejectOutbound"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/admin/api/review/{id}/complete-fiat": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Complete a bank (XOF) withdrawal after making the transfer, with the bank's reference
+     * @description Approves, records the bank transfer and confirms the withdrawal in one step. A USDT or mobile money withdrawal answers WITHDRAWAL_NOT_FIAT.
+     */
+    post: operations["adminCompleteFiatWithdrawal"];
     delete?: never;
     options?: never;
     head?: never;
@@ -2280,9 +2558,9 @@ export interface components {
         netAmount: string;
         destinationAddress: string;
         /** @enum {string} */
-        currency: "USDT_TRC20";
+        currency: "USDT_TRC20" | "XOF";
         /** @enum {string} */
-        chain: "TRON";
+        chain: "TRON" | "MOMO" | "BANK";
         /** @enum {string} */
         status:
           | "PENDING_REVIEW"
@@ -2329,9 +2607,9 @@ export interface components {
         netAmount: string;
         destinationAddress: string;
         /** @enum {string} */
-        currency: "USDT_TRC20";
+        currency: "USDT_TRC20" | "XOF";
         /** @enum {string} */
-        chain: "TRON";
+        chain: "TRON" | "MOMO" | "BANK";
         /** @enum {string} */
         status:
           | "PENDING_REVIEW"
@@ -2361,9 +2639,9 @@ export interface components {
         netAmount: string;
         destinationAddress: string;
         /** @enum {string} */
-        currency: "USDT_TRC20";
+        currency: "USDT_TRC20" | "XOF";
         /** @enum {string} */
-        chain: "TRON";
+        chain: "TRON" | "MOMO" | "BANK";
         /** @enum {string} */
         status:
           | "PENDING_REVIEW"
@@ -2409,9 +2687,9 @@ export interface components {
         netAmount: string;
         destinationAddress: string;
         /** @enum {string} */
-        currency: "USDT_TRC20";
+        currency: "USDT_TRC20" | "XOF";
         /** @enum {string} */
-        chain: "TRON";
+        chain: "TRON" | "MOMO" | "BANK";
         /** @enum {string} */
         status:
           | "PENDING_REVIEW"
@@ -2439,9 +2717,9 @@ export interface components {
         amount: string;
         destinationAddress: string;
         /** @enum {string} */
-        currency: "USDT_TRC20";
+        currency: "USDT_TRC20" | "XOF";
         /** @enum {string} */
-        chain: "TRON";
+        chain: "TRON" | "MOMO" | "BANK";
         /** @enum {string} */
         status:
           | "PENDING_REVIEW"
@@ -3170,6 +3448,7 @@ export interface components {
         details?: {
           field: string;
           reason: string;
+          line?: number;
         }[];
         requestId?: string;
       };
@@ -3232,6 +3511,92 @@ export interface components {
        */
       usageContexts?: string[];
     };
+    FiatDestination: {
+      id: string;
+      /** @enum {string} */
+      kind: "MOMO" | "BANK";
+      label: string | null;
+      isPrimary: boolean;
+      momoOperator: string | null;
+      momoPhone: string | null;
+      bankName: string | null;
+      bankAccountName: string | null;
+      bankIban: string | null;
+      bankAccountNumber: string | null;
+      bankCode: string | null;
+      isSandbox: boolean;
+      /** @description first use in a withdrawal: 24 hours after registration or after the details changed */
+      availableAt: string;
+      createdAt: string;
+      updatedAt: string;
+      deletedAt: string | null;
+    };
+    RegisterFiatDestination: {
+      /** @enum {string} */
+      kind: "MOMO" | "BANK";
+      /** @example Orange wallet of the shop */
+      label?: string | null;
+      /** @description the default destination of XOF withdrawals; exactly one per merchant and mode */
+      isPrimary?: boolean;
+      /**
+       * @description MOMO: OPERATOR_A_BF or OPERATOR_B_BF, checked against the number
+       * @example OPERATOR_B_BF
+       */
+      momoOperator?: string;
+      /**
+       * @description MOMO: E.164 number (+226 and 8 digits)
+       * @example +22670123456
+       */
+      momoPhone?: string;
+      /**
+       * @description BANK: the bank's name
+       * @example Banque Atlantique Burkina
+       */
+      bankName?: string;
+      /**
+       * @description BANK: the account holder's name
+       * @example Boutique Wend-Kuuni SARL
+       */
+      bankAccountName?: string;
+      /** @description BANK: IBAN (ISO 13616, mod-97 checked); or bankAccountNumber and bankCode */
+      bankIban?: string;
+      /** @description BANK: account number, when there is no IBAN (needs bankCode) */
+      bankAccountNumber?: string;
+      /** @description BANK: the bank's code */
+      bankCode?: string;
+    };
+    UpdateFiatDestination: {
+      /** @example Orange wallet of the shop */
+      label?: string | null;
+      /** @description the default destination of XOF withdrawals; exactly one per merchant and mode */
+      isPrimary?: boolean;
+      /**
+       * @description MOMO: OPERATOR_A_BF or OPERATOR_B_BF, checked against the number
+       * @example OPERATOR_B_BF
+       */
+      momoOperator?: string;
+      /**
+       * @description MOMO: E.164 number (+226 and 8 digits)
+       * @example +22670123456
+       */
+      momoPhone?: string;
+      /**
+       * @description BANK: the bank's name
+       * @example Banque Atlantique Burkina
+       */
+      bankName?: string;
+      /**
+       * @description BANK: the account holder's name
+       * @example Boutique Wend-Kuuni SARL
+       */
+      bankAccountName?: string;
+      /** @description BANK: IBAN (ISO 13616, mod-97 checked); or bankAccountNumber and bankCode */
+      bankIban?: string;
+      /** @description BANK: account number, when there is no IBAN (needs bankCode) */
+      bankAccountNumber?: string;
+      /** @description BANK: the bank's code */
+      bankCode?: string;
+    };
     Payout: {
       transactionId: string;
       /** @enum {string} */
@@ -3282,17 +3647,200 @@ export interface components {
       /** @enum {string} */
       status: "PENDING_REVIEW" | "APPROVED" | "BROADCAST" | "CONFIRMED" | "REJECTED" | "FAILED" | "CANCELLED";
       createdAt: string;
+      /** @enum {string} */
+      currency: "USDT_TRC20" | "XOF";
+      /**
+       * @description the wallet the money left
+       * @enum {string}
+       */
+      rail: "TRC20" | "MOMO" | "CARD";
+      /**
+       * @description how it is paid out
+       * @enum {string}
+       */
+      chain: "TRON" | "MOMO" | "BANK";
+      fiatDestinationId: string | null;
+      /** @description XOF: the provider's or bank's reference */
+      providerRef: string | null;
     } & {
       [key: string]: unknown;
     };
     CreateWithdrawal: {
       /**
-       * @description USDT debited; the fee comes out of it
+       * @description debited from the wallet, in its currency (XOF: whole francs); the fee comes out of it
        * @example 100
        */
       amount: string;
-      /** @description default: the primary address */
+      /** @description USDT only; default: the primary address */
       whitelistAddressId?: string;
+      /**
+       * @description the wallet's currency; default USDT_TRC20
+       * @enum {string}
+       */
+      currency?: "USDT_TRC20" | "XOF";
+      /**
+       * @description the wallet's rail: required for XOF (MOMO or CARD wallet); TRC20 for USDT
+       * @enum {string}
+       */
+      rail?: "TRC20" | "MOMO" | "CARD";
+      /** @description XOF only; default: the primary fiat destination */
+      fiatDestinationId?: string;
+    };
+    BulkPayment: {
+      id: string;
+      label: string | null;
+      /**
+       * @description USDT_TRC20: USDT on TRON to whitelisted addresses; MOBILE_MONEY: XOF to Burkina Faso numbers
+       * @enum {string}
+       */
+      rail: "USDT_TRC20" | "MOBILE_MONEY";
+      /** @enum {string} */
+      currency: "USDT_TRC20" | "XOF";
+      /** @enum {string} */
+      status: "DRAFT" | "VALIDATED" | "PROCESSING" | "COMPLETED" | "PARTIALLY_COMPLETED" | "CANCELLED";
+      itemCount: number;
+      totalAmount: string;
+      totalFee: string;
+      /** @description amounts plus fees, debited at execution */
+      totalDebited: string;
+      /** @description 0 before execution, 1 once executed, +1 per retry */
+      attempt: number;
+      counts: {
+        pending: number;
+        queued: number;
+        processing: number;
+        succeeded: number;
+        failed: number;
+        cancelled: number;
+      };
+      createdAt: string | null;
+      updatedAt: string | null;
+      validatedAt: string | null;
+      executedAt: string | null;
+      completedAt: string | null;
+      cancelledAt: string | null;
+    };
+    CreateBulkPayment: {
+      /**
+       * @description USDT_TRC20: USDT on TRON to whitelisted addresses; MOBILE_MONEY: XOF to Burkina Faso numbers
+       * @enum {string}
+       */
+      rail: "USDT_TRC20" | "MOBILE_MONEY";
+      label?: string;
+    };
+    AddBulkItems: {
+      items: {
+        /**
+         * @description USDT_TRC20: a TRON address whitelisted for PAYOUT; MOBILE_MONEY: +226 then 8 digits
+         * @example TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE
+         */
+        walletAddress: string;
+        /**
+         * @description USDT (up to 6 decimals, minimum 5) or whole XOF (minimum 500)
+         * @example 25.50
+         */
+        amount: string;
+        recipientName?: string;
+        reference?: string;
+      }[];
+    };
+    BulkPaymentValidation: {
+      id: string;
+      label: string | null;
+      /**
+       * @description USDT_TRC20: USDT on TRON to whitelisted addresses; MOBILE_MONEY: XOF to Burkina Faso numbers
+       * @enum {string}
+       */
+      rail: "USDT_TRC20" | "MOBILE_MONEY";
+      /** @enum {string} */
+      currency: "USDT_TRC20" | "XOF";
+      /** @enum {string} */
+      status: "DRAFT" | "VALIDATED" | "PROCESSING" | "COMPLETED" | "PARTIALLY_COMPLETED" | "CANCELLED";
+      itemCount: number;
+      totalAmount: string;
+      totalFee: string;
+      /** @description amounts plus fees, debited at execution */
+      totalDebited: string;
+      /** @description 0 before execution, 1 once executed, +1 per retry */
+      attempt: number;
+      counts: {
+        pending: number;
+        queued: number;
+        processing: number;
+        succeeded: number;
+        failed: number;
+        cancelled: number;
+      };
+      createdAt: string | null;
+      updatedAt: string | null;
+      validatedAt: string | null;
+      executedAt: string | null;
+      completedAt: string | null;
+      cancelledAt: string | null;
+      balanceCheck: {
+        sufficient: boolean;
+        required: string;
+        available: string;
+      } | {
+        /** @enum {boolean} */
+        sandbox: true;
+        /** @enum {boolean} */
+        skipped: true;
+        required: string;
+      };
+    };
+    BulkPaymentDetail: {
+      id: string;
+      label: string | null;
+      /**
+       * @description USDT_TRC20: USDT on TRON to whitelisted addresses; MOBILE_MONEY: XOF to Burkina Faso numbers
+       * @enum {string}
+       */
+      rail: "USDT_TRC20" | "MOBILE_MONEY";
+      /** @enum {string} */
+      currency: "USDT_TRC20" | "XOF";
+      /** @enum {string} */
+      status: "DRAFT" | "VALIDATED" | "PROCESSING" | "COMPLETED" | "PARTIALLY_COMPLETED" | "CANCELLED";
+      itemCount: number;
+      totalAmount: string;
+      totalFee: string;
+      /** @description amounts plus fees, debited at execution */
+      totalDebited: string;
+      /** @description 0 before execution, 1 once executed, +1 per retry */
+      attempt: number;
+      counts: {
+        pending: number;
+        queued: number;
+        processing: number;
+        succeeded: number;
+        failed: number;
+        cancelled: number;
+      };
+      createdAt: string | null;
+      updatedAt: string | null;
+      validatedAt: string | null;
+      executedAt: string | null;
+      completedAt: string | null;
+      cancelledAt: string | null;
+      items: components["schemas"]["BulkPaymentItem"][];
+    };
+    BulkPaymentItem: {
+      id: string;
+      position: number;
+      walletAddress: string;
+      operator: string | null;
+      amount: string;
+      fee: string;
+      recipientName: string | null;
+      reference: string | null;
+      /** @enum {string} */
+      status: "PENDING" | "QUEUED" | "PROCESSING" | "SUCCEEDED" | "FAILED" | "CANCELLED";
+      attempt: number;
+      /** @description the payout (pout_) of the current attempt */
+      paymentId: string | null;
+      paymentStatus: string | null;
+      txHash: string | null;
+      failureReason: string | null;
     };
     UsdtPayinCreated: {
       transactionId: string;
@@ -4508,6 +5056,434 @@ export interface operations {
       };
     };
   };
+  listFiatDestinations: {
+    parameters: {
+      query?: {
+        page?: number;
+        limit?: number;
+        kind?: "MOMO" | "BANK";
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Fiat destinations */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              items: components["schemas"]["FiatDestination"][];
+              meta: {
+                page: number;
+                limit: number;
+                total: number;
+                totalPages: number;
+                hasNext: boolean;
+                hasPrev: boolean;
+              };
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  registerFiatDestination: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["RegisterFiatDestination"];
+      };
+    };
+    responses: {
+      /** @description Registered */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["FiatDestination"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  deleteFiatDestination: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description fdst_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["FiatDestination"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  updateFiatDestination: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description fdst_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["UpdateFiatDestination"];
+      };
+    };
+    responses: {
+      /** @description Updated */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["FiatDestination"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
   listPayouts: {
     parameters: {
       query?: {
@@ -5393,6 +6369,1048 @@ export interface operations {
             success: true;
             data: components["schemas"]["Withdrawal"];
           };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  createBulkPayment: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["CreateBulkPayment"];
+      };
+    };
+    responses: {
+      /** @description The new batch */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["BulkPayment"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  getBulkPaymentTemplate: {
+    parameters: {
+      query: {
+        /** @description USDT_TRC20: USDT on TRON to whitelisted addresses; MOBILE_MONEY: XOF to Burkina Faso numbers */
+        rail: "USDT_TRC20" | "MOBILE_MONEY";
+        format?: "xlsx" | "csv";
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The template file */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+          "text/csv": string;
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  addBulkPaymentItems: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description blk_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["AddBulkItems"];
+      };
+    };
+    responses: {
+      /** @description The batch */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["BulkPayment"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  importBulkPaymentItems: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description blk_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "multipart/form-data": {
+          /** Format: binary */
+          file?: string;
+        };
+        "text/csv": string;
+        "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+      };
+    };
+    responses: {
+      /** @description Import items from a CSV or XLSX file into a DRAFT batch (all rows or none) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["BulkPayment"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  validateBulkPayment: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description blk_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Check the balance and preview the total fee; nothing is reserved */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["BulkPaymentValidation"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  executeBulkPayment: {
+    parameters: {
+      query?: never;
+      header?: {
+        "idempotency-key"?: string;
+      };
+      path: {
+        /** @description blk_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Processing */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["BulkPayment"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  retryBulkPayment: {
+    parameters: {
+      query?: never;
+      header?: {
+        "idempotency-key"?: string;
+      };
+      path: {
+        /** @description blk_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Processing */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["BulkPayment"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  cancelBulkPayment: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description blk_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Cancel a DRAFT or VALIDATED batch */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["BulkPayment"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  getBulkPayment: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description blk_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The batch */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["BulkPaymentDetail"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  exportBulkPayment: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description blk_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The report */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "text/csv": string;
         };
       };
       /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
@@ -6427,6 +8445,212 @@ export interface operations {
             success: true;
             data: {
               payinId: string;
+              status: string;
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  simulatorDisbursementCallback: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Outcome applied */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              disbursementId: string;
+              status: string;
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  disbursementCallback: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Outcome applied */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              disbursementId: string;
               status: string;
             };
           };
@@ -8221,6 +10445,7 @@ export interface operations {
             mobileMoneyPercent?: string;
             payoutFlat?: string;
             withdrawalFlat?: string;
+            xofWithdrawalFlat?: string;
             conversionPercent?: string;
           };
           rateLimits?: {
@@ -8913,6 +11138,118 @@ export interface operations {
     };
     responses: {
       /** @description Decided */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["AdminOutboundItem"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  adminCompleteFiatWithdrawal: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description a payout (pout_) or withdrawal (wdr_) id */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          reviewer: string;
+          /** @description the bank's transfer reference */
+          providerRef: string;
+          note?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Completed */
       200: {
         headers: {
           [name: string]: unknown;
