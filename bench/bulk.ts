@@ -77,11 +77,11 @@ async function call(gw: BenchGateway, method: string, path: string, body?: unkno
 async function sendAndConfirm(gw: BenchGateway, ids: string[]): Promise<void> {
   for (let from = 0; from < ids.length; from += 100) {
     const chunk = ids.slice(from, from + 100);
+    gw.devnet.mine(1); // a fresh reference block: a chain never stands still while requests come in
     await runPool(chunk.length, CONCURRENCY, async (i) => {
       const outcome = await sendOutbound(gw.deps, chunk[i]);
       if (outcome !== "sent") throw new Error(`payout ${chunk[i]}: ${outcome}`);
     });
-    gw.devnet.mine(1);
   }
   gw.devnet.mine(gw.deps.config.tron.payoutConfirmations);
   await scanChain(gw.deps);

@@ -108,6 +108,11 @@ export async function addItems(
   items: ItemInput[],
 ): Promise<store.BatchRow> {
   const batch = await getBatch(deps, caller, id);
+  if (items.length === 0) {
+    throw new AppError("VALIDATION_ERROR", "items: at least one item", {
+      details: [{ field: "items", reason: "at least one item" }],
+    });
+  }
   assertDraft(batch);
   assertRoom(batch, items.length);
   const raw: RawItem[] = items.map((item, i) => ({ ...item, field: (name) => `items.${i}.${name}` }));

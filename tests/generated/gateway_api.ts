@@ -3729,6 +3729,7 @@ export interface components {
       label?: string;
     };
     AddBulkItems: {
+      /** @description at least one item */
       items: {
         /**
          * @description USDT_TRC20: a TRON address whitelisted for PAYOUT; MOBILE_MONEY: +226 then 8 digits
