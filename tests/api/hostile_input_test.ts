@@ -62,7 +62,9 @@ async function resources(gw: TestGateway, key: string, sandboxKey: string) {
 Deno.test("hostile input on every documented operation: the right catalogue code, never a 500", async () => {
   const gw = await startTestGateway();
   try {
-    const limits = { rateLimits: { default: 1_000_000, "POST /v1/payments": 1_000_000 } };
+    const limits = {
+      rateLimits: { default: 1_000_000, "POST /v1/payments": 1_000_000, "POST /v1/withdrawals": 1_000_000 },
+    };
     const target = await gw.createMerchant("Target");
     const other = await gw.createMerchant("Other");
     for (const m of [target, other]) await gw.admin("PATCH", `/admin/api/merchants/${m.merchantId}`, limits);
