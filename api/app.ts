@@ -25,6 +25,7 @@ import { payoutRoutes } from "./payouts.ts";
 import { conversionRoutes } from "./conversions.ts";
 import { withdrawalRoutes } from "./withdrawals.ts";
 import { adminReviewRoutes } from "./admin_review.ts";
+import { bulkRoutes } from "./bulk.ts";
 import { adminTreasuryRoutes } from "./admin_treasury.ts";
 import { registerWebhooks } from "./webhooks/events.ts";
 import { checkoutRoutes } from "../pages/routes.ts";
@@ -92,6 +93,7 @@ export function createApp(deps: Deps, options: { devnet?: Devnet; simulators?: {
   app.route("/v1", payoutRoutes());
   app.route("/v1", withdrawalRoutes());
   app.route("/v1", conversionRoutes());
+  app.route("/v1", bulkRoutes());
   app.route("/v1", paymentRoutes());
   app.route("/v1", providerRoutes());
   app.route("/v1", webhookRoutes());

@@ -71,7 +71,8 @@ export const ErrorSchema = z.object({
     cause: z.string().optional().openapi({
       description: "finer reason, e.g. INSUFFICIENT_SCOPE under FORBIDDEN",
     }),
-    details: z.array(z.object({ field: z.string(), reason: z.string() })).optional(),
+    details: z.array(z.object({ field: z.string(), reason: z.string(), line: z.number().int().optional() }))
+      .optional(),
     requestId: z.string().optional(),
   }),
   statusCode: z.number().int(),

@@ -17,6 +17,7 @@ export type JobMessage =
   | { type: "outbound.send"; outboundId: string }
   | { type: "treasury.sweep"; urgent?: boolean }
   | { type: "address-pool.refill"; isSandbox: boolean }
+  | { type: "bulk.advance"; batchId: string }
   | { type: "fiat.disburse"; disbursementId: string };
 
 export type Queue = { enqueue(message: JobMessage, options?: { delayMs?: number }): Promise<void> };

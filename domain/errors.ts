@@ -161,7 +161,8 @@ export function codeToStatus(code: ErrorCode): number {
   return ERROR_CATALOGUE[code][0];
 }
 
-export type FieldProblem = { field: string; reason: string };
+/** `line`: the line of an imported file (bulk payments), counting the header as line 1. */
+export type FieldProblem = { field: string; reason: string; line?: number };
 
 export class AppError extends Error {
   readonly code: ErrorCode;

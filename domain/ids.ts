@@ -18,6 +18,8 @@ export type IdPrefix =
   | "wla"
   | "swp"
   | "cnv"
+  | "blk"
+  | "bli"
   | "req"
   | "fdst"
   | "fdis";

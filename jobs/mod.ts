@@ -9,6 +9,7 @@ import {
   handlePayinExpiry,
   handleRateLimitPurge,
 } from "./maintenance.ts";
+import { handleBulkAdvance, handleBulkSweep } from "./bulk.ts";
 import { handleDisbursementSweep, handleFiatDisburse } from "./fiat_out.ts";
 import { handleOutboundSend, handleOutboundSweep } from "./money_out.ts";
 import { handleSweepCron, handleTreasurySweep } from "./treasury.ts";
@@ -27,6 +28,8 @@ export async function dispatchJob(message: JobMessage, deps: Deps): Promise<void
       return await handleTreasurySweep(message, deps);
     case "address-pool.refill":
       return await handleAddressPoolRefill(message, deps);
+    case "bulk.advance":
+      return await handleBulkAdvance(message, deps);
     case "fiat.disburse":
       return await handleFiatDisburse(message, deps);
     default:
@@ -63,6 +66,7 @@ export function registerJobs(deps: Deps): { stop(): void } {
   cron("tron-scan-watchdog", "* * * * *", ensureTronScanLoop);
   cron("payin-expiry", "* * * * *", handlePayinExpiry);
   cron("outbound-sweep", "* * * * *", handleOutboundSweep);
+  cron("bulk-sweep", "* * * * *", handleBulkSweep);
   cron("treasury-sweep", "* * * * *", handleSweepCron);
   cron("fiat-reconcile", "* * * * *", handleFiatReconcile);
   cron("fiat-disbursement-sweep", "* * * * *", handleDisbursementSweep);

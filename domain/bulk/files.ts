@@ -1,0 +1,240 @@
+// Bulk payment files: reading an uploaded CSV or XLSX into items (csv-parse, exceljs), and writing the
+// import template of each rail and the batch report. The format is judged by the bytes, never by the
+// file's name. Formulas are refused, never evaluated (their cached result may be stale or absent). A
+// problem with the file as a whole is IMPORT_VALIDATION_FAILED naming the line or column; too many rows
+// is LIMIT_EXCEEDED_BULK_BATCH.
+import { parse } from "csv-parse/sync";
+import { stringify } from "csv-stringify/sync";
+import ExcelJS from "exceljs";
+import { AppError, type FieldProblem } from "../errors.ts";
+import { type BulkRail, MAX_ITEMS_PER_BATCH, type RawItem } from "./items.ts";
+
+/** The longest cell text read; longer is a problem naming its line and column. */
+export const MAX_CELL = 256;
+export const XLSX_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";
+
+const COLUMNS = ["walletAddress", "amount", "recipientName", "reference"] as const;
+type Column = typeof COLUMNS[number];
+const REQUIRED: Column[] = ["walletAddress", "amount"];
+/** Header spellings accepted for each column (compared lower-case, spaces and underscores removed). */
+const ALIASES: Record<string, Column> = {
+  walletaddress: "walletAddress",
+  address: "walletAddress",
+  phonenumber: "walletAddress",
+  phone: "walletAddress",
+  amount: "amount",
+  recipientname: "recipientName",
+  name: "recipientName",
+  reference: "reference",
+};
+
+function fileProblem(problems: FieldProblem[]): never {
+  throw new AppError(
+    "IMPORT_VALIDATION_FAILED",
+    problems.slice(0, 3).map((p) => `${p.field}: ${p.reason}`).join("; "),
+    { details: problems },
+  );
+}
+
+function tooMany(rows: number, room: number): never {
+  throw new AppError(
+    "LIMIT_EXCEEDED_BULK_BATCH",
+    `The file has ${rows} rows; this batch can take ${room} more (at most ${MAX_ITEMS_PER_BATCH} items a batch)`,
+  );
+}
+
+/** Maps the header row to columns; unknown, duplicated or missing columns are reported by name. */
+function readHeader(cells: string[]): Map<number, Column> {
+  const map = new Map<number, Column>();
+  const problems: FieldProblem[] = [];
+  cells.forEach((cell, i) => {
+    const name = cell.trim();
+    if (name === "") return;
+    const column = ALIASES[name.toLowerCase().replace(/[\s_-]/g, "")];
+    if (!column) {
+      problems.push({
+        field: "header",
+        line: 1,
+        reason: `line 1: unknown column "${name.slice(0, 40)}"; expected ${COLUMNS.join(", ")}`,
+      });
+    } else if ([...map.values()].includes(column)) {
+      problems.push({ field: "header", line: 1, reason: `line 1: column ${column} appears twice` });
+    } else map.set(i, column);
+  });
+  for (const column of REQUIRED) {
+    if (![...map.values()].includes(column)) {
+      problems.push({ field: "header", line: 1, reason: `line 1: missing column ${column}` });
+    }
+  }
+  if (problems.length > 0) fileProblem(problems);
+  return map;
+}
+
+/** Rows (after the header) into items; too-long cells are reported with line and column. */
+function toItems(header: Map<number, Column>, rows: Array<{ line: number; cells: string[] }>): RawItem[] {
+  const problems: FieldProblem[] = [];
+  const items = rows.map(({ line, cells }) => {
+    const values: Record<Column, string> = {
+      walletAddress: "",
+      amount: "",
+      recipientName: "",
+      reference: "",
+    };
+    cells.forEach((cell, i) => {
+      const column = header.get(i);
+      if (!column) {
+        if (cell.trim() !== "") {
+          problems.push({
+            field: `column ${i + 1}`,
+            line,
+            reason: `line ${line}: a value outside the columns`,
+          });
+        }
+        return;
+      }
+      if (cell.length > MAX_CELL) {
+        problems.push({ field: column, line, reason: `line ${line}: longer than ${MAX_CELL} characters` });
+        values[column] = "";
+        return;
+      }
+      values[column] = cell.trim();
+    });
+    return { line, field: (name: string) => name, ...values };
+  });
+  if (problems.length > 0) fileProblem(problems);
+  return items;
+}
+
+function isZip(bytes: Uint8Array): boolean {
+  return bytes.length > 4 && bytes[0] === 0x50 && bytes[1] === 0x4b && bytes[2] === 0x03 && bytes[3] === 0x04;
+}
+
+/** Reads an uploaded file (CSV or XLSX, told apart by content) into raw items; `room`: items still allowed. */
+export async function readUpload(bytes: Uint8Array, room: number): Promise<RawItem[]> {
+  if (bytes.length === 0) fileProblem([{ field: "file", reason: "the file is empty" }]);
+  return isZip(bytes) ? await readXlsx(bytes, room) : readCsv(bytes, room);
+}
+
+function readCsv(bytes: Uint8Array, room: number): RawItem[] {
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    fileProblem([{ field: "file", reason: "neither an XLSX workbook nor UTF-8 CSV text" }]);
+  }
+  if (text.includes("\u0000")) fileProblem([{ field: "file", reason: "binary content, not CSV text" }]);
+  let records: Array<{ record: string[]; info: { lines: number } }>;
+  try {
+    records = parse(text, {
+      bom: true,
+      info: true,
+      skip_empty_lines: true,
+      relax_column_count: true,
+      delimiter: [",", ";"],
+      max_record_size: 64 * 1024,
+    });
+  } catch (err) {
+    const line = (err as { lines?: number }).lines;
+    fileProblem([{
+      field: "file",
+      ...(line ? { line } : {}),
+      reason: `${line ? `line ${line}: ` : ""}not valid CSV (${(err as Error).message.slice(0, 120)})`,
+    }]);
+  }
+  if (records.length === 0) fileProblem([{ field: "header", line: 1, reason: "line 1: no header row" }]);
+  const dataRows = records.length - 1;
+  if (dataRows > room) tooMany(dataRows, room);
+  const header = readHeader(records[0].record);
+  return toItems(
+    header,
+    records.slice(1).map((r) => ({ line: r.info.lines, cells: r.record })),
+  );
+}
+
+/** A cell as text; a formula, an error value or a date is refused (the reason names it). */
+function cellText(value: ExcelJS.CellValue): { text: string } | { refused: string } {
+  if (value === null || value === undefined) return { text: "" };
+  if (typeof value === "string") return { text: value };
+  if (typeof value === "number") return { text: Number.isFinite(value) ? String(value) : "" };
+  if (typeof value === "boolean") return { refused: "a true/false value" };
+  if (value instanceof Date) return { refused: "a date" };
+  if ("formula" in value || "sharedFormula" in value) {
+    return { refused: "a formula (formulas are not evaluated: paste the values)" };
+  }
+  if ("error" in value) return { refused: `an error value (${String(value.error)})` };
+  if ("richText" in value) return { text: value.richText.map((r) => r.text).join("") };
+  if ("text" in value && typeof value.text === "string") return { text: value.text };
+  return { refused: "an unsupported cell type" };
+}
+
+async function readXlsx(bytes: Uint8Array, room: number): Promise<RawItem[]> {
+  const workbook = new ExcelJS.Workbook();
+  try {
+    // deno-lint-ignore no-explicit-any -- exceljs types its input as Node's Buffer
+    await workbook.xlsx.load(bytes as any);
+  } catch {
+    fileProblem([{ field: "file", reason: "a ZIP archive but not a readable XLSX workbook" }]);
+  }
+  const sheet = workbook.worksheets[0];
+  if (!sheet || sheet.actualRowCount === 0) {
+    fileProblem([{ field: "header", line: 1, reason: "line 1: the first sheet is empty" }]);
+  }
+  const rows: Array<{ line: number; cells: string[] }> = [];
+  const problems: FieldProblem[] = [];
+  let headerCells: string[] | undefined;
+  sheet.eachRow({ includeEmpty: false }, (row, line) => {
+    if (headerCells === undefined && line !== 1) {
+      problems.push({ field: "header", line: 1, reason: "line 1: the header row is empty" });
+    }
+    const cells: string[] = [];
+    row.eachCell({ includeEmpty: true }, (cell, col) => {
+      const read = cellText(cell.value);
+      if ("refused" in read) {
+        problems.push({ field: `column ${col}`, line, reason: `line ${line}: ${read.refused}` });
+        cells[col - 1] = "";
+      } else cells[col - 1] = read.text;
+    });
+    for (let i = 0; i < cells.length; i++) cells[i] ??= "";
+    if (headerCells === undefined) headerCells = cells;
+    else rows.push({ line, cells });
+  });
+  if (rows.length > room) tooMany(rows.length, room);
+  if (problems.length > 0) fileProblem(problems);
+  const header = readHeader(headerCells ?? []);
+  // Name the column of a refused cell now that the header is known.
+  return toItems(header, rows);
+}
+
+const EXAMPLES: Record<BulkRail, string[]> = {
+  USDT_TRC20: ["TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE", "25.50", "Awa Ouedraogo", "salary-2026-11"],
+  MOBILE_MONEY: ["+22670123456", "15000", "Issa Sawadogo", "salary-2026-11"],
+};
+
+const NOTES: Record<BulkRail, string> = {
+  USDT_TRC20:
+    "walletAddress: a TRON address whitelisted for PAYOUT; amount: USDT, up to 6 decimals, 5 minimum",
+  MOBILE_MONEY:
+    "walletAddress: a Burkina Faso mobile money number, +226 then 8 digits; amount: whole XOF, 500 minimum",
+};
+
+/** The import template of a rail: the header row, and (XLSX) a second sheet explaining each column. */
+export async function templateFile(rail: BulkRail, format: "csv" | "xlsx"): Promise<Uint8Array> {
+  if (format === "csv") return new TextEncoder().encode(stringify([[...COLUMNS]]));
+  const workbook = new ExcelJS.Workbook();
+  const sheet = workbook.addWorksheet("items");
+  sheet.addRow([...COLUMNS]);
+  sheet.getRow(1).font = { bold: true };
+  // The number column is text so that a "+226..." number keeps its "+".
+  sheet.getColumn(1).numFmt = "@";
+  sheet.getColumn(1).width = 40;
+  const help = workbook.addWorksheet("help");
+  help.addRow(["Fill the first sheet, one payment a row; this sheet is not read."]);
+  help.addRow([NOTES[rail]]);
+  help.addRow(["Example row:", ...EXAMPLES[rail]]);
+  return new Uint8Array(await workbook.xlsx.writeBuffer());
+}
+
+/** A CSV of rows (the batch report). */
+export function csvOf(rows: unknown[][]): string {
+  return stringify(rows);
+}

@@ -1,0 +1,57 @@
+// The bulk batch state machine (specification, Part 1, "Bulk batch") and the item states the
+// specification leaves open (docs/decisions.md), as tables of allowed moves.
+import { AppError } from "../errors.ts";
+
+export const BATCH_STATUSES = [
+  "DRAFT",
+  "VALIDATED",
+  "PROCESSING",
+  "COMPLETED",
+  "PARTIALLY_COMPLETED",
+  "CANCELLED",
+] as const;
+export type BatchStatus = typeof BATCH_STATUSES[number];
+
+const BATCH_MOVES: Record<BatchStatus, readonly BatchStatus[]> = {
+  // Validating again refreshes the preview; adding items is only for DRAFT.
+  DRAFT: ["VALIDATED", "CANCELLED"],
+  VALIDATED: ["VALIDATED", "PROCESSING", "CANCELLED"],
+  PROCESSING: ["COMPLETED", "PARTIALLY_COMPLETED"],
+  COMPLETED: [],
+  PARTIALLY_COMPLETED: ["PROCESSING"],
+  CANCELLED: [],
+};
+
+/**
+ * PENDING: in a batch not yet executed. QUEUED: debited with the batch, waiting to be handed to its
+ * rail. PROCESSING: a payment exists for it (a payout for USDT). SUCCEEDED / FAILED: its payment's end
+ * (a failure released its money). A retry queues FAILED items again; a cancelled batch's are CANCELLED.
+ */
+export const ITEM_STATUSES = ["PENDING", "QUEUED", "PROCESSING", "SUCCEEDED", "FAILED", "CANCELLED"] as const;
+export type ItemStatus = typeof ITEM_STATUSES[number];
+
+export const ITEM_MOVES: Record<ItemStatus, readonly ItemStatus[]> = {
+  PENDING: ["QUEUED", "CANCELLED"],
+  QUEUED: ["PROCESSING"],
+  PROCESSING: ["SUCCEEDED", "FAILED"],
+  SUCCEEDED: [],
+  FAILED: ["QUEUED"],
+  CANCELLED: [],
+};
+
+export function canMoveBatch(from: string, to: string): boolean {
+  return BATCH_MOVES[from as BatchStatus]?.includes(to as BatchStatus) ?? false;
+}
+
+/** An illegal move is a typed error naming the current state. */
+export function assertBatchMove(from: string, to: string, action: string): void {
+  if (!canMoveBatch(from, to)) {
+    throw new AppError("INVALID_TRANSACTION_STATUS", `Batch is ${from}; it cannot be ${action}`);
+  }
+}
+
+export function assertItemMove(from: string, to: string): void {
+  if (!ITEM_MOVES[from as ItemStatus]?.includes(to as ItemStatus)) {
+    throw new Error(`bulk item cannot move from ${from} to ${to}`);
+  }
+}
