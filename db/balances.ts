@@ -1,6 +1,6 @@
 // What a merchant's wallets have reserved: accepted money-out items that took their amount out of the
 // wallet and have not reached a final state yet (migration 012's outbound rows, whose money sits in
-// IN_FLIGHT). Split between waiting for an operator and on its way.
+// IN_FLIGHT), and bulk items debited at execution. Split between waiting for an operator and on its way.
 import type { Db } from "./mod.ts";
 
 /** Statuses whose amount waits for an operator's decision. */
@@ -8,24 +8,35 @@ export const IN_REVIEW_STATUSES = ["PENDING", "PENDING_REVIEW"];
 /** Statuses whose amount is approved and on its way out. */
 export const IN_FLIGHT_STATUSES = ["PROCESSING", "APPROVED", "BROADCAST"];
 
-export type ReservedRow = { currency: string; in_review: string; in_flight: string };
+export type ReservedRow = { rail: string; in_review: string; in_flight: string };
 
-/** Reserved amounts per currency of the outbound rows (payouts and USDT withdrawals: the TRC20 wallet). */
-export async function reservedByCurrency(
+/**
+ * Reserved amounts per wallet rail: outbound rows (payouts, USDT and XOF withdrawals) waiting for review
+ * or on their way, plus bulk items debited and not final yet (a USDT item's own payout row is not counted
+ * twice: the item stands for it).
+ */
+export async function reservedByRail(
   db: Db,
   scope: { merchantId: string; isSandbox: boolean },
 ): Promise<ReservedRow[]> {
   // Status lists as JSON text: exact on both drivers, whatever array types a connection knows.
   return await db.query<ReservedRow>(
     `WITH review AS (SELECT jsonb_array_elements_text($3::text::jsonb) AS s),
-          flight AS (SELECT jsonb_array_elements_text($4::text::jsonb) AS s)
-     SELECT currency,
-            COALESCE(sum(debited) FILTER (WHERE status IN (SELECT s FROM review)), 0)::text AS in_review,
-            COALESCE(sum(debited) FILTER (WHERE status IN (SELECT s FROM flight)), 0)::text AS in_flight
-       FROM outbound_transfers
-      WHERE merchant_id = $1 AND is_sandbox = $2
-        AND (status IN (SELECT s FROM review) OR status IN (SELECT s FROM flight))
-      GROUP BY currency`,
+          flight AS (SELECT jsonb_array_elements_text($4::text::jsonb) AS s),
+          reserved AS (
+            SELECT wallet_rail AS rail,
+                   CASE WHEN status IN (SELECT s FROM review) THEN debited ELSE 0 END AS in_review,
+                   CASE WHEN status IN (SELECT s FROM flight) THEN debited ELSE 0 END AS in_flight
+              FROM outbound_transfers
+             WHERE merchant_id = $1 AND is_sandbox = $2 AND bulk_item_id IS NULL
+               AND (status IN (SELECT s FROM review) OR status IN (SELECT s FROM flight))
+            UNION ALL
+            SELECT CASE b.rail WHEN 'MOBILE_MONEY' THEN 'MOMO' ELSE 'TRC20' END, 0, i.amount + i.fee
+              FROM bulk_items i JOIN bulk_batches b ON b.id = i.batch_id
+             WHERE b.merchant_id = $1 AND b.is_sandbox = $2 AND b.status = 'PROCESSING'
+               AND i.status IN ('QUEUED', 'PROCESSING'))
+     SELECT rail, COALESCE(sum(in_review), 0)::text AS in_review, COALESCE(sum(in_flight), 0)::text AS in_flight
+       FROM reserved GROUP BY rail`,
     [
       scope.merchantId,
       scope.isSandbox,

@@ -1,6 +1,9 @@
 // The balance routes show, per wallet, what is available, what is pending (credited, not yet spendable)
 // and what is reserved (accepted payouts and withdrawals in review or in flight), beside the balance.
 import { scanChain } from "../../domain/chain_scanner.ts";
+import { findSystemAccount, findWallet } from "../../db/ledger.ts";
+import { manualClock } from "../../domain/clock.ts";
+import { postJournal } from "../../domain/ledger.ts";
 import { Decimal } from "../../domain/money.ts";
 import { assert, assertEquals } from "../assert.ts";
 import { startTestGateway } from "../helpers.ts";
@@ -117,6 +120,54 @@ Deno.test("balances: pending until solidified, reserved in review and in flight,
         "0.000000",
       ]);
     });
+  } finally {
+    await gw.close();
+  }
+});
+
+Deno.test("balances: an XOF withdrawal in review is reserved on its own wallet, not on the USDT one", async () => {
+  const clock = manualClock(new Date("2026-11-20T08:00:00Z"));
+  const gw = await startTestGateway({ clock });
+  try {
+    const m = await gw.createMerchant("Xof Balance Shop");
+    const key = m.keys.liveSecret;
+    await gw.admin("PATCH", `/admin/api/merchants/${m.merchantId}`, { rateLimits: { default: 1000 } });
+    const world = await findSystemAccount(gw.db, "WORLD", false, "MOMO");
+    const wallet = await findWallet(gw.db, m.merchantId, false, "XOF", "MOMO");
+    await postJournal(gw.db, {
+      reference: "test-credit:xof-balance",
+      kind: "TEST_CREDIT",
+      merchantId: m.merchantId,
+      isSandbox: false,
+      postings: [{ accountId: world.id, amount: "-20000" }, { accountId: wallet!.id, amount: "20000" }],
+    });
+    const dest = await gw.request("POST", "/v1/merchants/fiat-destinations", {
+      key,
+      body: { kind: "MOMO", momoOperator: "OPERATOR_B_BF", momoPhone: "+22670123456" },
+    });
+    assertEquals(dest.status, 201, dest.text);
+    clock.advance(24 * 3600 * 1000 + 1000);
+    const wdr = await gw.request("POST", "/v1/withdrawals", {
+      key,
+      body: { amount: "5000", currency: "XOF", rail: "MOMO" },
+      headers: idem(),
+    });
+    assertEquals(wdr.status, 201, wdr.text);
+    const rows = (await gw.request("GET", "/v1/wallets/balance", { key })).json.data.balances;
+    const momo = rows.find((b: { rail: string }) => b.rail === "MOMO");
+    const usdt = rows.find((b: { rail: string }) => b.rail === "TRC20");
+    assertEquals([momo.balance, momo.reserved, momo.reservedInReview, momo.reservedInFlight], [
+      "15000",
+      "5000",
+      "5000",
+      "0",
+    ]);
+    assertEquals(usdt.reserved, "0.000000");
+    const cancelled = await gw.request("DELETE", `/v1/withdrawals/${wdr.json.data.id}`, { key });
+    assertEquals(cancelled.status, 200, cancelled.text);
+    const after = (await gw.request("GET", "/v1/wallets/balance", { key })).json.data.balances;
+    const momoAfter = after.find((b: { rail: string }) => b.rail === "MOMO");
+    assertEquals([momoAfter.balance, momoAfter.reserved], ["20000", "0"]);
   } finally {
     await gw.close();
   }

@@ -92,6 +92,17 @@ Deno.test("mobile money batch of 200 from CSV: blocked recipients fail, retry co
     const exec = await gw.request("POST", `/v1/bulk-payments/${id}/execute`, { key, headers: idem() });
     assertEquals(exec.status, 202, exec.text);
     assertEquals(await xof(gw, m.merchantId, "wallet"), String(5_000_000 - total - totalFee));
+    // The merchant sees the batch's debit as reserved in flight on the XOF/MOMO wallet until items finish.
+    const momoWallet = async () =>
+      (await gw.request("GET", "/v1/wallets/balance", { key })).json.data.balances.find((
+        b: { rail: string },
+      ) => b.rail === "MOMO");
+    const during = await momoWallet();
+    assertEquals([during.reserved, during.reservedInFlight, during.reservedInReview], [
+      String(total + totalFee),
+      String(total + totalFee),
+      "0",
+    ]);
 
     // Five recipients' accounts are blocked at the operator for now.
     const blocked = new Set([phones[0], phones[33], phones[99], phones[150], phones[199]]);
@@ -121,6 +132,7 @@ Deno.test("mobile money batch of 200 from CSV: blocked recipients fail, retry co
     const failedDebit = failedIdx.reduce((s, i) => s + amounts[i] + fees[i], 0);
     assertEquals(await xof(gw, m.merchantId, "wallet"), String(5_000_000 - total - totalFee + failedDebit));
     assertEquals(await xof(gw, m.merchantId, "inFlight"), "0");
+    assertEquals((await momoWallet()).reserved, "0");
 
     const retry = await gw.request("POST", `/v1/bulk-payments/${id}/retry`, { key, headers: idem() });
     assertEquals([retry.status, retry.json.data.status], [202, "PROCESSING"], retry.text);
