@@ -21,6 +21,7 @@ export type IdPrefix =
   | "ord"
   | "wla"
   | "swp"
+  | "cnv"
   | "req";
 
 function encodeTime(ms: number): string {
