@@ -454,8 +454,9 @@ Deno.test("paylinks: merchant API", async (t) => {
     await t.step(
       "50 concurrent creations with one slug: one wins, the rest DUPLICATE_RESOURCE, no 500",
       async () => {
+        const racer = (await gw.createMerchant("Racer")).keys.liveSecret;
         const results = await Promise.all(
-          Array.from({ length: 50 }, () => create({ slug: "race-slug", products: [product()] })),
+          Array.from({ length: 50 }, () => create({ slug: "race-slug", products: [product()] }, { key: racer })),
         );
         assertEquals(results.filter((r) => r.status === 201).length, 1);
         assert(results.every((r) => r.status === 201 || r.json.error.code === "DUPLICATE_RESOURCE"));
