@@ -44,12 +44,15 @@ const write = [requireKey("paylinks_write", "write")];
 
 /** Multipart bodies are refused past `max` bytes before anything parses them (the app skips its 1 MB cap). */
 function uploadLimit(max: number): MiddlewareHandler<AppEnv> {
-  return bodyLimit({
+  const limit = bodyLimit({
     maxSize: max + 64 * 1024,
     onError: () => {
       throw new AppError("BAD_REQUEST", `Upload larger than ${Math.round(max / 1024)} KB`);
     },
   });
+  // Other bodies were capped (and read) by the app's JSON limit already.
+  return (c, next) =>
+    /^multipart\/form-data\b/i.test(c.req.header("content-type") ?? "") ? limit(c, next) : next();
 }
 
 const FileForm = z.object({
@@ -65,6 +68,16 @@ async function fileBytes(form: { file?: unknown } | undefined): Promise<Uint8Arr
     });
   }
   return new Uint8Array(await file.arrayBuffer());
+}
+
+/** The validated form, or nothing when the body was not multipart/form-data at all. */
+// deno-lint-ignore no-explicit-any
+function formOf(c: { req: { valid: (target: never) => any } }): { file?: unknown } | undefined {
+  try {
+    return c.req.valid("form" as never);
+  } catch {
+    return undefined;
+  }
 }
 
 const multipart = (description: string) => ({
@@ -189,7 +202,7 @@ export function paylinkMediaRoutes() {
     async (c) => {
       const deps = c.get("deps");
       const { id } = c.req.valid("param");
-      await setCoverImage(deps, ownerOf(c), id, await fileBytes(c.req.valid("form")));
+      await setCoverImage(deps, ownerOf(c), id, await fileBytes(formOf(c)));
       return ok(c, paylinkView(deps.config, await getPaylink(deps, ownerOf(c), id), deps.clock.now()));
     },
   );
@@ -234,7 +247,7 @@ export function paylinkMediaRoutes() {
         ownerOf(c),
         id,
         productId,
-        await fileBytes(c.req.valid("form")),
+        await fileBytes(formOf(c)),
       );
       return ok(c, productView(deps.config, product));
     },
@@ -266,7 +279,7 @@ export function paylinkMediaRoutes() {
         deps,
         ownerOf(c),
         c.req.valid("param").id,
-        await fileBytes(c.req.valid("form")),
+        await fileBytes(formOf(c)),
       );
       return ok(
         c,
