@@ -152,6 +152,19 @@ export async function setProductImage(
   ))!;
 }
 
+/** NOT_FOUND unless the product is on sale on the caller's paylink (checked before reading an upload). */
+export async function assertProductOf(
+  deps: Pick<Deps, "db">,
+  owner: Owner,
+  paylinkId: string,
+  productId: string,
+) {
+  const paylink = await getPaylinkRow(deps, owner, paylinkId);
+  if (!await db.findProduct(deps.db, paylink.id, productId)) {
+    throw new AppError("NOT_FOUND", "No such product on this paylink");
+  }
+}
+
 /** A stored image by key for the public route; NOT_FOUND for a malformed or unknown key. */
 export async function readImage(deps: Pick<Deps, "db" | "config">, key: string) {
   const found = OBJECT_KEY.test(key) ? await storageOf(deps).get(key) : null;
