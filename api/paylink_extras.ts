@@ -293,10 +293,11 @@ export function paylinkMediaRoutes() {
       security: [],
       request: {
         params: z.object({
-          key: z.string().max(80).openapi({
-            param: { name: "key", in: "path" },
-            example: `${"0".repeat(64)}.png`,
-          }),
+          key: z.string().regex(/^[0-9a-f]{64}\.(png|jpg)$/, "an image key: 64 hex digits, then .png or .jpg")
+            .openapi({
+              param: { name: "key", in: "path" },
+              example: `${"0".repeat(64)}.png`,
+            }),
         }),
       },
       responses: {

@@ -83,9 +83,11 @@ Deno.test("paylink images and CSV import", async (t) => {
         const etag = image.headers.get("etag")!;
         const cached = await gw.app.request(`/v1/images/${keyName}`, { headers: { "if-none-match": etag } });
         assertEquals(cached.status, 304);
-        for (const bad of ["nope", `${"0".repeat(64)}.png`, "..%2F..%2Fetc%2Fpasswd"]) {
-          assertEquals((await gw.app.request(`/v1/images/${bad}`)).status, 404);
+        // Not a key at all: VALIDATION_ERROR; a well-formed key nobody stored: NOT_FOUND.
+        for (const bad of ["nope", "..%2F..%2Fetc%2Fpasswd", `${"0".repeat(64)}.gif`]) {
+          assertEquals((await gw.app.request(`/v1/images/${bad}`)).status, 400);
         }
+        assertEquals((await gw.app.request(`/v1/images/${"0".repeat(64)}.png`)).status, 404);
         const removed = await gw.request("DELETE", cover, { key });
         assertEquals(removed.json.data.coverImageKey, null);
       },
