@@ -12,6 +12,7 @@ import {
 import { handleBulkAdvance, handleBulkSweep } from "./bulk.ts";
 import { handleDisbursementSweep, handleFiatDisburse } from "./fiat_out.ts";
 import { handleOutboundSend, handleOutboundSweep } from "./money_out.ts";
+import { handlePaylinkReleaseSweep } from "./paylinks.ts";
 import { handleSweepCron, handleTreasurySweep } from "./treasury.ts";
 import { ensureTronScanLoop, handleTronScan } from "./tron_scanner.ts";
 import { handleWebhookDeliver, handleWebhookSweep } from "./webhook_delivery.ts";
@@ -71,6 +72,7 @@ export function registerJobs(deps: Deps): { stop(): void } {
   cron("fiat-reconcile", "* * * * *", handleFiatReconcile);
   cron("fiat-disbursement-sweep", "* * * * *", handleDisbursementSweep);
   cron("address-pool-top-up", "* * * * *", handleAddressPoolTopUp);
+  cron("paylink-release-sweep", "* * * * *", handlePaylinkReleaseSweep);
   cron("idempotency-purge", "17 * * * *", handleIdempotencyPurge);
   cron("rate-limit-purge", "*/5 * * * *", handleRateLimitPurge);
   // Start at once rather than at the first cron minute.

@@ -132,7 +132,7 @@ function readCsv(bytes: Uint8Array, room: number): RawItem[] {
       relax_column_count: true,
       delimiter: [",", ";"],
       max_record_size: 64 * 1024,
-    });
+    }) as unknown as typeof records;
   } catch (err) {
     const line = (err as { lines?: number }).lines;
     fileProblem([{
