@@ -8,10 +8,13 @@ export const IN_REVIEW_STATUSES = ["PENDING", "PENDING_REVIEW"];
 /** Statuses whose amount is approved and on its way out. */
 export const IN_FLIGHT_STATUSES = ["PROCESSING", "APPROVED", "BROADCAST"];
 
-export type ReservedRow = { currency: string; in_review: string; in_flight: string };
+export type ReservedRow = { currency: string; wallet_rail: string; in_review: string; in_flight: string };
 
-/** Reserved amounts per currency of the outbound rows (payouts and USDT withdrawals: the TRC20 wallet). */
-export async function reservedByCurrency(
+/**
+ * Reserved amounts per wallet (currency and rail) of the outbound rows: payouts and USDT withdrawals from
+ * the TRC20 wallet, XOF withdrawals from the MOMO or CARD one (migration 016's `wallet_rail`).
+ */
+export async function reservedByWallet(
   db: Db,
   scope: { merchantId: string; isSandbox: boolean },
 ): Promise<ReservedRow[]> {
@@ -19,13 +22,13 @@ export async function reservedByCurrency(
   return await db.query<ReservedRow>(
     `WITH review AS (SELECT jsonb_array_elements_text($3::text::jsonb) AS s),
           flight AS (SELECT jsonb_array_elements_text($4::text::jsonb) AS s)
-     SELECT currency,
+     SELECT currency, wallet_rail,
             COALESCE(sum(debited) FILTER (WHERE status IN (SELECT s FROM review)), 0)::text AS in_review,
             COALESCE(sum(debited) FILTER (WHERE status IN (SELECT s FROM flight)), 0)::text AS in_flight
        FROM outbound_transfers
       WHERE merchant_id = $1 AND is_sandbox = $2
         AND (status IN (SELECT s FROM review) OR status IN (SELECT s FROM flight))
-      GROUP BY currency`,
+      GROUP BY currency, wallet_rail`,
     [
       scope.merchantId,
       scope.isSandbox,

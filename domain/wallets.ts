@@ -5,7 +5,7 @@
 //   pending   = credited but not spendable yet: USDT pay-in credits whose block is not solidified
 //   available = balance - pending: what a payout, withdrawal or conversion may spend now
 //   reserved  = inReview + inFlight: accepted payouts and withdrawals not final yet (not in balance)
-import { reservedByCurrency } from "../db/balances.ts";
+import { reservedByWallet } from "../db/balances.ts";
 import { listWallets } from "../db/ledger.ts";
 import type { Deps } from "./deps.ts";
 import { type Currency, Decimal, formatAmount, type Rail } from "./money.ts";
@@ -43,12 +43,12 @@ export async function walletsWithFigures(
 ): Promise<Array<Wallet & WalletFigures>> {
   const [wallets, reserved, unsolidified] = await Promise.all([
     listMerchantWallets(deps, scope),
-    reservedByCurrency(deps.db, scope),
+    reservedByWallet(deps.db, scope),
     unspendableUsdt(deps.db, scope),
   ]);
   return wallets.map((w) => {
-    // Outbound rows are USDT payouts and withdrawals, all from the USDT_TRC20/TRC20 wallet.
-    const r = w.rail === "TRC20" ? reserved.find((x) => x.currency === w.currency) : undefined;
+    // Outbound rows name the wallet they left: USDT payouts and withdrawals TRC20, XOF withdrawals MOMO or CARD.
+    const r = reserved.find((x) => x.currency === w.currency && x.wallet_rail === w.rail);
     const inReview = new Decimal(r?.in_review ?? 0);
     const inFlight = new Decimal(r?.in_flight ?? 0);
     const balance = new Decimal(w.balance);

@@ -59,6 +59,14 @@ Deno.test("a 60-second cooldown: refused until it has passed, restarted by a new
       const ok = await withdraw();
       assertEquals([ok.status, ok.json.data.status, ok.json.data.netAmount], [201, "PENDING_REVIEW", "4500"]);
       assertEquals(await momoBalance(gw, m.merchantId), "15000");
+      // The merchant sees the reservation on the wallet it left (XOF/MOMO), not on the USDT one.
+      const shown = await gw.request("GET", "/v1/wallets/balance", { key });
+      const byRail = Object.fromEntries(
+        shown.json.data.balances.map((
+          b: { rail: string; reservedInReview: string },
+        ) => [b.rail, b.reservedInReview]),
+      );
+      assertEquals(byRail, { MOMO: "5000", CARD: "0", TRC20: "0.000000" });
     });
 
     await t.step("a new number restarts the 60 s; a new label does not", async () => {
