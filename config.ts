@@ -50,7 +50,12 @@ export const EnvSchema = z.object({
   S3_REGION: z.string().default("us-east-1"),
   S3_ACCESS_KEY_ID: z.string().optional(),
   S3_SECRET_ACCESS_KEY: z.string().optional(),
+  // No default here: 86400 (the specification's 24 hours) in production, 0 in development (see parseConfig).
+  FIAT_DESTINATION_COOLDOWN_SECONDS: z.coerce.number().int().min(0).max(30 * 86_400).optional(),
 });
+
+/** Specification, Part 2 limits: "whitelist and fiat destination cooldown: 24 hours". */
+export const SPEC_FIAT_DESTINATION_COOLDOWN_SECONDS = 86_400;
 
 /** USDT contract and public node per network; the devnet's node is mounted on the gateway itself. */
 export const TRON_PRESETS = {
@@ -139,6 +144,11 @@ export type FiatConfig = {
   callbackSecret?: string;
   /** How long the simulators wait before answering asynchronously. */
   simulatorDelayMs: number;
+  /**
+   * Seconds between registering (or changing) a fiat destination and its first use: the specification's
+   * 86400 in production (never less), 0 by default in development so a fresh server can withdraw at once.
+   */
+  destinationCooldownSeconds: number;
 };
 
 export class ConfigError extends Error {}
@@ -173,6 +183,14 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   }
   if (e.APP_ENV === "production" && !e.TRON_MNEMONIC) {
     throw new ConfigError("Invalid configuration: TRON_MNEMONIC is required when APP_ENV=production");
+  }
+  if (
+    e.APP_ENV === "production" && e.FIAT_DESTINATION_COOLDOWN_SECONDS !== undefined &&
+    e.FIAT_DESTINATION_COOLDOWN_SECONDS < SPEC_FIAT_DESTINATION_COOLDOWN_SECONDS
+  ) {
+    throw new ConfigError(
+      `Invalid configuration: FIAT_DESTINATION_COOLDOWN_SECONDS below ${SPEC_FIAT_DESTINATION_COOLDOWN_SECONDS} is for development only`,
+    );
   }
   const publicUrl = (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, "");
   return {
@@ -210,6 +228,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       provider: e.FIAT_PROVIDER,
       callbackSecret: e.PROVIDER_CALLBACK_SECRET,
       simulatorDelayMs: e.SIMULATOR_DELAY_MS,
+      destinationCooldownSeconds: e.FIAT_DESTINATION_COOLDOWN_SECONDS ??
+        (e.APP_ENV === "production" ? SPEC_FIAT_DESTINATION_COOLDOWN_SECONDS : 0),
     },
     amlBlocklistPath: e.AML_BLOCKLIST_PATH,
     sweepMinUsdt: e.SWEEP_MIN_USDT,

@@ -54,6 +54,9 @@ export async function startTestGateway(
     // The well-known development mnemonic: never holds real funds. Production mode requires one.
     TRON_MNEMONIC: "test test test test test test test test test test test junk",
     DATABASE_URL: readDatabaseConfig().databaseUrl,
+    // The specification's 24 hours, as production has it (development's default is 0): the API tests
+    // check the cooldown, and a test that wants another one passes it in `env`.
+    FIAT_DESTINATION_COOLDOWN_SECONDS: "86400",
     ...options.env,
   });
   const { db, drop } = await openTestDb(config.databaseUrl);

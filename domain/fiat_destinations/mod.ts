@@ -1,7 +1,9 @@
 // Fiat destinations: where a merchant's XOF withdrawals go, a mobile money number (MOMO) or a bank
 // account (BANK). Checked at registration (the spec's missing-field codes, E.164 and the operator of the
-// number, the IBAN's mod-97 checksum), usable 24 hours after registration or after the payment details
-// change, exactly one primary per merchant and mode, soft-deleted (accepted withdrawals keep their copy).
+// number, the IBAN's mod-97 checksum), usable once a cooldown has passed since registration or since the
+// payment details changed (the specification's 24 hours; `config.fiat.destinationCooldownSeconds`, lower
+// only in development), exactly one primary per merchant and mode, soft-deleted (accepted withdrawals keep
+// their copy).
 import {
   clearPrimary,
   countFiatDestinations,
@@ -23,12 +25,15 @@ import { isWellFormedId, newId } from "../ids.ts";
 
 export type { FiatDestinationRow } from "../../db/fiat_destinations.ts";
 
-/** Specification, Part 2 limits: "whitelist and fiat destination cooldown: 24 hours". */
-export const FIAT_DESTINATION_COOLDOWN_MS = 24 * 60 * 60 * 1000;
 export const OPERATOR_CODES: readonly OperatorCode[] = ["OPERATOR_A_BF", "OPERATOR_B_BF"];
 
 type Scope = { merchantId: string; isSandbox: boolean };
-type DestDeps = Pick<Deps, "db" | "clock" | "log">;
+type DestDeps = Pick<Deps, "db" | "clock" | "log" | "config">;
+
+/** When a destination registered or changed at `now` may first be used (config.fiat.destinationCooldownSeconds). */
+function availableFrom(deps: Pick<Deps, "config">, now: Date): Date {
+  return new Date(now.getTime() + deps.config.fiat.destinationCooldownSeconds * 1000);
+}
 
 export type FiatDestinationInput = {
   kind: "MOMO" | "BANK";
@@ -200,7 +205,7 @@ export async function registerFiatDestination(
       isPrimary: primary,
       details,
       now,
-      availableAt: new Date(now.getTime() + FIAT_DESTINATION_COOLDOWN_MS),
+      availableAt: availableFrom(deps, now),
     });
   });
 }
@@ -213,7 +218,7 @@ export async function getFiatDestination(deps: Pick<Deps, "db">, scope: Scope, i
 
 /**
  * Changes a destination. Label and primary flag change at once; new payment details are checked like at
- * registration and restart the 24-hour cooldown. The kind never changes (register another one).
+ * registration and restart the cooldown. The kind never changes (register another one).
  */
 export async function updateFiatDestinationOf(
   deps: DestDeps,
@@ -250,7 +255,7 @@ export async function updateFiatDestinationOf(
       const keys = Object.keys(details) as Array<keyof FiatDetails>;
       if (keys.some((k) => details[k] !== row[k])) {
         Object.assign(changes, details);
-        changes.available_at = new Date(now.getTime() + FIAT_DESTINATION_COOLDOWN_MS);
+        changes.available_at = availableFrom(deps, now);
       }
     }
     if (patch.isPrimary === false && row.is_primary) {
@@ -303,7 +308,7 @@ export async function listFiatDestinationsOf(
 
 /**
  * The destination an XOF withdrawal pays: the one named, or the primary. None registered at all:
- * FIAT_DESTINATION_REQUIRED; an unknown id: FIAT_DESTINATION_NOT_FOUND; still in its 24-hour cooldown:
+ * FIAT_DESTINATION_REQUIRED; an unknown id: FIAT_DESTINATION_NOT_FOUND; still in its cooldown:
  * BENEFICIARY_COOLDOWN.
  */
 export async function resolveFiatDestination(
@@ -325,7 +330,7 @@ export async function resolveFiatDestination(
   if (row.available_at > deps.clock.now()) {
     throw new AppError(
       "BENEFICIARY_COOLDOWN",
-      `This fiat destination can be used from ${row.available_at.toISOString()} (24 hours after it was registered or changed)`,
+      `This fiat destination can be used from ${row.available_at.toISOString()} (its cooldown after it was registered or changed)`,
     );
   }
   return row;

@@ -77,3 +77,43 @@ Deno.test("a bad or missing required value is one clear line naming it", () => {
   );
   assertEquals(parseConfig({ ...prod }).tron.network, "mainnet");
 });
+
+Deno.test("the fiat destination cooldown: 24 hours in production, never less; 0 by default in development", () => {
+  const prod = {
+    APP_ENV: "production",
+    APP_SECRET: "x".repeat(40),
+    ADMIN_TOKEN: "y".repeat(20),
+    TRON_MNEMONIC: "m",
+  };
+  assertEquals(parseConfig(prod).fiat.destinationCooldownSeconds, 86400);
+  assertEquals(
+    parseConfig({ ...prod, FIAT_DESTINATION_COOLDOWN_SECONDS: "86400" }).fiat.destinationCooldownSeconds,
+    86400,
+  );
+  assertEquals(
+    parseConfig({ ...prod, FIAT_DESTINATION_COOLDOWN_SECONDS: "172800" }).fiat.destinationCooldownSeconds,
+    172800,
+    "a longer cooldown is the operator's choice",
+  );
+  for (const lower of ["0", "60", "86399"]) {
+    assertMatch(
+      errorOf({ ...prod, FIAT_DESTINATION_COOLDOWN_SECONDS: lower }),
+      /^Invalid configuration: FIAT_DESTINATION_COOLDOWN_SECONDS below 86400 is for development only$/,
+    );
+  }
+  assertEquals(parseConfig(DEV).fiat.destinationCooldownSeconds, 0);
+  assertEquals(
+    parseConfig({ ...DEV, FIAT_DESTINATION_COOLDOWN_SECONDS: "60" }).fiat.destinationCooldownSeconds,
+    60,
+  );
+  assertEquals(
+    parseConfig({ ...DEV, FIAT_DESTINATION_COOLDOWN_SECONDS: "86400" }).fiat.destinationCooldownSeconds,
+    86400,
+  );
+  for (const bad of ["-1", "1.5", "soon", String(31 * 86400)]) {
+    assertMatch(
+      errorOf({ ...DEV, FIAT_DESTINATION_COOLDOWN_SECONDS: bad }),
+      /^Invalid configuration: FIAT_DESTINATION_COOLDOWN_SECONDS /,
+    );
+  }
+});
