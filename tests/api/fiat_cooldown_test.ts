@@ -115,3 +115,40 @@ Deno.test("cooldown 0 (development's default): a destination is usable at once",
     await gw.close();
   }
 });
+
+Deno.test("production without a real aggregator refuses live mobile money withdrawals, debiting nothing", async () => {
+  const gw = await startTestGateway({
+    env: { APP_ENV: "production", FIAT_DESTINATION_COOLDOWN_SECONDS: "86400" },
+  });
+  try {
+    const m = await gw.createMerchant("Prod Payouts");
+    const key = m.keys.liveSecret;
+    const world = await findSystemAccount(gw.db, "WORLD", false, "MOMO");
+    const wallet = await findWallet(gw.db, m.merchantId, false, "XOF", "MOMO");
+    await postJournal(gw.db, {
+      reference: "test-credit:prod-momo",
+      kind: "TEST_CREDIT",
+      merchantId: m.merchantId,
+      isSandbox: false,
+      postings: [{ accountId: world.id, amount: "-20000" }, { accountId: wallet!.id, amount: "20000" }],
+    });
+    const dest = await gw.request("POST", "/v1/merchants/fiat-destinations", {
+      key,
+      body: { kind: "MOMO", momoOperator: "OPERATOR_B_BF", momoPhone: "+22670123456" },
+    });
+    assertEquals(dest.status, 201, dest.text);
+    await gw.db.query("UPDATE fiat_destinations SET available_at = now() - interval '1 hour' WHERE id = $1", [
+      dest.json.data.id,
+    ]);
+    const res = await gw.request("POST", "/v1/withdrawals", {
+      key,
+      body: { amount: "5000", currency: "XOF", rail: "MOMO" },
+      headers: { "idempotency-key": crypto.randomUUID() },
+    });
+    assertEquals([res.status, res.json.error.code], [500, "CONFIG_MISSING"]);
+    const after = await findWallet(gw.db, m.merchantId, false, "XOF", "MOMO");
+    assertEquals(new Decimal(after!.balance).toFixed(0), "20000");
+  } finally {
+    await gw.close();
+  }
+});
