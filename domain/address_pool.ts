@@ -52,10 +52,16 @@ function mnemonicOf(deps: Pick<Deps, "config">): string {
 
 const accountOf = (isSandbox: boolean) => isSandbox ? ACCOUNT_INDEX.sandbox : ACCOUNT_INDEX.live;
 
-function deriveAt(deps: Pick<Deps, "config">, isSandbox: boolean, index: number) {
+/** The addresses (and their QR codes) of indexes start .. start + count - 1, derived as one batch. */
+function deriveRange(deps: Pick<Deps, "config">, isSandbox: boolean, start: number, count: number) {
   const account = accountOf(isSandbox);
-  const derived = deriverFor(mnemonicOf(deps), account).address(index);
-  return { ...derived, isSandbox, accountIndex: account, index, qrPng: qrPngDataUrlSync(derived.address) };
+  return deriverFor(mnemonicOf(deps), account).addresses(start, count).map((derived, i) => ({
+    ...derived,
+    isSandbox,
+    accountIndex: account,
+    index: start + i,
+    qrPng: qrPngDataUrlSync(derived.address),
+  }));
 }
 
 /**
@@ -72,9 +78,7 @@ export async function fillAddressPool(
   const missing = Math.min(target - free, input.batch ?? REFILL_BATCH);
   if (missing <= 0) return 0;
   const start = await pool.reserveIndexes(deps.db, accountOf(input.isSandbox), missing);
-  const rows = [];
-  for (let index = start; index < start + missing; index++) rows.push(deriveAt(deps, input.isSandbox, index));
-  return await pool.insertAddresses(deps.db, rows);
+  return await pool.insertAddresses(deps.db, deriveRange(deps, input.isSandbox, start, missing));
 }
 
 /** Fills a mode's pool to its target, batch after batch: the `address-pool.refill` job and the cron. */
@@ -158,7 +162,7 @@ async function leaseMore(
   }
   // The pool is empty: derive a few of our own from a reserved range, kept for this process.
   const start = await pool.reserveIndexes(deps.db, accountIndex, OWN_BATCH);
-  const own = Array.from({ length: OWN_BATCH }, (_, i) => deriveAt(deps, isSandbox, start + i));
+  const own = deriveRange(deps, isSandbox, start, OWN_BATCH);
   await pool.insertAddresses(deps.db, own, until);
   for (const a of own) into.push({ address: a.address, qrPng: a.qrPng, leasedAtMs: now.getTime() });
 }

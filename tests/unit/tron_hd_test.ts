@@ -1,5 +1,5 @@
 import { TronWeb } from "tronweb";
-import { assert, assertEquals } from "../assert.ts";
+import { assert, assertEquals, assertRejects } from "../assert.ts";
 import {
   createAddressDeriver,
   createDeriver,
@@ -66,6 +66,24 @@ Deno.test("hd: public derivation from the account xpub gives exactly the private
     assertEquals(fast.address, theirs.address);
   }
   assertEquals(createAddressDeriver(MNEMONIC, 0).account, 0);
+});
+
+Deno.test("hd: a batch of addresses (one shared inversion) is exactly the addresses one by one", async () => {
+  for (const account of [0, 1]) {
+    const full = createDeriver(MNEMONIC, account);
+    const fast = createAddressDeriver(MNEMONIC, account);
+    for (const [start, count] of [[0, 1], [3, 16], [1_000, 100], [2 ** 31 - 5, 5]]) {
+      const batch = fast.addresses(start, count);
+      assertEquals(batch.length, count);
+      batch.forEach((a, i) => {
+        const { address, addressHex } = full.derive(start + i);
+        assertEquals(a, { address, addressHex });
+      });
+    }
+    assertEquals(fast.addresses(7, 0), []);
+    // Past the last non-hardened index: refused, never a hardened address.
+    await assertRejects(async () => fast.addresses(2 ** 31 - 2, 3));
+  }
 });
 
 Deno.test("hd: mnemonics are 24 English words, validated; bad input is refused", () => {
