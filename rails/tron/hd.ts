@@ -5,10 +5,10 @@ import * as bip39 from "@scure/bip39";
 import { wordlist as english } from "@scure/bip39/wordlists/english.js";
 import { addressFromPublicKey, toBase58Address, toHex } from "./devnet/crypto.ts";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
-import { normalizeZ } from "@noble/curves/abstract/curve.js";
 import { bytesToNumberBE } from "@noble/curves/utils.js";
 import { hmac } from "@noble/hashes/hmac.js";
 import { sha512 } from "@noble/hashes/sha2.js";
+import { childPublicKeys } from "./secp256k1_base.ts";
 
 /** SLIP-44 coin type of TRON. */
 export const TRON_COIN_TYPE = 195;
@@ -83,7 +83,8 @@ const CURVE_ORDER = secp256k1.Point.CURVE().n;
  * Public (non-hardened) BIP32 derivation from the extended public key of m/44'/195'/account'/0:
  * child = parent + HMAC-SHA512(chainCode, parentPub || index)[:32] * G. One base-point multiplication
  * instead of a private child plus its public key, and the parent point is parsed once. The tweak is
- * computed from public data only, so the faster variable-time multiplication leaks nothing secret.
+ * computed from public data only, so the faster variable-time multiplication (secp256k1_base.ts, a
+ * fixed-base comb, batched) leaks nothing secret.
  * The seed (PBKDF2) and the hardened levels are computed once here.
  */
 export function createAddressDeriver(mnemonic: string, account: number): TronAddressDeriver {
@@ -100,26 +101,25 @@ export function createAddressDeriver(mnemonic: string, account: number): TronAdd
   const view = new DataView(data.buffer);
   // HMAC-SHA512 keyed by the chain code: the keyed state is computed once, each index clones it.
   const keyed = hmac.create(sha512, chainCode);
-  const childPoint = (index: number) => {
+  const tweakOf = (index: number) => {
     checkIndex(index, "index");
     view.setUint32(33, index, false);
-    const digest = keyed.clone().update(data).digest();
-    const tweak = bytesToBigInt(digest.subarray(0, 32));
+    const tweak = keyed.clone().update(data).digest().subarray(0, 32);
+    const n = bytesToBigInt(tweak);
     // BIP32: such an index is invalid (probability about 2^-127); skip to the next one.
-    if (tweak === 0n || tweak >= CURVE_ORDER) throw new Error(`index ${index} is not derivable`);
-    return secp256k1.Point.BASE.multiplyUnsafe(tweak).add(parentPoint);
+    if (n === 0n || n >= CURVE_ORDER) throw new Error(`index ${index} is not derivable`);
+    return tweak;
   };
-  const encode = (child: InstanceType<typeof secp256k1.Point>) => {
-    const addressHex = addressFromPublicKey(child.toBytes(false));
+  const encode = (publicKey: Uint8Array) => {
+    const addressHex = addressFromPublicKey(publicKey);
     return { address: toBase58Address(addressHex), addressHex };
   };
   return {
     account,
-    address: (index: number) => encode(childPoint(index)),
+    address: (index: number) => encode(childPublicKeys(parentPoint, [tweakOf(index)])[0]),
     addresses(start: number, count: number) {
-      const points = Array.from({ length: count }, (_, i) => childPoint(start + i));
-      // One field inversion for the whole batch instead of one per point (Montgomery's trick).
-      return normalizeZ(secp256k1.Point, points).map(encode);
+      const tweaks = Array.from({ length: count }, (_, i) => tweakOf(start + i));
+      return childPublicKeys(parentPoint, tweaks).map(encode);
     },
   };
 }
