@@ -6,7 +6,6 @@
 // Live and sandbox use different BIP44 accounts.
 import * as pool from "../db/deposit_addresses.ts";
 import { createAddressDeriver, type TronAddressDeriver } from "../rails/tron/hd.ts";
-import { qrPngDataUrlSync } from "../rails/tron/qr.ts";
 import type { Db } from "../db/mod.ts";
 import type { Deps } from "./deps.ts";
 
@@ -52,7 +51,11 @@ function mnemonicOf(deps: Pick<Deps, "config">): string {
 
 const accountOf = (isSandbox: boolean) => isSandbox ? ACCOUNT_INDEX.sandbox : ACCOUNT_INDEX.live;
 
-/** The addresses (and their QR codes) of indexes start .. start + count - 1, derived as one batch. */
+/**
+ * The addresses of indexes start .. start + count - 1, derived as one batch. Their QR codes are not drawn
+ * here: a creation draws its own (rails/tron/qr.ts, a few tens of microseconds), so the pool's rows, the
+ * three versions each goes through (derived, leased, claimed) and their WAL stay small.
+ */
 function deriveRange(deps: Pick<Deps, "config">, isSandbox: boolean, start: number, count: number) {
   const account = accountOf(isSandbox);
   return deriverFor(mnemonicOf(deps), account).addresses(start, count).map((derived, i) => ({
@@ -60,7 +63,6 @@ function deriveRange(deps: Pick<Deps, "config">, isSandbox: boolean, start: numb
     isSandbox,
     accountIndex: account,
     index: start + i,
-    qrPng: qrPngDataUrlSync(derived.address),
   }));
 }
 
@@ -103,7 +105,7 @@ async function requestRefill(deps: Pick<Deps, "queue" | "log" | "clock">, isSand
   }
 }
 
-export type DepositAddress = { address: string; qrPng: string };
+export type DepositAddress = { address: string };
 
 /**
  * A fresh address for a pay-in, from this process's leased ones. When none is left, one caller (others
@@ -157,12 +159,12 @@ async function leaseMore(
     if (deps.config.addressPoolSize > 0) await requestRefill(deps, isSandbox);
   }
   if (rows.length > 0) {
-    for (const r of rows) into.push({ address: r.address, qrPng: r.qr_png, leasedAtMs: now.getTime() });
+    for (const r of rows) into.push({ address: r.address, leasedAtMs: now.getTime() });
     return;
   }
   // The pool is empty: derive a few of our own from a reserved range, kept for this process.
   const start = await pool.reserveIndexes(deps.db, accountIndex, OWN_BATCH);
   const own = deriveRange(deps, isSandbox, start, OWN_BATCH);
   await pool.insertAddresses(deps.db, own, until);
-  for (const a of own) into.push({ address: a.address, qrPng: a.qrPng, leasedAtMs: now.getTime() });
+  for (const a of own) into.push({ address: a.address, leasedAtMs: now.getTime() });
 }

@@ -53,6 +53,11 @@ Deno.test("pay-in creation on an empty address pool", async (t) => {
       const res = await create();
       assertEquals(res.status, 201);
       assertEquals(qrText(res.json.data.qrCodeUrl), res.json.data.address);
+      // Drawn for the answer, never stored in the pool (migration 015): its rows stay small.
+      const stored = await gw.db.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM deposit_addresses WHERE qr_png IS NOT NULL",
+      );
+      assertEquals(stored[0].n, 0);
     });
 
     await t.step("an empty or low pool asks for a refill on the queue", () => {

@@ -1,0 +1,5 @@
+-- The address pool no longer stores each address's QR code: a pay-in's creation answer and its checkout
+-- page draw it from the address (rails/tron/qr.ts, a few tens of microseconds). A pool row goes through
+-- three versions (derived, leased, claimed), and the ~550-byte PNG data URL made each a few times larger,
+-- in the table and in the WAL. Rows derived before keep theirs; nothing reads it any more.
+ALTER TABLE deposit_addresses ALTER COLUMN qr_png DROP NOT NULL;
