@@ -76,7 +76,7 @@ export async function fillAddressPool(
   input: { isSandbox: boolean; target?: number; batch?: number },
 ): Promise<number> {
   const target = input.target ?? deps.config.addressPoolSize;
-  const { free } = await pool.countFree(deps.db, input.isSandbox);
+  const free = await pool.countFreeOnly(deps.db, input.isSandbox);
   const missing = Math.min(target - free, input.batch ?? REFILL_BATCH);
   if (missing <= 0) return 0;
   const start = await pool.reserveIndexes(deps.db, accountOf(input.isSandbox), missing);
