@@ -11,7 +11,21 @@ import { ID_ALPHABET, ID_BODY_LENGTH, type IdPrefix, isWellFormedId } from "../d
  */
 // deno-lint-ignore no-explicit-any
 export function ok<T>(c: Context, data: T, status: ContentfulStatusCode = 200): any {
-  return c.json({ success: true as const, data }, status);
+  return jsonAnswer(c, { success: true as const, data }, status);
+}
+
+const utf8 = new TextEncoder();
+
+/**
+ * `c.json` with its Content-Length: the compress middleware (api/app.ts) only knows a body's size from
+ * that header, and without it gzipped every answer, a 1 KB pay-in creation included, for a few hundred
+ * bytes saved at about a tenth of the creation's CPU. With it, answers under 1 KB go out as they are.
+ */
+export function jsonAnswer(c: Context, value: unknown, status: ContentfulStatusCode): Response {
+  const bytes = utf8.encode(JSON.stringify(value));
+  c.header("Content-Type", "application/json");
+  c.header("Content-Length", String(bytes.length));
+  return c.body(bytes, status);
 }
 
 /** A Response built elsewhere (idempotentMoney), handed back loosely typed like `ok`'s, for the same reason. */

@@ -5,6 +5,7 @@ import type { ZodError } from "zod";
 import { AppError, type ErrorCode, type FieldProblem } from "../domain/errors.ts";
 import { isDatabaseUnavailable } from "../db/postgres.ts";
 import type { AppEnv } from "./env.ts";
+import { jsonAnswer } from "./envelope.ts";
 
 export function errorBody(
   code: ErrorCode,
@@ -58,7 +59,7 @@ export function onError(err: Error, c: Context<AppEnv>) {
     const extra: Record<string, unknown> = {};
     if (err.reason) extra.cause = err.reason;
     if (err.details) extra.details = err.details;
-    return c.json(errorBody(err.code, err.message, err.status, extra), err.status as 400);
+    return jsonAnswer(c, errorBody(err.code, err.message, err.status, extra), err.status as 400);
   }
   if (err instanceof HTTPException && err.status < 500) {
     // Hono's JSON validator throws a 400 for an unparsable body.
@@ -68,7 +69,7 @@ export function onError(err: Error, c: Context<AppEnv>) {
       ? "NOT_FOUND"
       : "BAD_REQUEST";
     const status = code === "NOT_FOUND" ? 404 : 400;
-    return c.json(errorBody(code, err.message || "Malformed request", status), status);
+    return jsonAnswer(c, errorBody(code, err.message || "Malformed request", status), status);
   }
   const requestId = c.get("requestId") ?? "unknown";
   const deps = c.get("deps");
@@ -81,7 +82,8 @@ export function onError(err: Error, c: Context<AppEnv>) {
       error: String(err),
     });
     c.header("Retry-After", String(DATABASE_RETRY_AFTER_S));
-    return c.json(
+    return jsonAnswer(
+      c,
       errorBody("SERVICE_UNAVAILABLE", "The database is unavailable; retry shortly", 503, { requestId }),
       503,
     );
@@ -89,7 +91,8 @@ export function onError(err: Error, c: Context<AppEnv>) {
   const fields = { requestId, method: c.req.method, path: c.req.path, error: String(err), stack: err?.stack };
   if (deps) deps.log.error("unhandled error", fields);
   else console.error(JSON.stringify({ level: "error", msg: "unhandled error", ...fields }));
-  return c.json(
+  return jsonAnswer(
+    c,
     errorBody("INTERNAL_ERROR", "Unexpected server error; quote the requestId to support", 500, {
       requestId,
     }),
@@ -98,5 +101,5 @@ export function onError(err: Error, c: Context<AppEnv>) {
 }
 
 export function notFound(c: Context) {
-  return c.json(errorBody("NOT_FOUND", `No route for ${c.req.method} ${c.req.path}`, 404), 404);
+  return jsonAnswer(c, errorBody("NOT_FOUND", `No route for ${c.req.method} ${c.req.path}`, 404), 404);
 }

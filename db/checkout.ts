@@ -23,8 +23,6 @@ export type CheckoutRow = {
   hosted_payment_url: string | null;
   /** The provider's reference (used only to link the simulated phone of the sandbox simulator). */
   provider_ref: string | null;
-  /** Only when asked for: the deposit address's QR code as a PNG data URL. */
-  qr_png: string | null;
   /** Block of the least-confirmed live (not orphaned) transfer to this pay-in; null when none. */
   newest_block: string | null;
   /** The last block the scanner followed; null before its first block. */
@@ -34,16 +32,11 @@ export type CheckoutRow = {
 export async function findCheckoutRow(
   db: Db,
   payinId: string,
-  options: { withQr: boolean },
 ): Promise<CheckoutRow | undefined> {
-  const qr = options.withQr
-    ? "(SELECT d.qr_png FROM deposit_addresses d WHERE d.address = p.address)"
-    : "NULL::text";
   const rows = await db.query<CheckoutRow>(
     `SELECT p.id, p.status, p.payment_method, p.currency, p.chain, p.amount_expected::text AS amount_expected,
             p.amount_received::text AS amount_received, p.address, p.expires_at, p.success_url, p.cancel_url,
             p.is_sandbox, p.failure_reason, p.next_step, p.operator_code, p.hosted_payment_url, p.provider_ref,
-            ${qr} AS qr_png,
             (SELECT max(t.block_number)::text FROM chain_transfers t
               WHERE t.payin_id = p.id AND t.kind = 'PAYIN' AND t.status <> 'ORPHANED') AS newest_block,
             (SELECT max(b.number)::text FROM chain_blocks b) AS head_block

@@ -8,7 +8,8 @@ export type DepositAddressRow = {
   account_index: number;
   derivation_index: number;
   payin_id: string | null;
-  qr_png: string;
+  /** Only in rows derived before migration 015: the QR code is now drawn when a pay-in is created. */
+  qr_png: string | null;
   watch_until: Date | null;
 };
 
@@ -21,6 +22,18 @@ export async function countFree(db: Db, isSandbox: boolean): Promise<{ free: num
     [isSandbox],
   );
   return { free: rows[0].free, nextIndex: rows[0].next_index };
+}
+
+/**
+ * Free addresses of a mode, counted on the partial index of free ones: the refill asks before each batch,
+ * and countFree's max() reads every address the mode ever had (millions, in time).
+ */
+export async function countFreeOnly(db: Db, isSandbox: boolean): Promise<number> {
+  const rows = await db.query<{ free: number }>(
+    "SELECT count(*)::int AS free FROM deposit_addresses WHERE is_sandbox = $1 AND payin_id IS NULL",
+    [isSandbox],
+  );
+  return rows[0].free;
 }
 
 /**
@@ -47,7 +60,8 @@ export async function insertAddresses(
       isSandbox: boolean;
       accountIndex: number;
       index: number;
-      qrPng: string;
+      /** Not stored any more by the pool (migration 015); a caller may still give one. */
+      qrPng?: string | null;
     }
   >,
   /** Set when the deriving process keeps them for its own creations (see leaseFree). */
@@ -56,7 +70,7 @@ export async function insertAddresses(
   if (rows.length === 0) return 0;
   const params: unknown[] = [leasedUntil];
   const values = rows.map((r, i) => {
-    params.push(r.address, r.addressHex, r.isSandbox, r.accountIndex, r.index, r.qrPng);
+    params.push(r.address, r.addressHex, r.isSandbox, r.accountIndex, r.index, r.qrPng ?? null);
     const b = 1 + i * 6;
     return `($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, $${b + 6}, $1::timestamptz)`;
   });
@@ -78,13 +92,13 @@ export async function insertAddresses(
 export async function leaseFree(
   db: Db,
   c: { isSandbox: boolean; accountIndex: number; count: number; now: Date; until: Date },
-): Promise<Array<{ address: string; qr_png: string; derivation_index: number; next_index: number }>> {
+): Promise<Array<{ address: string; derivation_index: number; next_index: number }>> {
   return await db.query(
     `UPDATE deposit_addresses SET leased_until = $4
       WHERE address IN (SELECT address FROM deposit_addresses
                          WHERE payin_id IS NULL AND is_sandbox = $1 AND (leased_until IS NULL OR leased_until < $3)
                          ORDER BY derivation_index LIMIT $2 FOR UPDATE SKIP LOCKED)
-      RETURNING address, qr_png, derivation_index,
+      RETURNING address, derivation_index,
         COALESCE((SELECT next_index FROM address_index_counters WHERE account_index = $5), 0) AS next_index`,
     [c.isSandbox, c.count, c.now, c.until, c.accountIndex],
   );

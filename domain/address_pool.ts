@@ -6,7 +6,6 @@
 // Live and sandbox use different BIP44 accounts.
 import * as pool from "../db/deposit_addresses.ts";
 import { createAddressDeriver, type TronAddressDeriver } from "../rails/tron/hd.ts";
-import { qrPngDataUrlSync } from "../rails/tron/qr.ts";
 import type { Db } from "../db/mod.ts";
 import type { Deps } from "./deps.ts";
 
@@ -52,10 +51,19 @@ function mnemonicOf(deps: Pick<Deps, "config">): string {
 
 const accountOf = (isSandbox: boolean) => isSandbox ? ACCOUNT_INDEX.sandbox : ACCOUNT_INDEX.live;
 
-function deriveAt(deps: Pick<Deps, "config">, isSandbox: boolean, index: number) {
+/**
+ * The addresses of indexes start .. start + count - 1, derived as one batch. Their QR codes are not drawn
+ * here: a creation draws its own (rails/tron/qr.ts, a few tens of microseconds), so the pool's rows, the
+ * three versions each goes through (derived, leased, claimed) and their WAL stay small.
+ */
+function deriveRange(deps: Pick<Deps, "config">, isSandbox: boolean, start: number, count: number) {
   const account = accountOf(isSandbox);
-  const derived = deriverFor(mnemonicOf(deps), account).address(index);
-  return { ...derived, isSandbox, accountIndex: account, index, qrPng: qrPngDataUrlSync(derived.address) };
+  return deriverFor(mnemonicOf(deps), account).addresses(start, count).map((derived, i) => ({
+    ...derived,
+    isSandbox,
+    accountIndex: account,
+    index: start + i,
+  }));
 }
 
 /**
@@ -68,13 +76,11 @@ export async function fillAddressPool(
   input: { isSandbox: boolean; target?: number; batch?: number },
 ): Promise<number> {
   const target = input.target ?? deps.config.addressPoolSize;
-  const { free } = await pool.countFree(deps.db, input.isSandbox);
+  const free = await pool.countFreeOnly(deps.db, input.isSandbox);
   const missing = Math.min(target - free, input.batch ?? REFILL_BATCH);
   if (missing <= 0) return 0;
   const start = await pool.reserveIndexes(deps.db, accountOf(input.isSandbox), missing);
-  const rows = [];
-  for (let index = start; index < start + missing; index++) rows.push(deriveAt(deps, input.isSandbox, index));
-  return await pool.insertAddresses(deps.db, rows);
+  return await pool.insertAddresses(deps.db, deriveRange(deps, input.isSandbox, start, missing));
 }
 
 /** Fills a mode's pool to its target, batch after batch: the `address-pool.refill` job and the cron. */
@@ -99,7 +105,7 @@ async function requestRefill(deps: Pick<Deps, "queue" | "log" | "clock">, isSand
   }
 }
 
-export type DepositAddress = { address: string; qrPng: string };
+export type DepositAddress = { address: string };
 
 /**
  * A fresh address for a pay-in, from this process's leased ones. When none is left, one caller (others
@@ -153,12 +159,12 @@ async function leaseMore(
     if (deps.config.addressPoolSize > 0) await requestRefill(deps, isSandbox);
   }
   if (rows.length > 0) {
-    for (const r of rows) into.push({ address: r.address, qrPng: r.qr_png, leasedAtMs: now.getTime() });
+    for (const r of rows) into.push({ address: r.address, leasedAtMs: now.getTime() });
     return;
   }
   // The pool is empty: derive a few of our own from a reserved range, kept for this process.
   const start = await pool.reserveIndexes(deps.db, accountIndex, OWN_BATCH);
-  const own = Array.from({ length: OWN_BATCH }, (_, i) => deriveAt(deps, isSandbox, start + i));
+  const own = deriveRange(deps, isSandbox, start, OWN_BATCH);
   await pool.insertAddresses(deps.db, own, until);
-  for (const a of own) into.push({ address: a.address, qrPng: a.qrPng, leasedAtMs: now.getTime() });
+  for (const a of own) into.push({ address: a.address, leasedAtMs: now.getTime() });
 }

@@ -4,6 +4,7 @@
 // page, the operator's instruction and whether it asks for an SMS code or an approval on the phone.
 import { type CheckoutRow, findCheckoutRow } from "../../db/checkout.ts";
 import { formatXof, OPERATOR_MODES, operatorInstruction } from "../../rails/fiat/operators.ts";
+import { qrPngDataUrlSync } from "../../rails/tron/qr.ts";
 import type { OperatorCode } from "../../rails/fiat/provider.ts";
 import type { Deps } from "../deps.ts";
 import { Decimal, formatAmount } from "../money.ts";
@@ -159,7 +160,7 @@ function toView(deps: CheckoutDeps, row: CheckoutRow): CheckoutView {
     currency: row.currency,
     chain: row.chain,
     address: row.address,
-    qrPng: row.qr_png && row.qr_png.startsWith("data:image/png;base64,") ? row.qr_png : null,
+    qrPng: null,
     expiresAt: row.expires_at.toISOString(),
     secondsLeft,
     confirmations,
@@ -179,13 +180,15 @@ function toView(deps: CheckoutDeps, row: CheckoutRow): CheckoutView {
 
 /** The whole view for rendering the page (with the QR code), or null for an unknown id. */
 export async function getCheckoutView(deps: CheckoutDeps, payinId: string): Promise<CheckoutView | null> {
-  const row = await findCheckoutRow(deps.db, payinId, { withQr: true });
-  return row ? toView(deps, row) : null;
+  const row = await findCheckoutRow(deps.db, payinId);
+  if (!row) return null;
+  // Drawn for each page view (tens of microseconds), as for the creation answer: never stored.
+  return { ...toView(deps, row), qrPng: row.address ? qrPngDataUrlSync(row.address) : null };
 }
 
 /** The live-update answer, read without the QR code; null for an unknown id. */
 export async function getCheckoutStatus(deps: CheckoutDeps, payinId: string): Promise<CheckoutStatus | null> {
-  const row = await findCheckoutRow(deps.db, payinId, { withQr: false });
+  const row = await findCheckoutRow(deps.db, payinId);
   return row ? checkoutStatusOf(toView(deps, row)) : null;
 }
 

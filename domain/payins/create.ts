@@ -8,6 +8,7 @@ import { AppError } from "../errors.ts";
 import { emitEvent } from "../events.ts";
 import { effectiveFees } from "../fees.ts";
 import { newId } from "../ids.ts";
+import { qrPngDataUrlSync } from "../../rails/tron/qr.ts";
 import { Decimal, DECIMAL_STRING, formatAmount, hasAtMostDecimals } from "../money.ts";
 import { logPayinState } from "./transition.ts";
 import { payinEventData } from "./view.ts";
@@ -105,7 +106,7 @@ export async function createUsdtPayin(
         alongside: payinInsertStatement(newPayin, 11),
       });
       logPayinState(deps, payin, null);
-      return { payin, qrPng: deposit.qrPng };
+      return { payin, qrPng: qrPngDataUrlSync(deposit.address) };
     } catch (err) {
       const text = String(err);
       // Only if this process kept a lease past its end and another took the address: take another one.

@@ -5,8 +5,10 @@ import * as bip39 from "@scure/bip39";
 import { wordlist as english } from "@scure/bip39/wordlists/english.js";
 import { addressFromPublicKey, toBase58Address, toHex } from "./devnet/crypto.ts";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
+import { bytesToNumberBE } from "@noble/curves/utils.js";
 import { hmac } from "@noble/hashes/hmac.js";
 import { sha512 } from "@noble/hashes/sha2.js";
+import { childPublicKeys } from "./secp256k1_base.ts";
 
 /** SLIP-44 coin type of TRON. */
 export const TRON_COIN_TYPE = 195;
@@ -71,6 +73,8 @@ export interface TronAddressDeriver {
   readonly account: number;
   /** The address of m/44'/195'/account'/0/index: exactly `createDeriver(...).derive(index)`'s. */
   address(index: number): { address: string; addressHex: string };
+  /** The addresses of indexes start .. start + count - 1, as `address` answers them, cheaper in a batch. */
+  addresses(start: number, count: number): Array<{ address: string; addressHex: string }>;
 }
 
 const CURVE_ORDER = secp256k1.Point.CURVE().n;
@@ -79,7 +83,8 @@ const CURVE_ORDER = secp256k1.Point.CURVE().n;
  * Public (non-hardened) BIP32 derivation from the extended public key of m/44'/195'/account'/0:
  * child = parent + HMAC-SHA512(chainCode, parentPub || index)[:32] * G. One base-point multiplication
  * instead of a private child plus its public key, and the parent point is parsed once. The tweak is
- * computed from public data only, so the faster variable-time multiplication leaks nothing secret.
+ * computed from public data only, so the faster variable-time multiplication (secp256k1_base.ts, a
+ * fixed-base comb, batched) leaks nothing secret.
  * The seed (PBKDF2) and the hardened levels are computed once here.
  */
 export function createAddressDeriver(mnemonic: string, account: number): TronAddressDeriver {
@@ -93,27 +98,33 @@ export function createAddressDeriver(mnemonic: string, account: number): TronAdd
   const chainCode = node.chainCode!;
   const data = new Uint8Array(37);
   data.set(parentPublic, 0);
+  const view = new DataView(data.buffer);
+  // HMAC-SHA512 keyed by the chain code: the keyed state is computed once, each index clones it.
+  const keyed = hmac.create(sha512, chainCode);
+  const tweakOf = (index: number) => {
+    checkIndex(index, "index");
+    view.setUint32(33, index, false);
+    const tweak = keyed.clone().update(data).digest().subarray(0, 32);
+    const n = bytesToBigInt(tweak);
+    // BIP32: such an index is invalid (probability about 2^-127); skip to the next one.
+    if (n === 0n || n >= CURVE_ORDER) throw new Error(`index ${index} is not derivable`);
+    return tweak;
+  };
+  const encode = (publicKey: Uint8Array) => {
+    const addressHex = addressFromPublicKey(publicKey);
+    return { address: toBase58Address(addressHex), addressHex };
+  };
   return {
     account,
-    address(index: number) {
-      checkIndex(index, "index");
-      new DataView(data.buffer).setUint32(33, index, false);
-      const digest = hmac(sha512, chainCode, data);
-      const tweak = bytesToBigInt(digest.subarray(0, 32));
-      // BIP32: such an index is invalid (probability about 2^-127); skip to the next one.
-      if (tweak === 0n || tweak >= CURVE_ORDER) throw new Error(`index ${index} is not derivable`);
-      const child = secp256k1.Point.BASE.multiplyUnsafe(tweak).add(parentPoint);
-      const addressHex = addressFromPublicKey(child.toBytes(false));
-      return { address: toBase58Address(addressHex), addressHex };
+    address: (index: number) => encode(childPublicKeys(parentPoint, [tweakOf(index)])[0]),
+    addresses(start: number, count: number) {
+      const tweaks = Array.from({ length: count }, (_, i) => tweakOf(start + i));
+      return childPublicKeys(parentPoint, tweaks).map(encode);
     },
   };
 }
 
-function bytesToBigInt(bytes: Uint8Array): bigint {
-  let n = 0n;
-  for (const b of bytes) n = (n << 8n) | BigInt(b);
-  return n;
-}
+const bytesToBigInt = bytesToNumberBE;
 
 function normalize(mnemonic: string): string {
   return mnemonic.normalize("NFKD").trim().split(/\s+/).join(" ");

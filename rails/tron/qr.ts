@@ -6,6 +6,7 @@
 import QRCode from "qrcode";
 import { deflateSync } from "node:zlib";
 import { base64 } from "@scure/base";
+import { encodeQr } from "./qr_encode.ts";
 
 const MARGIN = 4;
 const SCALE = 6;
@@ -21,32 +22,42 @@ export function qrPngDataUrl(text: string): Promise<string> {
 
 export function qrPngDataUrlSync(text: string): string {
   if (typeof text !== "string" || text.length === 0) throw new RangeError("nothing to encode");
-  // One byte-mode segment and a fixed mask: qrcode then skips its segmentation search and the scoring
-  // of all eight masks (most of its cost). Any mask decodes alike; scoring only picks the prettiest.
-  const { modules } = QRCode.create([{ data: new TextEncoder().encode(text), mode: "byte" }], {
+  const { size, modules } = qrMatrix(new TextEncoder().encode(text));
+  return `data:image/png;base64,${base64.encode(qrPng(size, modules))}`;
+}
+
+/**
+ * One byte-mode segment, level M, a fixed mask: our lean encoder (qr_encode.ts) up to version 10, else
+ * `qrcode` told the same, so it skips its segmentation search and the scoring of all eight masks. Any
+ * mask decodes alike; scoring only picks the prettiest.
+ */
+export function qrMatrix(bytes: Uint8Array): { size: number; modules: ArrayLike<number> } {
+  const lean = encodeQr(bytes);
+  if (lean) return lean;
+  const { modules } = QRCode.create([{ data: bytes, mode: "byte" }], {
     errorCorrectionLevel: "M",
     maskPattern: 0,
   });
-  return `data:image/png;base64,${base64.encode(qrPng(modules.size, modules.data))}`;
+  return { size: modules.size, modules: modules.data };
 }
 
 /** Draws a size x size module matrix (1 = dark) as a 1-bit grayscale PNG (0 = black, 1 = white). */
 export function qrPng(size: number, dark: ArrayLike<number>): Uint8Array {
   const width = (size + 2 * MARGIN) * SCALE;
   const rowBytes = Math.ceil(width / 8);
-  const raw = new Uint8Array((rowBytes + 1) * width).fill(0xff);
-  for (let y = 0; y < width; y++) raw[y * (rowBytes + 1)] = 0; // filter type None
+  const stride = rowBytes + 1; // filter type byte (0, None) + pixels
+  const raw = new Uint8Array(stride * width).fill(0xff);
+  for (let y = 0; y < width; y++) raw[y * stride] = 0;
+  // Each module row is drawn once into its first pixel row, then copied to the SCALE - 1 below it.
   for (let my = 0; my < size; my++) {
+    const first = (my + MARGIN) * SCALE * stride;
     for (let mx = 0; mx < size; mx++) {
       if (!dark[my * size + mx]) continue;
-      for (let dy = 0; dy < SCALE; dy++) {
-        const row = ((my + MARGIN) * SCALE + dy) * (rowBytes + 1) + 1;
-        for (let dx = 0; dx < SCALE; dx++) {
-          const x = (mx + MARGIN) * SCALE + dx;
-          raw[row + (x >> 3)] &= ~(0x80 >> (x & 7));
-        }
+      for (let x = (mx + MARGIN) * SCALE, end = x + SCALE; x < end; x++) {
+        raw[first + 1 + (x >> 3)] &= ~(0x80 >> (x & 7));
       }
     }
+    for (let dy = 1; dy < SCALE; dy++) raw.copyWithin(first + dy * stride, first, first + stride);
   }
   const header = new Uint8Array(13);
   const view = new DataView(header.buffer);

@@ -93,7 +93,7 @@ Deno.test("checkout page and live status", async (t) => {
         assertMatch(html, /<span id="amt">11.50<\/span> <small>USDT<\/small>/);
         assertMatch(html, /USDT TRC20 \(TRON\)/);
         assert(html.includes(`<p class="adr" id="adr">${p.address}</p>`));
-        assert(html.includes(`src="${p.qrCodeUrl}"`), "the stored QR PNG data URL");
+        assert(html.includes(`src="${p.qrCodeUrl}"`), "the same QR PNG data URL as the creation answer");
         assertMatch(html, /<b data-cd>(29:59|30:00)<\/b>/);
         assertMatch(html, /data-copy="amt"/);
         assertMatch(html, /data-copy="adr"/);

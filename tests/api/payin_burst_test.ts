@@ -53,6 +53,11 @@ Deno.test("pay-in creation on an empty address pool", async (t) => {
       const res = await create();
       assertEquals(res.status, 201);
       assertEquals(qrText(res.json.data.qrCodeUrl), res.json.data.address);
+      // Drawn for the answer, never stored in the pool (migration 015): its rows stay small.
+      const stored = await gw.db.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM deposit_addresses WHERE qr_png IS NOT NULL",
+      );
+      assertEquals(stored[0].n, 0);
     });
 
     await t.step("an empty or low pool asks for a refill on the queue", () => {
@@ -147,6 +152,48 @@ Deno.test("pay-in creation on an empty address pool", async (t) => {
       await fillAddressPool(gw.deps, { isSandbox: false });
       assertEquals(await fillAddressPool(gw.deps, { isSandbox: false }), 0);
     });
+  } finally {
+    await gw.close();
+  }
+});
+
+Deno.test("a pay-in answer under 1 KB goes out plain even to a gzip client; a large list is still gzipped", async () => {
+  const gw = await startTestGateway();
+  try {
+    const m = await gw.createMerchant("Small answers");
+    await updateMerchantSettings(gw.deps, m.merchantId, { rateLimits: { "POST /v1/payments": 1_000 } });
+    const headers = {
+      "content-type": "application/json",
+      "x-api-key": m.keys.liveSecret,
+      "accept-encoding": "gzip, deflate, br",
+    };
+    const created = await gw.app.request("/v1/payments", {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ amount: "10" }),
+    });
+    assertEquals(created.status, 201);
+    assertEquals(created.headers.get("content-encoding"), null);
+    const text = await created.text();
+    assertEquals(Number(created.headers.get("content-length")), new TextEncoder().encode(text).length);
+    assert(text.length < 1024, `${text.length} bytes`);
+    const payin = JSON.parse(text).data;
+    assertEquals(qrText(payin.qrCodeUrl), payin.address);
+    for (let i = 0; i < 9; i++) {
+      const more = await gw.request("POST", "/v1/payments", {
+        key: m.keys.liveSecret,
+        body: { amount: "10" },
+      });
+      assertEquals(more.status, 201);
+    }
+    const list = await gw.app.request("/v1/payments?limit=10", { headers });
+    assertEquals([list.status, list.headers.get("content-encoding")], [200, "gzip"]);
+    const plain = await gw.app.request("/v1/payments?limit=10", {
+      headers: { "x-api-key": m.keys.liveSecret },
+    });
+    const unzipped = await new Response(list.body!.pipeThrough(new DecompressionStream("gzip"))).json();
+    assertEquals(unzipped.data.items.length, 10);
+    assertEquals(unzipped, await plain.json());
   } finally {
     await gw.close();
   }

@@ -1,5 +1,7 @@
 import { TronWeb } from "tronweb";
-import { assert, assertEquals } from "../assert.ts";
+import { secp256k1 } from "@noble/curves/secp256k1.js";
+import { childPublicKeys } from "../../rails/tron/secp256k1_base.ts";
+import { assert, assertEquals, assertRejects } from "../assert.ts";
 import {
   createAddressDeriver,
   createDeriver,
@@ -68,6 +70,24 @@ Deno.test("hd: public derivation from the account xpub gives exactly the private
   assertEquals(createAddressDeriver(MNEMONIC, 0).account, 0);
 });
 
+Deno.test("hd: a batch of addresses (one shared inversion) is exactly the addresses one by one", async () => {
+  for (const account of [0, 1]) {
+    const full = createDeriver(MNEMONIC, account);
+    const fast = createAddressDeriver(MNEMONIC, account);
+    for (const [start, count] of [[0, 1], [3, 16], [1_000, 100], [2 ** 31 - 5, 5]]) {
+      const batch = fast.addresses(start, count);
+      assertEquals(batch.length, count);
+      batch.forEach((a, i) => {
+        const { address, addressHex } = full.derive(start + i);
+        assertEquals(a, { address, addressHex });
+      });
+    }
+    assertEquals(fast.addresses(7, 0), []);
+    // Past the last non-hardened index: refused, never a hardened address.
+    await assertRejects(() => Promise.resolve().then(() => fast.addresses(2 ** 31 - 2, 3)));
+  }
+});
+
 Deno.test("hd: mnemonics are 24 English words, validated; bad input is refused", () => {
   const m = generateMnemonic();
   assertEquals(m.split(" ").length, 24);
@@ -97,4 +117,40 @@ Deno.test("hd: mnemonics are 24 English words, validated; bad input is refused",
     }
   }
   assertEquals(threw, 7);
+});
+
+Deno.test("hd: the fixed-base comb gives @noble/curves' parent + tweak * G, special cases included", () => {
+  const G = secp256k1.Point.BASE;
+  const n = secp256k1.Point.CURVE().n;
+  const be = (k: bigint) => {
+    const out = new Uint8Array(32);
+    for (let i = 31; i >= 0; i--, k >>= 8n) out[i] = Number(k & 0xffn);
+    return out;
+  };
+  const parent = G.multiply(0x5eed_f00dn);
+  const tweaks = [
+    1n,
+    2n,
+    255n,
+    256n,
+    n - 1n,
+    n - 2n,
+    1n << 255n,
+    ...Array.from({ length: 200 }, () => {
+      const random = crypto.getRandomValues(new Uint8Array(32));
+      return random.reduce((k, b) => (k << 8n) | BigInt(b), 0n) % (n - 1n) + 1n;
+    }),
+  ];
+  const ours = childPublicKeys(parent, tweaks.map(be));
+  tweaks.forEach((k, i) => assertEquals(ours[i], G.multiply(k).add(parent).toBytes(false), `tweak ${k}`));
+  // A partial sum equal to a table point (parent 5G, tweak 5) is the doubling case: handed to noble.
+  assertEquals(childPublicKeys(G.multiply(5n), [be(5n)])[0], G.multiply(10n).toBytes(false));
+  // The point at infinity (parent -5G, tweak 5) is no public key: refused, as BIP32 says.
+  let refused = false;
+  try {
+    childPublicKeys(G.multiply(n - 5n), [be(5n)]);
+  } catch {
+    refused = true;
+  }
+  assert(refused);
 });
