@@ -26,6 +26,7 @@ import { adminReviewRoutes } from "./admin_review.ts";
 import { adminTreasuryRoutes } from "./admin_treasury.ts";
 import { registerWebhooks } from "./webhooks/events.ts";
 import { checkoutRoutes } from "../pages/routes.ts";
+import { merchantProfileRoutes } from "./merchant_profile.ts";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -92,6 +93,7 @@ export function createApp(deps: Deps, options: { devnet?: Devnet; simulators?: {
   app.route("/v1", providerRoutes());
   app.route("/v1", webhookRoutes());
   app.route("/v1", sandboxRoutes());
+  app.route("/v1", merchantProfileRoutes());
   app.route("/admin/api", adminRoutes());
   app.route("/admin/api", adminReviewRoutes());
   app.route("/admin/api", adminTreasuryRoutes());

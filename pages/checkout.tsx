@@ -12,6 +12,7 @@ import { FailureReasons, FiatWaiting, type OtpNotice, Section } from "./checkout
 import { CHECKOUT_SCRIPT } from "./checkout_script.ts";
 import { type Lang, MESSAGES, type Messages } from "./i18n.ts";
 import { renderDocument } from "./layout.tsx";
+import { Payee } from "./payee.tsx";
 
 /** Reload interval of the no-script fallback, in seconds. */
 export const NOSCRIPT_REFRESH_SECONDS = 15;
@@ -92,6 +93,7 @@ function CheckoutBody(props: { v: CheckoutView; lang: Lang; notice: OtpNotice | 
       </div>
       <div class="card">
         {v.isSandbox && <p class="sbx">{t.sandbox}</p>}
+        <Payee merchant={v.merchant} reference={v.reference} t={t} />
         {fiat && (
           <FiatWaiting
             v={v}
@@ -213,7 +215,7 @@ function CheckoutBody(props: { v: CheckoutView; lang: Lang; notice: OtpNotice | 
           <p class="small">{t.noScript}</p>
         </noscript>
       )}
-      <p class="small">{t.reference} {v.id}</p>
+      <p class="small">{t.paymentId} {v.id}</p>
     </main>
   );
 }
@@ -234,7 +236,9 @@ export function renderCheckoutPage(
   return renderDocument({
     lang,
     nonce,
-    title: `${t.title} · ${displayAmountIn(v.amountExpected, v.currency, lang)} ${UNIT[v.currency]}`,
+    title: `${v.merchant.displayName} · ${displayAmountIn(v.amountExpected, v.currency, lang)} ${
+      UNIT[v.currency]
+    }`,
     head: refresh && (
       <noscript>
         <meta http-equiv="refresh" content={refresh} />
