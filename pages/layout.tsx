@@ -47,11 +47,8 @@ button.go:disabled{opacity:.6}
 .alt{margin:14px 0 0;font-size:15px;color:#47525e}
 a.sim{display:inline-block;margin-top:12px;padding:10px 0;color:#6b4a00;font-size:14px}
 .small{font-size:13px;color:#5c6773;overflow-wrap:anywhere}
-.payee{display:flex;align-items:center;gap:12px;margin:0 0 14px;padding:0 0 12px;border-bottom:1px solid #e3e8ee}
-.payee .lbl{margin:0}.pname{margin:0;font-weight:700;font-size:18px;overflow-wrap:anywhere}
-.pref{margin:2px 0 0;font-size:14px;color:#47525e;overflow-wrap:anywhere}
-.logo{flex:none;width:44px;height:44px;border-radius:10px;object-fit:cover;background:#f3f6f9}
-.logo.mono{display:inline-flex;align-items:center;justify-content:center;background:#0b57a4;color:#fff;font-weight:700;font-size:17px}
+.payee{display:flex;gap:10px;align-items:center;margin:0 0 12px}.payee p{margin:0}.pn{font-weight:700}
+.logo{width:44px;height:44px;border-radius:10px;flex:none}.mono{display:flex;align-items:center;justify-content:center;background:#0b57a4;color:#fff;font-weight:700}
 [hidden]{display:none!important}`;
 
 export function renderDocument(props: {

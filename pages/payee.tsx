@@ -30,13 +30,13 @@ export function MerchantMark(props: { merchant: MerchantBranding; size?: number;
 
 export function Payee(props: { merchant: MerchantBranding; reference: string | null; t: Messages }) {
   return (
-    <div class="payee" data-payee="">
+    <div class="payee">
       <MerchantMark merchant={props.merchant} />
       <div>
         <p class="lbl">{props.t.payingTo}</p>
-        <p class="pname" data-merchant="">{props.merchant.displayName}</p>
+        <p class="pn" data-merchant="">{props.merchant.displayName}</p>
         {props.reference && (
-          <p class="pref">
+          <p class="small">
             {props.t.orderRef} <span data-ref="">{props.reference}</span>
           </p>
         )}
