@@ -39,6 +39,10 @@ export const EnvSchema = z.object({
   ADDRESS_POOL_SIZE: z.coerce.number().int().min(0).max(100_000).default(200),
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(10_000).default(5000),
   AUTH_FAILURE_LIMIT: z.coerce.number().int().min(1).max(100_000).default(20),
+  FX_SOURCE: z.enum(["fixed", "feed"]).optional(),
+  FX_FIXED_USDT_EUR: z.string().regex(/^\d{1,9}(\.\d{1,18})?$/, "must be a decimal rate").default("0.92"),
+  FX_FEED_URL: z.string().url().optional(),
+  FX_MAX_AGE_SECONDS: z.coerce.number().int().min(1).max(86_400).default(120),
 });
 
 /** USDT contract and public node per network; the devnet's node is mounted on the gateway itself. */
@@ -97,6 +101,19 @@ export type Config = {
   authCacheTtlMs: number;
   /** Failed authentications per client address per minute before that address gets 429. */
   authFailureLimit: number;
+  fx: FxConfig;
+};
+
+/** The rate source (rails/fx): where USDT/EUR comes from and how old it may be. */
+export type FxConfig = {
+  /** `fixed` (development default): `fixedUsdtEur` at every call. `feed` (production default): `feedUrl`. */
+  source: "fixed" | "feed";
+  /** USDT priced in EUR for the fixed source (and the tests' simulated feed's starting rate). */
+  fixedUsdtEur: string;
+  /** JSON `{"rate","asOf"}` feed; with `source: feed` and no URL there is no rate (RATE_UNAVAILABLE). */
+  feedUrl?: string;
+  /** A rate observed longer ago than this is RATE_STALE. */
+  maxAgeSeconds: number;
 };
 
 export type FiatConfig = {
@@ -183,6 +200,12 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     addressPoolSize: e.ADDRESS_POOL_SIZE,
     authCacheTtlMs: e.AUTH_CACHE_TTL_MS,
     authFailureLimit: e.AUTH_FAILURE_LIMIT,
+    fx: {
+      source: e.FX_SOURCE ?? (e.APP_ENV === "production" ? "feed" : "fixed"),
+      fixedUsdtEur: e.FX_FIXED_USDT_EUR,
+      feedUrl: e.FX_FEED_URL,
+      maxAgeSeconds: e.FX_MAX_AGE_SECONDS,
+    },
   };
 }
 

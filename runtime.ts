@@ -15,6 +15,7 @@ import { createTronClient, type TronClientOptions } from "./rails/tron/client.ts
 import { createTronResources } from "./rails/tron/resources.ts";
 import { createDevnet, type Devnet } from "./rails/tron/devnet/mod.ts";
 import { createSimulators } from "./rails/fiat/mod.ts";
+import { fixedRateSource, httpRateFeed, type RateSource } from "./rails/fx/mod.ts";
 import { hmacSha256Hex } from "./domain/crypto.ts";
 
 /**
@@ -114,6 +115,13 @@ async function openTron(config: Config) {
   return { devnet, tron: createTronClient(node), tronResources: createTronResources(node) };
 }
 
+/** The configured rate source: the fixed development rate, or the HTTP feed (none: no rate at all). */
+export function openRateSource(config: Config): RateSource {
+  if (config.fx.source === "fixed") return fixedRateSource(config.fx.fixedUsdtEur);
+  if (!config.fx.feedUrl) return { usdtEur: () => Promise.resolve(null) };
+  return httpRateFeed({ url: config.fx.feedUrl });
+}
+
 export async function openRuntime(config: Config): Promise<Runtime> {
   if (!config.onDenoDeploy) await Deno.mkdir(config.dataDir, { recursive: true });
   const lock = await lockEmbeddedDatabase(config);
@@ -145,6 +153,7 @@ export async function openRuntime(config: Config): Promise<Runtime> {
     tron,
     tronResources,
     fiat: sims.fiat,
+    rates: openRateSource(config),
   };
   return {
     deps,

@@ -2,6 +2,7 @@
 // database (bench/lib.ts targets), an on-disk KV in a temp dir as the server uses, a discarding job
 // queue (but for the address pool refill, which runs on the KV queue as in the server), and the in-memory
 // TRON devnet behind a client whose node requests are counted.
+import { fixedRateSource } from "../rails/fx/mod.ts";
 import { createApp } from "../api/app.ts";
 import { type Config, parseConfig } from "../config.ts";
 import type { Db } from "../db/mod.ts";
@@ -68,6 +69,7 @@ export async function startBenchGateway(db: Db): Promise<BenchGateway> {
     fetch,
     tron,
     tronResources: createTronResources(node),
+    rates: fixedRateSource(config.fx.fixedUsdtEur),
   };
   const deps = base as Deps;
   let closed = false;

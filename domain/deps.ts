@@ -8,6 +8,7 @@ import type { TronClient } from "../rails/tron/client.ts";
 import type { TronResources } from "../rails/tron/resources.ts";
 import type { CardProvider, MomoProvider } from "../rails/fiat/provider.ts";
 import type { KeyCache } from "./key_cache.ts";
+import type { RateSource } from "../rails/fx/mod.ts";
 
 /** Messages on the single KV queue; `jobs/mod.ts` dispatches on `type`. */
 export type JobMessage =
@@ -38,6 +39,11 @@ export type Deps = {
    * the configured providers, absent in production until a real one is plugged in.
    */
   fiat: { sandbox: FiatProviders; live?: FiatProviders };
+  /**
+   * The rate source (rails/fx): USDT/EUR with its observation time; XOF comes from the peg. Read it through
+   * domain/fx/rates.ts (`currentRate`, `convertAmount`), which applies RATE_STALE / RATE_UNAVAILABLE.
+   */
+  rates: RateSource;
   /** This process's API key lookups (domain/auth.ts); tests give a second one to play another process. */
   keyCache?: KeyCache;
 };

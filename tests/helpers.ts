@@ -17,6 +17,7 @@ import { createTronClient } from "../rails/tron/client.ts";
 import { createTronResources } from "../rails/tron/resources.ts";
 import { createDevnet } from "../rails/tron/devnet/mod.ts";
 import { openSimulators } from "../runtime.ts";
+import { simulatedRateFeed } from "../rails/fx/mod.ts";
 import { type Contract, contractFor } from "./contract.ts";
 
 export const ADMIN_TOKEN = "test-admin-token-0123456789";
@@ -108,10 +109,13 @@ export async function startTestGateway(
     }
     return innerFetch(input, init);
   };
+  // The rate source is a feed tests move: `gw.rates.set("0.95")`, `gw.rates.setAge(600)`, `gw.rates.clear()`.
+  const clock = options.clock ?? systemClock;
+  const rates = simulatedRateFeed(config.fx.fixedUsdtEur, () => clock.now());
   const deps: Deps = {
     db,
     kv,
-    clock: options.clock ?? systemClock,
+    clock,
     config,
     secrets: await SecretBox.fromAppSecret(config.appSecret!),
     queue: {
@@ -125,6 +129,7 @@ export async function startTestGateway(
     tron,
     tronResources,
     fiat: sims.fiat,
+    rates,
   };
   deps.config = { ...config, fiat: { ...config.fiat, callbackSecret: sims.secret } };
   const app = createApp(deps, { devnet, simulators: sims.simulators });
@@ -163,6 +168,7 @@ export async function startTestGateway(
     kv,
     devnet,
     simulators,
+    rates,
     enqueued,
     logLines: lines,
     contractViolations,
