@@ -15,6 +15,10 @@ export type IdPrefix =
   | "pout"
   | "wdr"
   | "plk"
+  | "prd"
+  | "prm"
+  | "tpl"
+  | "ord"
   | "wla"
   | "swp"
   | "req";

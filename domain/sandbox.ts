@@ -12,6 +12,13 @@ import { Decimal } from "./money.ts";
  * the merchant's configuration, not transactions, and deposit addresses are never reused, even in sandbox.
  */
 export const SANDBOX_OWNED_TABLES = [
+  // Paylinks (migration 019): orders reference pay-ins and products, so they go first.
+  { table: "paylink_order_items", label: "paylinkOrderItems" },
+  { table: "paylink_orders", label: "paylinkOrders" },
+  { table: "paylink_promo_codes", label: "paylinkPromoCodes" },
+  { table: "paylink_products", label: "paylinkProducts" },
+  { table: "paylinks", label: "paylinks" },
+  { table: "paylink_templates", label: "paylinkTemplates" },
   { table: "webhook_deliveries", label: "webhookDeliveries" },
   { table: "events", label: "events" },
   // Before payins, which they reference. The scanner skips a transfer whose pay-in is gone.

@@ -10,6 +10,7 @@ import {
   handleRateLimitPurge,
 } from "./maintenance.ts";
 import { handleOutboundSend, handleOutboundSweep } from "./money_out.ts";
+import { handlePaylinkReleaseSweep } from "./paylinks.ts";
 import { handleSweepCron, handleTreasurySweep } from "./treasury.ts";
 import { ensureTronScanLoop, handleTronScan } from "./tron_scanner.ts";
 import { handleWebhookDeliver, handleWebhookSweep } from "./webhook_delivery.ts";
@@ -63,6 +64,7 @@ export function registerJobs(deps: Deps): { stop(): void } {
   cron("treasury-sweep", "* * * * *", handleSweepCron);
   cron("fiat-reconcile", "* * * * *", handleFiatReconcile);
   cron("address-pool-top-up", "* * * * *", handleAddressPoolTopUp);
+  cron("paylink-release-sweep", "* * * * *", handlePaylinkReleaseSweep);
   cron("idempotency-purge", "17 * * * *", handleIdempotencyPurge);
   cron("rate-limit-purge", "*/5 * * * *", handleRateLimitPurge);
   // Start at once rather than at the first cron minute.
