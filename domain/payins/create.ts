@@ -62,6 +62,12 @@ export async function createUsdtPayin(
   caller: Caller,
   isSandbox: boolean,
   input: CreateUsdtPayinInput,
+  /**
+   * Where the deposit address is leased from: the process's own database handle. A caller creating the
+   * pay-in inside its transaction (a paylink checkout) passes its root deps here, since the pool keeps
+   * its leases per handle.
+   */
+  pool: Pick<Deps, "db" | "config" | "clock" | "queue" | "log"> = deps,
 ): Promise<{ payin: PayinRow; qrPng: string }> {
   const amount = parseUsdtAmount(input.amount);
   if (amount.lessThan(USDT_MINIMUM)) {
@@ -93,7 +99,7 @@ export async function createUsdtPayin(
   // The pay-in, the claim of its address (a trigger on the INSERT), payin.created and its deliveries: one
   // atomic statement, one round trip, one commit.
   for (let attempt = 1;; attempt++) {
-    const deposit = await takeDepositAddress(deps, isSandbox);
+    const deposit = await takeDepositAddress(pool, isSandbox);
     const newPayin: NewPayin = { ...draft, address: deposit.address };
     const payin = newPayinRow(newPayin);
     try {
@@ -111,7 +117,7 @@ export async function createUsdtPayin(
       // Only if this process kept a lease past its end and another took the address: take another one.
       if (text.includes("is already claimed") && attempt < 3) continue;
       if (pgErrorCode(err) === PG_UNIQUE_VIOLATION && text.includes("payins_external_ref_unique")) {
-        returnDepositAddress(deps, isSandbox, deposit);
+        returnDepositAddress(pool, isSandbox, deposit);
         throw new AppError(
           "DUPLICATE_EXTERNAL_REF",
           `externalRef ${input.externalRef} was already used by this merchant`,
