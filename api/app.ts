@@ -27,6 +27,8 @@ import { adminTreasuryRoutes } from "./admin_treasury.ts";
 import { registerWebhooks } from "./webhooks/events.ts";
 import { checkoutRoutes } from "../pages/routes.ts";
 import { merchantProfileRoutes } from "./merchant_profile.ts";
+import { shopRoutes } from "./shop.ts";
+import { paylinkOrderRoutes } from "./paylink_orders.ts";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -94,6 +96,8 @@ export function createApp(deps: Deps, options: { devnet?: Devnet; simulators?: {
   app.route("/v1", webhookRoutes());
   app.route("/v1", sandboxRoutes());
   app.route("/v1", merchantProfileRoutes());
+  app.route("/v1", shopRoutes());
+  app.route("/v1", paylinkOrderRoutes());
   app.route("/admin/api", adminRoutes());
   app.route("/admin/api", adminReviewRoutes());
   app.route("/admin/api", adminTreasuryRoutes());
