@@ -26,6 +26,7 @@ import { adminReviewRoutes } from "./admin_review.ts";
 import { adminTreasuryRoutes } from "./admin_treasury.ts";
 import { registerWebhooks } from "./webhooks/events.ts";
 import { checkoutRoutes } from "../pages/routes.ts";
+import { shopPageRoutes } from "../pages/shop_routes.ts";
 import { merchantProfileRoutes } from "./merchant_profile.ts";
 import { shopRoutes } from "./shop.ts";
 import { paylinkOrderRoutes } from "./paylink_orders.ts";
@@ -103,6 +104,7 @@ export function createApp(deps: Deps, options: { devnet?: Devnet; simulators?: {
   app.route("/admin/api", adminTreasuryRoutes());
   app.route("/", docsRoutes(app));
   app.route("/", checkoutRoutes());
+  app.route("/", shopPageRoutes());
   // Development only: the TRON node's controls (/devnet) and the simulators' pages (/simulators, where a
   // test card pays). Production mounts neither whatever it is handed; its sandbox pay-ins are settled
   // with POST /v1/sandbox/payments/:id/simulate.

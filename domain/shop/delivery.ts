@@ -6,7 +6,10 @@ import type { Deps } from "../deps.ts";
 export type DigitalDelivery = { waiting: boolean; links: Array<{ name: string; url: string }> };
 
 /** Null for a pay-in without a paylink order holding digital products. */
-export async function digitalDeliveryOf(deps: Pick<Deps, "db">, payinId: string): Promise<DigitalDelivery | null> {
+export async function digitalDeliveryOf(
+  deps: Pick<Deps, "db">,
+  payinId: string,
+): Promise<DigitalDelivery | null> {
   const [row] = await deps.db.query<{ digital: number; paid: boolean }>(
     `SELECT count(*)::int AS digital, bool_or(o.paid_at IS NOT NULL AND o.status IN ('CONFIRMED', 'OVERPAID')) AS paid
        FROM paylink_orders o
