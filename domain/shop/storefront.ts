@@ -65,7 +65,7 @@ export type ShopView = {
 
 /** Only a `#rrggbb` colour goes into the page's stylesheet. */
 function safeColor(value: string | null): string | null {
-  return value && /^#[0-9a-fA-F]{6}$/.test(value) ? value.toLowerCase() : null;
+  return value && /^#(?:[0-9a-fA-F]{3}){1,2}$/.test(value) ? value.toLowerCase() : null;
 }
 
 /** A paylink logo is shown only when it is a data URL or one of our own images: no outside asset. */
