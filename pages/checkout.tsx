@@ -164,7 +164,7 @@ function CheckoutBody(
             <div class="st good" data-downloads="">
               <p>{t.downloads}</p>
               {props.delivery.links.map((l) => (
-                <a class="btn" href={l.url} rel="noopener noreferrer" target="_blank">{l.name}</a>
+                <a key={l.url} class="btn" href={l.url} rel="noopener noreferrer" target="_blank">{l.name}</a>
               ))}
             </div>
           )}
@@ -239,7 +239,6 @@ export function renderCheckoutPage(
   notice: OtpNotice | null = null,
   delivery: DigitalDelivery | null = null,
 ): string {
-  const t = MESSAGES[lang];
   const typingCode = v.rail === "momo_otp" && pagePhase(v, notice) === "waiting";
   const refresh = v.final
     ? (v.phase === "paid" && v.successUrl ? `${NOSCRIPT_REDIRECT_SECONDS};url=${v.successUrl}` : null)

@@ -169,7 +169,7 @@ function ShopBody(props: { v: ShopView; lang: Lang }) {
           <form id="cart" novalidate>
             <div class="sec">
               <h2>{t.products}</h2>
-              {v.products.map((p) => <Product p={p} v={v} lang={lang} t={t} />)}
+              {v.products.map((p) => <Product key={p.id} p={p} v={v} lang={lang} t={t} />)}
             </div>
             {v.hasPromoCodes && (
               <div class="sec">
@@ -215,7 +215,7 @@ function ShopBody(props: { v: ShopView; lang: Lang }) {
             <div class="sec">
               <h2>{t.payWith}</h2>
               {v.rails.map((r, i) => (
-                <label class="rail">
+                <label key={r.rail} class="rail">
                   <input
                     type="radio"
                     name="rail"
