@@ -12,6 +12,8 @@ import {
   updateMerchantSettings,
 } from "../domain/merchants.ts";
 import { DEFAULT_LIMITS } from "../domain/rate_limit.ts";
+import { brandingOf, updateMerchantBranding } from "../domain/merchant_branding.ts";
+import { DisplayNameSchema, LogoUrlSchema } from "./merchant_profile.ts";
 import type { MerchantRow } from "../db/merchants.ts";
 import { newRouter } from "./app.ts";
 import { errorResponses, idParam, iso, jsonContent, ok, successSchema } from "./envelope.ts";
@@ -39,6 +41,8 @@ const MerchantSchema = z.object({
   enabledRails: z.array(z.string()),
   feeSchedule: z.record(z.string(), z.string()),
   rateLimits: z.record(z.string(), z.number()),
+  displayName: z.string().openapi({ description: "shown to customers on hosted pages" }),
+  logoUrl: z.string().nullable().openapi({ description: "data URL of the logo shown on hosted pages" }),
   createdAt: z.string(),
   updatedAt: z.string(),
 }).openapi("AdminMerchant");
@@ -52,6 +56,7 @@ function merchantView(m: MerchantRow) {
     enabledRails: m.enabled_rails,
     feeSchedule: effectiveFees(m.fee_schedule),
     rateLimits: { ...DEFAULT_LIMITS, ...m.rate_limits },
+    ...brandingOf(m),
     createdAt: iso(m.created_at)!,
     updatedAt: iso(m.updated_at)!,
   };
@@ -116,7 +121,7 @@ export function adminRoutes() {
       method: "patch",
       path: "/merchants/{id}",
       tags: ["Admin"],
-      summary: "Change a merchant's status, rails, fees or rate limits",
+      summary: "Change a merchant's status, rails, fees, rate limits, display name or logo",
       operationId: "adminUpdateMerchant",
       security,
       middleware: mw,
@@ -131,6 +136,8 @@ export function adminRoutes() {
                 enabledRails: z.array(z.enum(RAILS)).max(3).optional(),
                 feeSchedule: FeeSchedulePatchSchema.optional(),
                 rateLimits: RateLimitsSchema.optional(),
+                displayName: DisplayNameSchema.nullable().optional(),
+                logoUrl: LogoUrlSchema.nullable().optional(),
               }),
             },
           },
@@ -146,7 +153,8 @@ export function adminRoutes() {
         feeSchedule: body.feeSchedule as Record<string, string> | undefined,
         rateLimits: body.rateLimits as Record<string, number> | undefined,
       });
-      return ok(c, merchantView(row));
+      if (body.displayName === undefined && body.logoUrl === undefined) return ok(c, merchantView(row));
+      return ok(c, merchantView(await updateMerchantBranding(c.get("deps"), row.id, body)));
     },
   );
 

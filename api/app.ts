@@ -29,6 +29,10 @@ import { bulkRoutes } from "./bulk.ts";
 import { adminTreasuryRoutes } from "./admin_treasury.ts";
 import { registerWebhooks } from "./webhooks/events.ts";
 import { checkoutRoutes } from "../pages/routes.ts";
+import { shopPageRoutes } from "../pages/shop_routes.ts";
+import { merchantProfileRoutes } from "./merchant_profile.ts";
+import { shopRoutes } from "./shop.ts";
+import { paylinkOrderRoutes } from "./paylink_orders.ts";
 import { paylinkRoutes } from "./paylinks.ts";
 import { adminPaylinkRoutes, paylinkMediaRoutes, paylinkTemplateRoutes } from "./paylink_extras.ts";
 
@@ -110,12 +114,16 @@ export function createApp(deps: Deps, options: { devnet?: Devnet; simulators?: {
   app.route("/v1", providerRoutes());
   app.route("/v1", webhookRoutes());
   app.route("/v1", sandboxRoutes());
+  app.route("/v1", merchantProfileRoutes());
+  app.route("/v1", shopRoutes());
+  app.route("/v1", paylinkOrderRoutes());
   app.route("/admin/api", adminRoutes());
   app.route("/admin/api", adminReviewRoutes());
   app.route("/admin/api", adminTreasuryRoutes());
   app.route("/admin/api", adminPaylinkRoutes());
   app.route("/", docsRoutes(app));
   app.route("/", checkoutRoutes());
+  app.route("/", shopPageRoutes());
   // Development only: the TRON node's controls (/devnet) and the simulators' pages (/simulators, where a
   // test card pays). Production mounts neither whatever it is handed; its sandbox pay-ins are settled
   // with POST /v1/sandbox/payments/:id/simulate.

@@ -1,5 +1,7 @@
 // SQL for the hosted checkout page: one round trip reads what a customer may see of a pay-in, with the
-// depth of its newest live transfer (USDT) or the provider step (card, mobile money). Merchant-internal columns (metadata, externalRef, fees) are not read.
+// depth of its newest live transfer (USDT) or the provider step (card, mobile money), and whom the customer
+// pays: the merchant's display name and logo, and the order's own reference (`externalRef`, or the
+// `description` a paylink order or the merchant put in metadata). Fees and the rest of metadata are not read.
 import type { Db } from "./mod.ts";
 
 export type CheckoutRow = {
@@ -27,6 +29,12 @@ export type CheckoutRow = {
   newest_block: string | null;
   /** The last block the scanner followed; null before its first block. */
   head_block: string | null;
+  merchant_name: string;
+  merchant_display_name: string | null;
+  merchant_logo: string | null;
+  external_ref: string | null;
+  /** `metadata.description` when it is a string. */
+  description: string | null;
 };
 
 export async function findCheckoutRow(
@@ -39,8 +47,12 @@ export async function findCheckoutRow(
             p.is_sandbox, p.failure_reason, p.next_step, p.operator_code, p.hosted_payment_url, p.provider_ref,
             (SELECT max(t.block_number)::text FROM chain_transfers t
               WHERE t.payin_id = p.id AND t.kind = 'PAYIN' AND t.status <> 'ORPHANED') AS newest_block,
-            (SELECT max(b.number)::text FROM chain_blocks b) AS head_block
-       FROM payins p WHERE p.id = $1`,
+            (SELECT max(b.number)::text FROM chain_blocks b) AS head_block,
+            m.name AS merchant_name, m.display_name AS merchant_display_name, m.logo_data_url AS merchant_logo,
+            p.external_ref,
+            CASE WHEN jsonb_typeof(p.metadata->'description') = 'string' THEN p.metadata->>'description' END
+              AS description
+       FROM payins p JOIN merchants m ON m.id = p.merchant_id WHERE p.id = $1`,
     [payinId],
   );
   return rows[0];

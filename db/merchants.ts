@@ -9,6 +9,10 @@ export type MerchantRow = {
   enabled_rails: string[];
   fee_schedule: Record<string, string>;
   rate_limits: Record<string, number>;
+  /** What customers see on hosted pages (migration 020); null: `name`. */
+  display_name: string | null;
+  /** A small PNG, JPEG or WebP as a data URL, checked by its bytes; null: a monogram. */
+  logo_data_url: string | null;
   created_at: Date;
   updated_at: Date;
 };
@@ -115,6 +119,19 @@ export async function revokeApiKey(db: Db, id: string): Promise<ApiKeyRow | unde
     `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1
      RETURNING id, merchant_id, kind, is_sandbox, display_prefix, scopes, revoked_at, created_at`,
     [id],
+  );
+  return rows[0];
+}
+
+/** Sets both branding fields as given (null clears one); the caller merges with what is stored. */
+export async function updateMerchantBranding(
+  db: Db,
+  id: string,
+  branding: { displayName: string | null; logoDataUrl: string | null },
+): Promise<MerchantRow | undefined> {
+  const rows = await db.query<MerchantRow>(
+    `UPDATE merchants SET display_name = $2, logo_data_url = $3, updated_at = now() WHERE id = $1 RETURNING *`,
+    [id, branding.displayName, branding.logoDataUrl],
   );
   return rows[0];
 }

@@ -19,6 +19,7 @@ export type IdPrefix =
   | "prm"
   | "tpl"
   | "ord"
+  | "rlk"
   | "wla"
   | "swp"
   | "cnv"

@@ -13,6 +13,7 @@ import { handleBulkAdvance, handleBulkSweep } from "./bulk.ts";
 import { handleDisbursementSweep, handleFiatDisburse } from "./fiat_out.ts";
 import { handleOutboundSend, handleOutboundSweep } from "./money_out.ts";
 import { handlePaylinkReleaseSweep } from "./paylinks.ts";
+import { handleRateLockPurge } from "./shop.ts";
 import { handleSweepCron, handleTreasurySweep } from "./treasury.ts";
 import { ensureTronScanLoop, handleTronScan } from "./tron_scanner.ts";
 import { handleWebhookDeliver, handleWebhookSweep } from "./webhook_delivery.ts";
@@ -74,6 +75,7 @@ export function registerJobs(deps: Deps): { stop(): void } {
   cron("address-pool-top-up", "* * * * *", handleAddressPoolTopUp);
   cron("paylink-release-sweep", "* * * * *", handlePaylinkReleaseSweep);
   cron("idempotency-purge", "17 * * * *", handleIdempotencyPurge);
+  cron("rate-lock-purge", "41 * * * *", handleRateLockPurge);
   cron("rate-limit-purge", "*/5 * * * *", handleRateLimitPurge);
   // Start at once rather than at the first cron minute.
   queueMicrotask(() => {

@@ -80,6 +80,10 @@ const fr = {
   reasonCustomerRejected: "La demande a été refusée sur le téléphone.",
   reasonTooManyAttempts: "Trop de codes incorrects.",
   reasonOther: "La banque ou l'opérateur n'a pas validé le paiement.",
+  payingTo: "Vous payez",
+  orderRef: "Pour :",
+  paymentId: "N° de paiement :",
+  downloads: "Vos téléchargements :",
 };
 
 export type Messages = typeof fr;
@@ -146,6 +150,10 @@ const en: Messages = {
   reasonCustomerRejected: "The request was declined on the phone.",
   reasonTooManyAttempts: "Too many wrong codes.",
   reasonOther: "The bank or the operator did not accept the payment.",
+  payingTo: "You are paying",
+  orderRef: "For:",
+  paymentId: "Payment no.:",
+  downloads: "Your downloads:",
 };
 
 export const MESSAGES: Record<Lang, Messages> = { fr, en };

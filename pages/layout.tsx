@@ -47,6 +47,8 @@ button.go:disabled{opacity:.6}
 .alt{margin:14px 0 0;font-size:15px;color:#47525e}
 a.sim{display:inline-block;margin-top:12px;padding:10px 0;color:#6b4a00;font-size:14px}
 .small{font-size:13px;color:#5c6773;overflow-wrap:anywhere}
+.payee{display:flex;gap:10px;align-items:center;margin:0 0 12px}.payee p{margin:0}.pn{font-weight:700}
+.logo{width:44px;height:44px;border-radius:10px;flex:none}.mono{display:flex;align-items:center;justify-content:center;background:#0b57a4;color:#fff;font-weight:700}
 [hidden]{display:none!important}`;
 
 export function renderDocument(props: {
@@ -88,13 +90,16 @@ export function newNonce(): string {
  * Only self, the inline code carrying this nonce, and data: images (the QR code). Forms may post only to
  * this origin when the page has one (the SMS code), and nowhere otherwise.
  */
-export function securityHeaders(nonce: string, options: { forms?: boolean } = {}): Record<string, string> {
+export function securityHeaders(
+  nonce: string,
+  options: { forms?: boolean; imageOrigins?: string[] } = {},
+): Record<string, string> {
   return {
     "Content-Security-Policy": [
       "default-src 'none'",
       `script-src 'nonce-${nonce}'`,
       `style-src 'nonce-${nonce}'`,
-      "img-src data:",
+      ["img-src data:", ...(options.imageOrigins ?? [])].join(" "),
       "connect-src 'self'",
       "base-uri 'none'",
       options.forms ? "form-action 'self'" : "form-action 'none'",

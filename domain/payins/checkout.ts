@@ -7,6 +7,7 @@ import { formatXof, OPERATOR_MODES, operatorInstruction } from "../../rails/fiat
 import { qrPngDataUrlSync } from "../../rails/tron/qr.ts";
 import type { OperatorCode } from "../../rails/fiat/provider.ts";
 import type { Deps } from "../deps.ts";
+import { brandingOf, type MerchantBranding } from "../merchant_branding.ts";
 import { Decimal, formatAmount } from "../money.ts";
 import { isFinal, PAYIN_STATUSES, type PayinStatus } from "./states.ts";
 
@@ -64,6 +65,10 @@ export type CheckoutView = {
   simulatedPhoneUrl: string | null;
   /** Card and mobile money once FAILED: why, for the customer. */
   failure: CheckoutFailure | null;
+  /** Whom the customer pays: never only a `pay_...` id. */
+  merchant: MerchantBranding;
+  /** The order's own reference: `externalRef`, else a description; null when the merchant gave neither. */
+  reference: string | null;
 };
 
 /**
@@ -175,6 +180,12 @@ function toView(deps: CheckoutDeps, row: CheckoutRow): CheckoutView {
       ? `/simulators/momo/${encodeURIComponent(row.provider_ref)}`
       : null,
     failure: fiatFailure(row, status),
+    merchant: brandingOf({
+      name: row.merchant_name,
+      display_name: row.merchant_display_name,
+      logo_data_url: row.merchant_logo,
+    }),
+    reference: row.external_ref ?? (row.description ? row.description.slice(0, 200) : null),
   };
 }
 

@@ -10,6 +10,17 @@ import { logStateChange } from "../log.ts";
 import { emitEvents } from "../events_batch.ts";
 import { assertMove, type PayinStatus } from "./states.ts";
 import { type PayinEvent, payinEventData } from "./view.ts";
+import { followPayin } from "../paylinks/checkout.ts";
+
+/**
+ * A paylink order follows its pay-in in the same transaction as the move (paid, or released on expiry
+ * and failure). Only pay-ins a paylink checkout created carry `metadata.orderId`: the others cost nothing.
+ */
+async function followOrders(deps: Pick<Deps, "db" | "clock">, moved: PayinRow[], to: PayinStatus) {
+  for (const m of moved) {
+    if (typeof m.metadata?.orderId === "string") await followPayin(deps, m.id, to);
+  }
+}
 
 /** The event each arrival state reports; a move to AWAITING_PAYMENT (after a reorg) reports none. */
 export const EVENT_OF: Partial<Record<PayinStatus, PayinEvent>> = {
@@ -53,6 +64,7 @@ export async function transitionPayin(
   assertMove(payin.status as PayinStatus, to);
   const moved = await moveStatus(deps.db, payin.id, payin.status, to, patch, deps.clock.now());
   if (moved) logPayinState(deps, moved, payin.status);
+  if (moved) await followOrders(deps, [moved], to);
   const event = EVENT_OF[to];
   if (moved && event) {
     await emitEvent(deps, {
@@ -80,6 +92,7 @@ export async function transitionPayins(
   const order = new Map(payins.map((p, i) => [p.id, i]));
   const moved = (await moveStatusMany(deps.db, moves, to, deps.clock.now()))
     .sort((a, b) => order.get(a.id)! - order.get(b.id)!);
+  await followOrders(deps, moved, to);
   const event = EVENT_OF[to];
   if (event) {
     await emitEvents(

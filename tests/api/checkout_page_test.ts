@@ -189,11 +189,12 @@ Deno.test("checkout page and live status", async (t) => {
     await t.step("nothing merchant-internal leaks into the page or the JSON", async () => {
       for (const lang of ["fr", "en"]) {
         const html = (await page(p.transactionId, {}, `?lang=${lang}`)).text;
-        for (
-          const secret of [SECRET_META, SECRET_REF, "serviceFee", "netAmount", "metadata", "externalRef"]
-        ) {
+        for (const secret of [SECRET_META, "serviceFee", "netAmount", "metadata", "externalRef"]) {
           assert(!html.includes(secret), `page leaks ${secret}`);
         }
+        // Whom the customer pays and for what (issue 12, item 7): the merchant and the order's reference.
+        assertMatch(html, /data-merchant>Boutique Ouaga</);
+        assertMatch(html, new RegExp(`data-ref>${SECRET_REF}<`));
       }
       const json = (await status(p.transactionId)).text;
       for (const secret of [SECRET_META, SECRET_REF, "metadata", "externalRef", "Fee", "net"]) {
