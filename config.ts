@@ -44,6 +44,13 @@ export const EnvSchema = z.object({
   FX_FIXED_USDT_EUR: z.string().regex(/^\d{1,9}(\.\d{1,18})?$/, "must be a decimal rate").default("0.92"),
   FX_FEED_URL: z.string().url().optional(),
   FX_MAX_AGE_SECONDS: z.coerce.number().int().min(1).max(86_400).default(120),
+  STORAGE_BACKEND: z.enum(["postgres", "directory", "s3"]).default("postgres"),
+  STORAGE_DIR: z.string().optional(),
+  S3_ENDPOINT: z.string().url().optional(),
+  S3_BUCKET: z.string().optional(),
+  S3_REGION: z.string().default("us-east-1"),
+  S3_ACCESS_KEY_ID: z.string().optional(),
+  S3_SECRET_ACCESS_KEY: z.string().optional(),
 });
 
 /** USDT contract and public node per network; the devnet's node is mounted on the gateway itself. */
@@ -105,6 +112,15 @@ export type Config = {
   /** Requests per client address per minute on each public paylink route (checkout, apply-promo, rate-lock). */
   publicRateLimit: number;
   fx: FxConfig;
+  /** Where uploaded images live (rails/storage); optional so hand-built configs default to Postgres. */
+  storage?: StorageConfig;
+};
+
+export type StorageConfig = {
+  backend: "postgres" | "directory" | "s3";
+  /** `directory`: the folder (default DATA_DIR/objects). */
+  dir: string;
+  s3?: { endpoint: string; bucket: string; region: string; accessKeyId: string; secretAccessKey: string };
 };
 
 /** The rate source (rails/fx): where USDT/EUR comes from and how old it may be. */
@@ -209,6 +225,28 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       fixedUsdtEur: e.FX_FIXED_USDT_EUR,
       feedUrl: e.FX_FEED_URL,
       maxAgeSeconds: e.FX_MAX_AGE_SECONDS,
+    },
+    storage: storageConfig(e),
+  };
+}
+
+function storageConfig(e: z.infer<typeof EnvSchema>): StorageConfig {
+  const dir = e.STORAGE_DIR ?? `${e.DATA_DIR}/objects`;
+  if (e.STORAGE_BACKEND !== "s3") return { backend: e.STORAGE_BACKEND, dir };
+  if (!e.S3_ENDPOINT || !e.S3_BUCKET || !e.S3_ACCESS_KEY_ID || !e.S3_SECRET_ACCESS_KEY) {
+    throw new ConfigError(
+      "Invalid configuration: STORAGE_BACKEND=s3 needs S3_ENDPOINT, S3_BUCKET, S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY",
+    );
+  }
+  return {
+    backend: "s3",
+    dir,
+    s3: {
+      endpoint: e.S3_ENDPOINT.replace(/\/+$/, ""),
+      bucket: e.S3_BUCKET,
+      region: e.S3_REGION,
+      accessKeyId: e.S3_ACCESS_KEY_ID,
+      secretAccessKey: e.S3_SECRET_ACCESS_KEY,
     },
   };
 }

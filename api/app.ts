@@ -21,6 +21,7 @@ import { walletRoutes } from "./wallets.ts";
 import { webhookRoutes } from "./webhooks/mod.ts";
 import { whitelistRoutes } from "./whitelist.ts";
 import { payoutRoutes } from "./payouts.ts";
+import { conversionRoutes } from "./conversions.ts";
 import { withdrawalRoutes } from "./withdrawals.ts";
 import { adminReviewRoutes } from "./admin_review.ts";
 import { adminTreasuryRoutes } from "./admin_treasury.ts";
@@ -91,6 +92,7 @@ export function createApp(deps: Deps, options: { devnet?: Devnet; simulators?: {
   app.route("/v1", whitelistRoutes());
   app.route("/v1", payoutRoutes());
   app.route("/v1", withdrawalRoutes());
+  app.route("/v1", conversionRoutes());
   app.route("/v1", paymentRoutes());
   app.route("/v1", providerRoutes());
   app.route("/v1", webhookRoutes());

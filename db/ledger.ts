@@ -55,7 +55,7 @@ const systemAccountCache = new Map<string, PlatformAccountRow>();
 
 export async function findSystemAccount(
   db: Db,
-  kind: "WORLD" | "FEES" | "IN_FLIGHT" | "NETWORK_COSTS" | "TREASURY",
+  kind: "WORLD" | "FEES" | "IN_FLIGHT" | "NETWORK_COSTS" | "TREASURY" | "FX",
   isSandbox: boolean,
   rail: string,
 ): Promise<PlatformAccountRow> {

@@ -5,6 +5,7 @@ import type { Deps } from "./deps.ts";
 import { newId } from "./ids.ts";
 import type { OutboundRow } from "../db/outbound.ts";
 import { type OutboundEvent, outboundEventData } from "./money_out/view.ts";
+import { conversionEventData, sampleConversionRow } from "./conversions/view.ts";
 
 /** A payout or withdrawal as it stands when `type` is sent, for test deliveries. */
 function sampleOutboundRow(type: OutboundEvent, now: Date): OutboundRow {
@@ -260,14 +261,7 @@ export function sampleEventData(type: EventType, now: Date): Record<string, unkn
       return outboundEventData(sampleOutboundRow(type, now), type);
     case "conversion.confirmed":
     case "conversion.failed":
-      return {
-        id: "cnv_test_0001",
-        status: type === "conversion.confirmed" ? "CONFIRMED" : "FAILED",
-        fromAmount: "100.000000",
-        fromCurrency: "USDT_TRC20",
-        toAmountNet: "64934",
-        toCurrency: "XOF",
-      };
+      return conversionEventData(sampleConversionRow(type, now));
     default:
       return genericSample(type, at);
   }

@@ -22,6 +22,7 @@ export type IdPrefix =
   | "rlk"
   | "wla"
   | "swp"
+  | "cnv"
   | "req";
 
 function encodeTime(ms: number): string {
