@@ -23,6 +23,9 @@ export type IdPrefix =
   | "wla"
   | "swp"
   | "cnv"
+  | "sub"
+  | "srn"
+  | "eml"
   | "req";
 
 function encodeTime(ms: number): string {

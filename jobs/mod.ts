@@ -11,6 +11,7 @@ import {
 } from "./maintenance.ts";
 import { handleOutboundSend, handleOutboundSweep } from "./money_out.ts";
 import { handlePaylinkReleaseSweep } from "./paylinks.ts";
+import { handleMailSend, handleMailSweep, handleSubscriptionCron, handleSubscriptionRenew } from "./subscriptions.ts";
 import { handleSweepCron, handleTreasurySweep } from "./treasury.ts";
 import { ensureTronScanLoop, handleTronScan } from "./tron_scanner.ts";
 import { handleWebhookDeliver, handleWebhookSweep } from "./webhook_delivery.ts";
@@ -27,6 +28,10 @@ export async function dispatchJob(message: JobMessage, deps: Deps): Promise<void
       return await handleTreasurySweep(message, deps);
     case "address-pool.refill":
       return await handleAddressPoolRefill(message, deps);
+    case "subscription.renew":
+      return await handleSubscriptionRenew(message, deps);
+    case "mail.send":
+      return await handleMailSend(message, deps);
     default:
       deps.log.warn("unknown job message dropped", { message });
   }
@@ -65,6 +70,8 @@ export function registerJobs(deps: Deps): { stop(): void } {
   cron("fiat-reconcile", "* * * * *", handleFiatReconcile);
   cron("address-pool-top-up", "* * * * *", handleAddressPoolTopUp);
   cron("paylink-release-sweep", "* * * * *", handlePaylinkReleaseSweep);
+  cron("subscription-renewals", "* * * * *", handleSubscriptionCron);
+  cron("mail-outbox-sweep", "* * * * *", handleMailSweep);
   cron("idempotency-purge", "17 * * * *", handleIdempotencyPurge);
   cron("rate-limit-purge", "*/5 * * * *", handleRateLimitPurge);
   // Start at once rather than at the first cron minute.
