@@ -13,6 +13,7 @@ import { isWellFormedId } from "../ids.ts";
 import { brandingOf, type MerchantBranding } from "../merchant_branding.ts";
 import type { PaymentRail } from "../merchants.ts";
 import { Decimal } from "../money.ts";
+import { returnDepositAddress, takeDepositAddress } from "../address_pool.ts";
 import { createUsdtPayin } from "../payins/create.ts";
 import { createCardPayin, createMobileMoneyPayin } from "../payins/create_fiat.ts";
 import { merchantCaller } from "../shop/checkout.ts";
@@ -82,6 +83,11 @@ export async function startRenewalPayin(deps: Deps, renewalId: string, input: Re
   const to = RAIL_CURRENCY[rail];
   const rate = await currentRate(deps, found.renewal.currency, to);
   const caller = merchantCaller(merchant, found.renewal.is_sandbox);
+  if (rail === "USDT_TRC20") {
+    // Lease a deposit address before the transaction: the pool leases through the root handle, which on
+    // PGlite (one connection) would wait for this very transaction. Given back at once, used just below.
+    returnDepositAddress(deps, found.renewal.is_sandbox, await takeDepositAddress(deps, found.renewal.is_sandbox));
+  }
   return await deps.db.tx(async (tx) => {
     const txDeps: Deps = { ...deps, db: tx };
     const renewal = (await subsDb.findRenewal(tx, renewalId, { lock: true }))!;
