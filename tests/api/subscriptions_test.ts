@@ -2,6 +2,8 @@
 // checkout, renewed once paid (e-mail, hosted renewal page, the pay-in's checkout), failed when unpaid
 // after the grace, paused and resumed (no renewal while paused), changed, cancelled by the merchant and
 // by the customer's signed link, and two processes running the renewal job at once: one renewal a period.
+import { readDatabaseConfig } from "../../config.ts";
+import { openPostgres } from "../../db/postgres.ts";
 import { manualClock } from "../../domain/clock.ts";
 import type { Deps } from "../../domain/deps.ts";
 import { expireDuePayins } from "../../domain/payins/chain_events.ts";
@@ -92,9 +94,12 @@ Deno.test("subscriptions: created, renewed, failed, paused and resumed, changed,
       await handleSubscriptionCron(gw.deps);
       assertEquals((await renewalsOf(gw, subId)).length, 0, "not due a minute early");
       clock.set(new Date("2026-02-28T09:00:00.000Z"));
-      // A second process: its own deps over the same database (the same pool on PostgreSQL runs the
-      // statements on separate connections, truly at once).
-      const other: Deps = { ...gw.deps, keyCache: undefined };
+      // A second process: its own deps and, on PostgreSQL, its own connection pool to the same schema
+      // (PGlite is one embedded connection: there the two share it).
+      const url = readDatabaseConfig().databaseUrl;
+      const [{ schema }] = await gw.db.query<{ schema: string }>("SELECT current_schema() AS schema");
+      const otherDb = url ? await openPostgres(url, 5, schema) : gw.db;
+      const other: Deps = { ...gw.deps, db: otherDb, keyCache: undefined };
       const message = { type: "subscription.renew" as const, subscriptionId: subId, periodIndex: 2 };
       await Promise.all([
         handleSubscriptionCron(gw.deps),
@@ -105,6 +110,7 @@ Deno.test("subscriptions: created, renewed, failed, paused and resumed, changed,
       ]);
       // A KV message delivered again later changes nothing either.
       await handleSubscriptionRenew(message, other);
+      if (otherDb !== gw.db) await otherDb.close();
       const renewals = await renewalsOf(gw, subId);
       assertEquals(renewals.length, 1);
       assertEquals(renewals[0].period_index, 2);
