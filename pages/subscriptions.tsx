@@ -29,6 +29,8 @@ function Shell(props: {
   t: SubscriptionMessages;
   sandbox?: boolean;
   brandColor?: string | null;
+  /** Query kept by the language switch (the cancel page's token). */
+  keep?: string;
   children: unknown;
 }) {
   const other: Lang = props.lang === "fr" ? "en" : "fr";
@@ -41,7 +43,9 @@ function Shell(props: {
       <main>
         <div class="bar">
           <span>{props.title}</span>
-          <a href={`?lang=${other}`} hreflang={other} lang={other}>{props.t.switchTo}</a>
+          <a href={`?${props.keep ? `${props.keep}&` : ""}lang=${other}`} hreflang={other} lang={other}>
+            {props.t.switchTo}
+          </a>
         </div>
         {props.sandbox && <p class="sbx">{props.t.sandbox}</p>}
         <div class="card">{props.children as never}</div>
@@ -144,6 +148,7 @@ export function renderCancelPage(
     t,
     title: done ? t.cancelledTitle : t.cancelTitle,
     sandbox: s.is_sandbox,
+    keep: `token=${encodeURIComponent(token)}`,
     children: (
       <>
         <Payee merchant={merchant} reference={s.description} t={MESSAGES[lang]} />

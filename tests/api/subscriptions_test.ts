@@ -276,6 +276,9 @@ Deno.test("subscriptions: created, renewed, failed, paused and resumed, changed,
       assertEquals(confirm.status, 200);
       assertMatch(confirm.text, /Résilier votre abonnement/);
       assertMatch(confirm.text, /data-confirm-cancel/);
+      // The language switch keeps the token.
+      assertMatch(confirm.text, /href="\?token=[0-9a-f]{48}&amp;lang=en"/);
+      assertMatch((await gw.request("GET", `${cancelPath}&lang=en`)).text, /Cancel your subscription\?/);
       const token = /token=([0-9a-f]+)/.exec(cancelPath)![1];
       const badPost = await gw.app.request(`/subscriptions/${subId}/cancel`, {
         method: "POST",
