@@ -11,6 +11,8 @@ import { startSubscriptionOfOrder } from "../../domain/subscriptions/create.ts";
 import { handleSubscriptionCron, handleSubscriptionRenew } from "../../jobs/subscriptions.ts";
 import { assert, assertEquals, assertMatch } from "../assert.ts";
 import { startTestGateway } from "../helpers.ts";
+import { contractFor } from "../contract.ts";
+import { webhookBody } from "../../domain/events.ts";
 import {
   eventsOf,
   linkIn,
@@ -330,6 +332,20 @@ Deno.test("subscriptions: created, renewed, failed, paused and resumed, changed,
       assertEquals(res.json.data.cancelledBy, "MERCHANT");
       assertEquals((await eventsOf(gw, "subscription.cancelled", other.id))[0].cancelledBy, "MERCHANT");
       assertEquals((await get("/v1/subscriptions?status=CANCELLED")).json.data.meta.total, 2);
+    });
+
+    await t.step("every subscription event sent matches its documented webhook payload", async () => {
+      const contract = contractFor(await (await gw.app.request("/v1/openapi.json")).text());
+      const rows = await gw.db.query<{ type: string; data: unknown; created_at: Date }>(
+        "SELECT type, data, created_at FROM events WHERE type LIKE 'subscription.%'",
+      );
+      const types = new Set(rows.map((r) => r.type));
+      assertEquals(types.size, 8, [...types].join(", "));
+      for (const r of rows) {
+        const data = typeof r.data === "string" ? JSON.parse(r.data) : r.data;
+        const body = JSON.parse(webhookBody(r.type, data, r.created_at, { livemode: false, test: false }));
+        assertEquals(contract.checkEvent(body), null);
+      }
     });
   } finally {
     await gw.close();
