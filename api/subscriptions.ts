@@ -12,7 +12,11 @@ import {
   resumeSubscription,
   updateSubscription,
 } from "../domain/subscriptions/actions.ts";
-import { BILLING_INTERVALS, RENEWAL_STATUSES, SUBSCRIPTION_STATUSES } from "../domain/subscriptions/states.ts";
+import {
+  BILLING_INTERVALS,
+  RENEWAL_STATUSES,
+  SUBSCRIPTION_STATUSES,
+} from "../domain/subscriptions/states.ts";
 import { renewalView, subscriptionView } from "../domain/subscriptions/view.ts";
 import { isWellFormedId } from "../domain/ids.ts";
 import { newRouter } from "./app.ts";
@@ -47,7 +51,9 @@ export const SubscriptionSchema = z.object({
   intervalCount: z.number().int(),
   currentPeriodStart: z.string().openapi({ description: "start of the last period paid for" }),
   currentPeriodEnd: z.string(),
-  nextRenewalAt: nullableText.openapi({ description: "when the next renewal starts; null if paused or cancelled" }),
+  nextRenewalAt: nullableText.openapi({
+    description: "when the next renewal starts; null if paused or cancelled",
+  }),
   firstOrderId: z.string(),
   paymentMethod: nullableText.openapi({ description: "the rail of the first payment" }),
   pausedAt: nullableText,
@@ -61,7 +67,9 @@ export const SubscriptionSchema = z.object({
 export const RenewalSchema = z.object({
   id: z.string(),
   subscriptionId: z.string(),
-  periodIndex: z.number().int().openapi({ description: "2 for the first renewal (period 1 is the checkout)" }),
+  periodIndex: z.number().int().openapi({
+    description: "2 for the first renewal (period 1 is the checkout)",
+  }),
   periodStart: z.string(),
   periodEnd: z.string(),
   status: z.enum(RENEWAL_STATUSES),
@@ -115,7 +123,9 @@ export function subscriptionRoutes() {
     async (c) => {
       const q = c.req.valid("query");
       // An id that cannot be a paylink's matches nothing, like an unknown one.
-      const paylinkId = q.paylinkId === undefined || isWellFormedId("plk", q.paylinkId) ? q.paylinkId : "plk_none";
+      const paylinkId = q.paylinkId === undefined || isWellFormedId("plk", q.paylinkId)
+        ? q.paylinkId
+        : "plk_none";
       const { rows, total } = await listSubscriptions(c.get("deps"), c.get("auth"), { ...q, paylinkId });
       return ok(c, pageOf(rows.map(subscriptionView), total, q));
     },
@@ -160,7 +170,12 @@ export function subscriptionRoutes() {
   );
 
   const moves = [
-    ["pause", "pauseSubscription", "Pause: no renewal starts until resumed (ACTIVE or PAST_DUE only)", pauseSubscription],
+    [
+      "pause",
+      "pauseSubscription",
+      "Pause: no renewal starts until resumed (ACTIVE or PAST_DUE only)",
+      pauseSubscription,
+    ],
     [
       "resume",
       "resumeSubscription",
@@ -185,7 +200,9 @@ export function subscriptionRoutes() {
         security,
         middleware: [requireKey("paylinks_write", "write")],
         request: { params: IdParam },
-        responses: one(`The subscription after the move (INVALID_TRANSACTION_STATUS from a state that refuses it)`),
+        responses: one(
+          `The subscription after the move (INVALID_TRANSACTION_STATUS from a state that refuses it)`,
+        ),
       }),
       async (c) => ok(c, subscriptionView(await fn(c.get("deps"), c.get("auth"), c.req.valid("param").id))),
     );
@@ -210,7 +227,12 @@ export function subscriptionRoutes() {
       ok(
         c,
         subscriptionView(
-          await updateSubscription(c.get("deps"), c.get("auth"), c.req.valid("param").id, c.req.valid("json")),
+          await updateSubscription(
+            c.get("deps"),
+            c.get("auth"),
+            c.req.valid("param").id,
+            c.req.valid("json"),
+          ),
         ),
       ),
   );

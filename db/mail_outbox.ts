@@ -24,19 +24,43 @@ export async function insertMail(
   db: Db,
   m: Pick<
     MailRow,
-    "id" | "merchant_id" | "is_sandbox" | "to_address" | "subject" | "text_body" | "html_body" | "kind" | "ref_id"
+    | "id"
+    | "merchant_id"
+    | "is_sandbox"
+    | "to_address"
+    | "subject"
+    | "text_body"
+    | "html_body"
+    | "kind"
+    | "ref_id"
   >,
   now: Date,
 ): Promise<void> {
   await db.query(
     `INSERT INTO mail_outbox (id, merchant_id, is_sandbox, to_address, subject, text_body, html_body, kind,
        ref_id, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-    [m.id, m.merchant_id, m.is_sandbox, m.to_address, m.subject, m.text_body, m.html_body, m.kind, m.ref_id, now],
+    [
+      m.id,
+      m.merchant_id,
+      m.is_sandbox,
+      m.to_address,
+      m.subject,
+      m.text_body,
+      m.html_body,
+      m.kind,
+      m.ref_id,
+      now,
+    ],
   );
 }
 
 /** Takes a pending message for `leaseMs` (one sender at a time); undefined when sent, failed or leased. */
-export async function claimMail(db: Db, id: string, now: Date, leaseMs: number): Promise<MailRow | undefined> {
+export async function claimMail(
+  db: Db,
+  id: string,
+  now: Date,
+  leaseMs: number,
+): Promise<MailRow | undefined> {
   return (await db.query<MailRow>(
     `UPDATE mail_outbox SET attempts = attempts + 1, locked_until = $3
       WHERE id = $1 AND status = 'PENDING' AND (locked_until IS NULL OR locked_until <= $2) RETURNING *`,

@@ -133,7 +133,10 @@ export async function listSubscriptionsOf(
     `SELECT * FROM subscriptions WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $5 OFFSET $6`,
     [...params, q.limit, (q.page - 1) * q.limit],
   );
-  const [{ n }] = await db.query<{ n: string }>(`SELECT count(*) AS n FROM subscriptions WHERE ${where}`, params);
+  const [{ n }] = await db.query<{ n: string }>(
+    `SELECT count(*) AS n FROM subscriptions WHERE ${where}`,
+    params,
+  );
   return { rows, total: Number(n) };
 }
 
@@ -193,7 +196,14 @@ export async function listDueRenewals(
  */
 export async function claimRenewal(
   db: Db,
-  r: { id: string; subscriptionId: string; periodIndex: number; periodEnd: Date; graceUntil: Date; now: Date },
+  r: {
+    id: string;
+    subscriptionId: string;
+    periodIndex: number;
+    periodEnd: Date;
+    graceUntil: Date;
+    now: Date;
+  },
 ): Promise<RenewalRow | undefined> {
   return (await db.query<RenewalRow>(
     `INSERT INTO subscription_renewals (id, subscription_id, merchant_id, is_sandbox, period_index,

@@ -272,7 +272,11 @@ export function sampleEventData(type: EventType, now: Date): Record<string, unkn
     case "subscription.resumed":
     case "subscription.updated":
       // Built by the same function as the real events, from sample rows.
-      return sampleSubscriptionEventData({ publicUrl: "https://pay.example.com" }, type as SubscriptionEvent, now);
+      return sampleSubscriptionEventData(
+        { publicUrl: "https://pay.example.com" },
+        type as SubscriptionEvent,
+        now,
+      );
     default:
       return genericSample(type, at);
   }

@@ -22,7 +22,10 @@ export type OutgoingMail = {
   refId?: string | null;
 };
 
-export async function queueMail(deps: Pick<Deps, "db" | "clock" | "queue">, m: OutgoingMail): Promise<string> {
+export async function queueMail(
+  deps: Pick<Deps, "db" | "clock" | "queue">,
+  m: OutgoingMail,
+): Promise<string> {
   const now = deps.clock.now();
   const id = newId("eml", now.getTime());
   await mailDb.insertMail(deps.db, {

@@ -11,7 +11,12 @@ import {
 } from "./maintenance.ts";
 import { handleOutboundSend, handleOutboundSweep } from "./money_out.ts";
 import { handlePaylinkReleaseSweep } from "./paylinks.ts";
-import { handleMailSend, handleMailSweep, handleSubscriptionCron, handleSubscriptionRenew } from "./subscriptions.ts";
+import {
+  handleMailSend,
+  handleMailSweep,
+  handleSubscriptionCron,
+  handleSubscriptionRenew,
+} from "./subscriptions.ts";
 import { handleSweepCron, handleTreasurySweep } from "./treasury.ts";
 import { ensureTronScanLoop, handleTronScan } from "./tron_scanner.ts";
 import { handleWebhookDeliver, handleWebhookSweep } from "./webhook_delivery.ts";

@@ -3,7 +3,11 @@
 // unpaid past their grace; `subscription.renew` messages do one subscription's period, idempotently.
 import type { Deps, JobMessage } from "../domain/deps.ts";
 import { sendPendingMail, sendQueuedMail } from "../domain/mail.ts";
-import { failRenewalsPastGrace, renewDueSubscriptions, startRenewal } from "../domain/subscriptions/renewals.ts";
+import {
+  failRenewalsPastGrace,
+  renewDueSubscriptions,
+  startRenewal,
+} from "../domain/subscriptions/renewals.ts";
 
 export async function handleSubscriptionCron(deps: Deps): Promise<void> {
   const started = await renewDueSubscriptions(deps);

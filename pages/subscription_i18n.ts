@@ -12,7 +12,8 @@ const fr = {
   paidTitle: "Renouvellement payé",
   paidText: "Merci ! Votre abonnement continue.",
   failedTitle: "Renouvellement échoué",
-  failedText: "Ce renouvellement n'a pas été payé à temps. Contactez le marchand pour reprendre votre abonnement.",
+  failedText:
+    "Ce renouvellement n'a pas été payé à temps. Contactez le marchand pour reprendre votre abonnement.",
   closedTitle: "Abonnement résilié",
   closedText: "Cet abonnement est résilié : plus rien ne vous sera demandé.",
   cancelLink: "Résilier l'abonnement",

@@ -33,7 +33,9 @@ async function formOf(c: Context<AppEnv>): Promise<Record<string, string>> {
   try {
     const body = await c.req.parseBody();
     return Object.fromEntries(
-      Object.entries(body).filter(([, v]) => typeof v === "string").map(([k, v]) => [k, (v as string).slice(0, 200)]),
+      Object.entries(body).filter(([, v]) => typeof v === "string").map((
+        [k, v],
+      ) => [k, (v as string).slice(0, 200)]),
     );
   } catch {
     return {};
@@ -73,7 +75,9 @@ export function subscriptionPageRoutes() {
     const rail = RAILS.find((x) => x === form.paymentMethod);
     let problem: string;
     if (await limited(c, "renewal-pay")) {
-      problem = lang === "fr" ? "trop de tentatives, réessayez dans une minute" : "too many attempts, retry in a minute";
+      problem = lang === "fr"
+        ? "trop de tentatives, réessayez dans une minute"
+        : "too many attempts, retry in a minute";
     } else if (!rail) {
       problem = lang === "fr" ? "choisissez un moyen de paiement" : "choose a payment method";
     } else {
@@ -100,7 +104,11 @@ export function subscriptionPageRoutes() {
     const merchant = s && await findMerchant(deps.db, s.merchant_id);
     if (!s || !merchant) return notFound(c, lang);
     const nonce = newNonce();
-    return c.html(renderCancelPage(s, brandingOf(merchant), token, lang, nonce), 200, headersFor(lang, nonce));
+    return c.html(
+      renderCancelPage(s, brandingOf(merchant), token, lang, nonce),
+      200,
+      headersFor(lang, nonce),
+    );
   });
 
   r.post("/subscriptions/:id/cancel", async (c) => {

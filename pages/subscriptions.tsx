@@ -11,7 +11,8 @@ import type { MerchantBranding } from "../domain/merchant_branding.ts";
 
 const UNIT = { USDT_TRC20: "USDT", XOF: "FCFA" } as const;
 
-const EXTRA_CSS = `.rails{display:grid;gap:10px;margin:12px 0 0}.rails button{width:100%;min-height:52px;text-align:left;
+const EXTRA_CSS =
+  `.rails{display:grid;gap:10px;margin:12px 0 0}.rails button{width:100%;min-height:52px;text-align:left;
 font-size:17px}.muted{color:#47525e;font-size:15px;margin:4px 0}.foot{margin:16px 0 0;font-size:15px}
 .foot a{color:#0b57a4;display:inline-block;padding:10px 0}input.ph{display:block;width:100%;min-height:48px;padding:8px 12px;
 border:2px solid #8795a3;border-radius:10px;font:inherit;margin:0 0 4px}form.inline{margin:0}`;
@@ -38,7 +39,12 @@ function Shell(props: {
     lang: props.lang,
     title: props.title,
     nonce: props.nonce,
-    head: <style nonce={props.nonce} dangerouslySetInnerHTML={{ __html: EXTRA_CSS + brandCss(props.brandColor ?? null) }} />,
+    head: (
+      <style
+        nonce={props.nonce}
+        dangerouslySetInnerHTML={{ __html: EXTRA_CSS + brandCss(props.brandColor ?? null) }}
+      />
+    ),
     children: (
       <main>
         <div class="bar">
@@ -98,7 +104,9 @@ export function renderRenewalPage(
             <p class="muted">{t.period(formatDay(r.period_start, lang), formatDay(r.period_end, lang))}</p>
             <p class="muted">{t.payBefore(formatDay(r.grace_until, lang))}</p>
             {error && <p class="err" role="alert">{t.error} {error}</p>}
-            {v.runningPayinId && <a class="btn" href={`/checkout/${v.runningPayinId}?lang=${lang}`}>{t.continue}</a>}
+            {v.runningPayinId && (
+              <a class="btn" href={`/checkout/${v.runningPayinId}?lang=${lang}`}>{t.continue}</a>
+            )}
             <form method="post" action={`/subscriptions/renewals/${r.id}/pay?lang=${lang}`}>
               <p class="lbl">{t.choose}</p>
               {v.rails.includes("MOBILE_MONEY") && (
@@ -117,7 +125,9 @@ export function renderRenewalPage(
               )}
               <div class="rails">
                 {v.rails.map((rail) => (
-                  <button type="submit" name="paymentMethod" value={rail} data-rail={rail}>{t.rails[rail]}</button>
+                  <button type="submit" name="paymentMethod" value={rail} data-rail={rail}>
+                    {t.rails[rail]}
+                  </button>
                 ))}
               </div>
             </form>
@@ -125,7 +135,9 @@ export function renderRenewalPage(
         )}
         {!closed && (
           <p class="foot">
-            <a href={v.cancelUrl.replace(/^https?:\/\/[^/]+/, "") + `&lang=${lang}`} data-cancel="">{t.cancelLink}</a>
+            <a href={v.cancelUrl.replace(/^https?:\/\/[^/]+/, "") + `&lang=${lang}`} data-cancel="">
+              {t.cancelLink}
+            </a>
           </p>
         )}
       </>

@@ -7,7 +7,8 @@ import { assertEquals } from "./assert.ts";
 export async function makeRecurringPaylink(
   gw: TestGateway,
   merchantId: string,
-  opts: { interval?: "WEEKLY" | "MONTHLY" | "YEARLY"; count?: number; price?: string; isSandbox?: boolean } = {},
+  opts: { interval?: "WEEKLY" | "MONTHLY" | "YEARLY"; count?: number; price?: string; isSandbox?: boolean } =
+    {},
 ) {
   return await makePaylink(gw, merchantId, {
     isSandbox: opts.isSandbox,
@@ -42,7 +43,9 @@ export async function paidCheckout(
     },
   });
   assertEquals(res.status, 201, res.text);
-  const paid = await gw.request("POST", `/v1/sandbox/payments/${res.json.data.transactionId}/simulate`, { key });
+  const paid = await gw.request("POST", `/v1/sandbox/payments/${res.json.data.transactionId}/simulate`, {
+    key,
+  });
   assertEquals(paid.status, 200, paid.text);
   return { orderId: res.json.data.orderId as string, payinId: res.json.data.transactionId as string };
 }

@@ -1,7 +1,11 @@
 // The `data` of the subscription.* events (domain/subscriptions/view.ts subscriptionEventData), field by
 // field, for the OpenAPI `webhooks` section.
 import { z } from "@hono/zod-openapi";
-import { BILLING_INTERVALS, RENEWAL_STATUSES, SUBSCRIPTION_STATUSES } from "../../domain/subscriptions/states.ts";
+import {
+  BILLING_INTERVALS,
+  RENEWAL_STATUSES,
+  SUBSCRIPTION_STATUSES,
+} from "../../domain/subscriptions/states.ts";
 
 const nullableText = z.string().nullable();
 const currency = z.enum(["USDT_TRC20", "XOF"]);
@@ -33,7 +37,9 @@ const base = {
   currency,
   interval: z.enum(BILLING_INTERVALS),
   intervalCount: z.number().int(),
-  currentPeriodStart: z.string().openapi({ description: "the last period paid for (the first one at creation)" }),
+  currentPeriodStart: z.string().openapi({
+    description: "the last period paid for (the first one at creation)",
+  }),
   currentPeriodEnd: z.string(),
   nextRenewalAt: nullableText,
 };
@@ -61,6 +67,10 @@ export const SUBSCRIPTION_EVENT_SCHEMAS = {
   "subscription.updated": z.object({
     ...base,
     pausedAt: nullableText.optional(),
-    previous: z.object({ amount: z.string(), interval: z.enum(BILLING_INTERVALS), intervalCount: z.number().int() }),
+    previous: z.object({
+      amount: z.string(),
+      interval: z.enum(BILLING_INTERVALS),
+      intervalCount: z.number().int(),
+    }),
   }),
 };

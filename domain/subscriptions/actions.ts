@@ -109,9 +109,16 @@ function cancelAs(by: "MERCHANT" | "CUSTOMER") {
 
 export async function cancelSubscription(deps: ActionDeps, owner: Owner, id: string) {
   const s = await getSubscription(deps, owner, id);
-  return await act(deps, s.id, "cancel", "subscription.cancelled", cancelAs("MERCHANT"), async (tx, moved) => {
-    await closeOpenRenewals(tx, moved.id);
-  });
+  return await act(
+    deps,
+    s.id,
+    "cancel",
+    "subscription.cancelled",
+    cancelAs("MERCHANT"),
+    async (tx, moved) => {
+      await closeOpenRenewals(tx, moved.id);
+    },
+  );
 }
 
 /** The customer's link: a valid token for this subscription, or NOT_FOUND (it reveals nothing). */
@@ -126,9 +133,16 @@ export async function cancelByCustomer(deps: ActionDeps, id: string, token: stri
   if (!s) throw notFound();
   if (s.status === "CANCELLED") return s;
   try {
-    return await act(deps, s.id, "cancel", "subscription.cancelled", cancelAs("CUSTOMER"), async (tx, moved) => {
-      await closeOpenRenewals(tx, moved.id);
-    });
+    return await act(
+      deps,
+      s.id,
+      "cancel",
+      "subscription.cancelled",
+      cancelAs("CUSTOMER"),
+      async (tx, moved) => {
+        await closeOpenRenewals(tx, moved.id);
+      },
+    );
   } catch (err) {
     // Cancelled meanwhile (the merchant, or the same link twice at once): the customer's wish holds.
     const now = await subsDb.findSubscription(deps.db, id);
@@ -167,7 +181,12 @@ function checkAmount(amount: string, currency: "USDT_TRC20" | "XOF"): string {
  * Changes the price or the rhythm from the next renewal not yet started (the running period stays paid
  * as it was). A new rhythm counts from the start of that next period.
  */
-export async function updateSubscription(deps: ActionDeps, owner: Owner, id: string, change: SubscriptionChange) {
+export async function updateSubscription(
+  deps: ActionDeps,
+  owner: Owner,
+  id: string,
+  change: SubscriptionChange,
+) {
   const s = await getSubscription(deps, owner, id);
   const amount = change.amount === undefined ? undefined : checkAmount(change.amount, s.currency);
   return await act(

@@ -31,9 +31,9 @@ export async function queueWelcomeMail(
   const text = [
     `Bonjour${s.customer_name ? ` ${s.customer_name}` : ""},`,
     ``,
-    `Votre abonnement « ${s.description} » chez ${merchantName} a commencé : ${price(s)}, période payée jusqu'au ${
-      day(s.current_period_end, "fr")
-    }.`,
+    `Votre abonnement « ${s.description} » chez ${merchantName} a commencé : ${
+      price(s)
+    }, période payée jusqu'au ${day(s.current_period_end, "fr")}.`,
     `Avant chaque nouvelle période, vous recevrez un lien pour payer.`,
     `Pour résilier à tout moment : ${cancel}`,
     ``,
@@ -69,9 +69,9 @@ export async function queueRenewalMail(
   const text = [
     `Bonjour${s.customer_name ? ` ${s.customer_name}` : ""},`,
     ``,
-    `Votre abonnement « ${s.description} » chez ${merchantName} se renouvelle : ${price(r)} pour la période du ${
-      day(r.period_start, "fr")
-    } au ${day(r.period_end, "fr")}.`,
+    `Votre abonnement « ${s.description} » chez ${merchantName} se renouvelle : ${
+      price(r)
+    } pour la période du ${day(r.period_start, "fr")} au ${day(r.period_end, "fr")}.`,
     `Payer : ${pay}`,
     `Sans paiement avant le ${day(r.grace_until, "fr")}, le renouvellement échouera.`,
     `Résilier : ${cancel}`,

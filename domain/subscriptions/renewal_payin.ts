@@ -66,13 +66,21 @@ export async function getRenewalPage(
   };
 }
 
-export type RenewalPayInput = { paymentMethod: PaymentRail; customerPhone?: string; operatorCode?: OperatorCode };
+export type RenewalPayInput = {
+  paymentMethod: PaymentRail;
+  customerPhone?: string;
+  operatorCode?: OperatorCode;
+};
 
 /**
  * Starts (or finds) the renewal's pay-in on the chosen rail, at the live rate rounded up to the rail's
  * currency. Refused unless the renewal is still PENDING. Answers the pay-in id to send the customer to.
  */
-export async function startRenewalPayin(deps: Deps, renewalId: string, input: RenewalPayInput): Promise<string> {
+export async function startRenewalPayin(
+  deps: Deps,
+  renewalId: string,
+  input: RenewalPayInput,
+): Promise<string> {
   const found = await load(deps, renewalId);
   if (!found) throw new AppError("NOT_FOUND", "No such renewal");
   const { subscription, merchant, paylink } = found;
@@ -86,7 +94,11 @@ export async function startRenewalPayin(deps: Deps, renewalId: string, input: Re
   if (rail === "USDT_TRC20") {
     // Lease a deposit address before the transaction: the pool leases through the root handle, which on
     // PGlite (one connection) would wait for this very transaction. Given back at once, used just below.
-    returnDepositAddress(deps, found.renewal.is_sandbox, await takeDepositAddress(deps, found.renewal.is_sandbox));
+    returnDepositAddress(
+      deps,
+      found.renewal.is_sandbox,
+      await takeDepositAddress(deps, found.renewal.is_sandbox),
+    );
   }
   return await deps.db.tx(async (tx) => {
     const txDeps: Deps = { ...deps, db: tx };

@@ -43,7 +43,9 @@ export async function startRenewal(
       subscriptionId,
       periodIndex,
       periodEnd,
-      graceUntil: new Date(now.getTime() + (deps.config.subscriptionGraceHours ?? DEFAULT_GRACE_HOURS) * 3_600_000),
+      graceUntil: new Date(
+        now.getTime() + (deps.config.subscriptionGraceHours ?? DEFAULT_GRACE_HOURS) * 3_600_000,
+      ),
       now,
     });
     if (!renewal) return undefined;
@@ -141,14 +143,19 @@ export async function followRenewalPayin(deps: FollowDeps, payin: PayinRow, stat
       return;
     }
     const paid = (await subsDb.finishRenewal(tx, renewal.id, "PAID", now))!;
-    const s = await moveForRenewal(txDeps, paid.subscription_id, "renew", (row) =>
-      paid.period_index > row.current_period_index
-        ? {
-          current_period_index: paid.period_index,
-          current_period_start: paid.period_start,
-          current_period_end: paid.period_end,
-        }
-        : {});
+    const s = await moveForRenewal(
+      txDeps,
+      paid.subscription_id,
+      "renew",
+      (row) =>
+        paid.period_index > row.current_period_index
+          ? {
+            current_period_index: paid.period_index,
+            current_period_start: paid.period_start,
+            current_period_end: paid.period_end,
+          }
+          : {},
+    );
     if (!s) return;
     await emitEvent(txDeps, {
       merchantId: s.merchant_id,

@@ -20,11 +20,17 @@ const MOVES: Record<SubscriptionStatus, Partial<Record<SubscriptionAction, Subsc
   CANCELLED: {},
 };
 
-export function nextStatus(from: SubscriptionStatus, action: SubscriptionAction): SubscriptionStatus | undefined {
+export function nextStatus(
+  from: SubscriptionStatus,
+  action: SubscriptionAction,
+): SubscriptionStatus | undefined {
   return MOVES[from]?.[action];
 }
 
-export function assertSubscriptionMove(from: SubscriptionStatus, action: SubscriptionAction): SubscriptionStatus {
+export function assertSubscriptionMove(
+  from: SubscriptionStatus,
+  action: SubscriptionAction,
+): SubscriptionStatus {
   const to = nextStatus(from, action);
   if (!to) {
     throw new AppError(

@@ -20,7 +20,10 @@ function tokenSecret(config: Pick<Config, "appSecret">): string {
 }
 
 /** The customer's cancel token: an HMAC of the subscription id under the app secret (no expiry). */
-export async function cancelToken(config: Pick<Config, "appSecret">, subscriptionId: string): Promise<string> {
+export async function cancelToken(
+  config: Pick<Config, "appSecret">,
+  subscriptionId: string,
+): Promise<string> {
   return (await hmacSha256Hex(tokenSecret(config), subscriptionId)).slice(0, 48);
 }
 
@@ -197,10 +200,16 @@ export function sampleRenewalRow(now: Date, status: RenewalRow["status"]): Renew
 }
 
 /** The sample `data` of a test delivery of `type`, built by subscriptionEventData itself. */
-export function sampleSubscriptionEventData(config: Pick<Config, "publicUrl">, type: SubscriptionEvent, now: Date) {
+export function sampleSubscriptionEventData(
+  config: Pick<Config, "publicUrl">,
+  type: SubscriptionEvent,
+  now: Date,
+) {
   switch (type) {
     case "subscription.created":
-      return subscriptionEventData(config, sampleSubscriptionRow(now, "ACTIVE"), { transactionId: "pay_test_0001" });
+      return subscriptionEventData(config, sampleSubscriptionRow(now, "ACTIVE"), {
+        transactionId: "pay_test_0001",
+      });
     case "subscription.renewal_initiated":
       return subscriptionEventData(config, sampleSubscriptionRow(now, "ACTIVE"), {
         renewal: sampleRenewalRow(now, "PENDING"),

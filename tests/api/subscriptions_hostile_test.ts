@@ -20,30 +20,51 @@ Deno.test("subscriptions: hostile input, other merchants, concurrency", async (t
 
     await t.step("another merchant, another mode, a publishable key: not found or forbidden", async () => {
       for (const otherKey of [rival.keys.testSecret, rival.keys.liveSecret, m.keys.liveSecret]) {
-        for (const [method, path] of [
-          ["GET", `/v1/subscriptions/${sub.id}`],
-          ["GET", `/v1/subscriptions/${sub.id}/renewals`],
-          ["POST", `/v1/subscriptions/${sub.id}/pause`],
-          ["POST", `/v1/subscriptions/${sub.id}/cancel`],
-        ]) {
+        for (
+          const [method, path] of [
+            ["GET", `/v1/subscriptions/${sub.id}`],
+            ["GET", `/v1/subscriptions/${sub.id}/renewals`],
+            ["POST", `/v1/subscriptions/${sub.id}/pause`],
+            ["POST", `/v1/subscriptions/${sub.id}/cancel`],
+          ]
+        ) {
           const res = await gw.request(method, path, { key: otherKey });
           assertEquals(res.status, 404, `${method} ${path}`);
           assertEquals(res.json.error.code, "NOT_FOUND");
         }
-        const patch = await gw.request("PATCH", `/v1/subscriptions/${sub.id}`, { key: otherKey, body: { amount: "1" } });
+        const patch = await gw.request("PATCH", `/v1/subscriptions/${sub.id}`, {
+          key: otherKey,
+          body: { amount: "1" },
+        });
         assertEquals(patch.status, 404);
-        assertEquals((await gw.request("GET", "/v1/subscriptions", { key: otherKey })).json.data.meta.total, 0);
+        assertEquals(
+          (await gw.request("GET", "/v1/subscriptions", { key: otherKey })).json.data.meta.total,
+          0,
+        );
       }
       const pk = await gw.request("GET", "/v1/subscriptions", { key: m.keys.testPublishable });
       assertEquals(pk.status, 403);
-      const pause = await gw.request("POST", `/v1/subscriptions/${sub.id}/pause`, { key: m.keys.testPublishable });
+      const pause = await gw.request("POST", `/v1/subscriptions/${sub.id}/pause`, {
+        key: m.keys.testPublishable,
+      });
       assertEquals(pause.status, 403);
       assertEquals((await gw.request("GET", "/v1/subscriptions")).status, 401);
-      assertEquals((await gw.request("GET", `/v1/subscriptions/${sub.id}`, { key })).json.data.status, "ACTIVE");
+      assertEquals(
+        (await gw.request("GET", `/v1/subscriptions/${sub.id}`, { key })).json.data.status,
+        "ACTIVE",
+      );
     });
 
     await t.step("malformed ids and queries", async () => {
-      for (const id of ["sub_x", "sub_%00", "%27%20OR%201%3D1", `sub_${"a".repeat(5000)}`, "pay_01kzzzzzzzzzzzzzzzzzzzzzzz"]) {
+      for (
+        const id of [
+          "sub_x",
+          "sub_%00",
+          "%27%20OR%201%3D1",
+          `sub_${"a".repeat(5000)}`,
+          "pay_01kzzzzzzzzzzzzzzzzzzzzzzz",
+        ]
+      ) {
         for (const path of [`/v1/subscriptions/${id}`, `/v1/subscriptions/${id}/resume`]) {
           const res = await gw.request(path.endsWith("resume") ? "POST" : "GET", path, { key });
           assertEquals(res.status, 404, path.slice(0, 80));
@@ -52,7 +73,11 @@ Deno.test("subscriptions: hostile input, other merchants, concurrency", async (t
       for (const q of ["status=NOPE", "page=0", "limit=101", "limit=abc"]) {
         assertEquals((await gw.request("GET", `/v1/subscriptions?${q}`, { key })).status, 400, q);
       }
-      const odd = await gw.request("GET", `/v1/subscriptions?paylinkId=${encodeURIComponent("' OR 1=1 --")}`, { key });
+      const odd = await gw.request(
+        "GET",
+        `/v1/subscriptions?paylinkId=${encodeURIComponent("' OR 1=1 --")}`,
+        { key },
+      );
       assertEquals(odd.status, 200);
       assertEquals(odd.json.data.meta.total, 0);
     });
@@ -134,7 +159,10 @@ Deno.test("subscriptions: hostile input, other merchants, concurrency", async (t
         body: `token=${token}`,
       });
       assertEquals(cross.status, 404);
-      assertEquals((await gw.request("GET", `/v1/subscriptions/${sub.id}`, { key })).json.data.status, "ACTIVE");
+      assertEquals(
+        (await gw.request("GET", `/v1/subscriptions/${sub.id}`, { key })).json.data.status,
+        "ACTIVE",
+      );
       // A renewal page's pay form with nonsense: a page again, never a pay-in, never a 500.
       clock.advance(7 * 24 * 3_600_000);
       const { handleSubscriptionCron } = await import("../../jobs/subscriptions.ts");

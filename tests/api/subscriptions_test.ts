@@ -50,45 +50,53 @@ Deno.test("subscriptions: created, renewed, failed, paused and resumed, changed,
       assertEquals((await get("/v1/subscriptions")).json.data.items.length, 0);
     });
 
-    await t.step("the first paid checkout creates the subscription, its event and the welcome e-mail", async () => {
-      const { orderId, payinId } = await paidCheckout(gw, key, paylink.slug, product.id, { promoCode: "BIENVENUE" });
-      const list = await get("/v1/subscriptions");
-      assertEquals(list.status, 200, list.text);
-      assertEquals(list.json.data.meta.total, 1);
-      const s = list.json.data.items[0];
-      subId = s.id;
-      assertMatch(s.id, /^sub_/);
-      assertEquals(s.status, "ACTIVE");
-      assertEquals(s.paylinkId, paylink.id);
-      assertEquals(s.firstOrderId, orderId);
-      assertEquals(s.customer, { email: "awa@example.com", name: "Awa Ouedraogo", phone: "+22670123456" });
-      // The promo code paid 10 % off the first payment; each renewal asks the full price.
-      assertEquals(s.amount, "5000");
-      assertEquals(s.currency, "XOF");
-      assertEquals(s.interval, "MONTHLY");
-      assertEquals(s.currentPeriodStart, t0.toISOString());
-      assertEquals(s.currentPeriodEnd, "2026-02-28T09:00:00.000Z");
-      assertEquals(s.nextRenewalAt, "2026-02-28T09:00:00.000Z");
-      assertEquals(s.paymentMethod, "MOBILE_MONEY");
-      const [created] = await eventsOf(gw, "subscription.created", subId);
-      assertEquals(created.paylinkId, paylink.id);
-      assertEquals(created.customer.email, "awa@example.com");
-      assertEquals(created.currentPeriodStart, t0.toISOString());
-      assertEquals(created.currentPeriodEnd, "2026-02-28T09:00:00.000Z");
-      assertEquals(created.transactionId, payinId);
-      const [welcome] = await outbox(gw, subId);
-      assertEquals(welcome.to, "awa@example.com");
-      assertEquals(welcome.kind, "subscription.created");
-      cancelPath = linkIn(welcome.text, `/subscriptions/${subId}/cancel`);
-      // The paid move seen again (a repeated settlement) makes no second subscription.
-      const [order] = await gw.db.query<Record<string, unknown>>("SELECT * FROM paylink_orders WHERE id = $1", [
-        orderId,
-      ]);
-      // deno-lint-ignore no-explicit-any
-      assertEquals(await startSubscriptionOfOrder(gw.deps, order as any, "CONFIRMED"), undefined);
-      assertEquals((await get("/v1/subscriptions")).json.data.meta.total, 1);
-      assertEquals((await get(`/v1/subscriptions/${subId}`)).json.data.id, subId);
-    });
+    await t.step(
+      "the first paid checkout creates the subscription, its event and the welcome e-mail",
+      async () => {
+        const { orderId, payinId } = await paidCheckout(gw, key, paylink.slug, product.id, {
+          promoCode: "BIENVENUE",
+        });
+        const list = await get("/v1/subscriptions");
+        assertEquals(list.status, 200, list.text);
+        assertEquals(list.json.data.meta.total, 1);
+        const s = list.json.data.items[0];
+        subId = s.id;
+        assertMatch(s.id, /^sub_/);
+        assertEquals(s.status, "ACTIVE");
+        assertEquals(s.paylinkId, paylink.id);
+        assertEquals(s.firstOrderId, orderId);
+        assertEquals(s.customer, { email: "awa@example.com", name: "Awa Ouedraogo", phone: "+22670123456" });
+        // The promo code paid 10 % off the first payment; each renewal asks the full price.
+        assertEquals(s.amount, "5000");
+        assertEquals(s.currency, "XOF");
+        assertEquals(s.interval, "MONTHLY");
+        assertEquals(s.currentPeriodStart, t0.toISOString());
+        assertEquals(s.currentPeriodEnd, "2026-02-28T09:00:00.000Z");
+        assertEquals(s.nextRenewalAt, "2026-02-28T09:00:00.000Z");
+        assertEquals(s.paymentMethod, "MOBILE_MONEY");
+        const [created] = await eventsOf(gw, "subscription.created", subId);
+        assertEquals(created.paylinkId, paylink.id);
+        assertEquals(created.customer.email, "awa@example.com");
+        assertEquals(created.currentPeriodStart, t0.toISOString());
+        assertEquals(created.currentPeriodEnd, "2026-02-28T09:00:00.000Z");
+        assertEquals(created.transactionId, payinId);
+        const [welcome] = await outbox(gw, subId);
+        assertEquals(welcome.to, "awa@example.com");
+        assertEquals(welcome.kind, "subscription.created");
+        cancelPath = linkIn(welcome.text, `/subscriptions/${subId}/cancel`);
+        // The paid move seen again (a repeated settlement) makes no second subscription.
+        const [order] = await gw.db.query<Record<string, unknown>>(
+          "SELECT * FROM paylink_orders WHERE id = $1",
+          [
+            orderId,
+          ],
+        );
+        // deno-lint-ignore no-explicit-any
+        assertEquals(await startSubscriptionOfOrder(gw.deps, order as any, "CONFIRMED"), undefined);
+        assertEquals((await get("/v1/subscriptions")).json.data.meta.total, 1);
+        assertEquals((await get(`/v1/subscriptions/${subId}`)).json.data.id, subId);
+      },
+    );
 
     let renewalPath = "";
     await t.step("two processes run the renewal job at once: one renewal for the period", async () => {
@@ -127,94 +135,120 @@ Deno.test("subscriptions: created, renewed, failed, paused and resumed, changed,
       assertEquals(mails[0].kind, "subscription.renewal");
       renewalPath = linkIn(mails[0].text, "/subscriptions/renewals/");
       assertEquals(renewalPath, `/subscriptions/renewals/${renewals[0].id}`);
-      assert(mails[0].text.includes(`/subscriptions/${subId}/cancel?token=`), "the e-mail carries the cancel link");
+      assert(
+        mails[0].text.includes(`/subscriptions/${subId}/cancel?token=`),
+        "the e-mail carries the cancel link",
+      );
       const s = (await get(`/v1/subscriptions/${subId}`)).json.data;
       assertEquals(s.nextRenewalAt, "2026-03-31T09:00:00.000Z");
       assertEquals(s.currentPeriodEnd, "2026-02-28T09:00:00.000Z", "not paid yet: the paid period stays");
     });
 
-    await t.step("the renewal page: whom, how much, which rails; French by default, English on request", async () => {
-      const page = await gw.request("GET", renewalPath);
-      assertEquals(page.status, 200);
-      assertMatch(page.text, /data-merchant>Ferme Awa</);
-      assertMatch(page.text, /data-amount>5000 <small>FCFA par mois/);
-      for (const rail of ["USDT_TRC20", "CARD", "MOBILE_MONEY"]) assert(page.text.includes(`data-rail="${rail}"`));
-      assert(page.text.includes("Renouvellement de l&#39;abonnement") || page.text.includes("Renouvellement de l'abonnement"));
-      assert(!/<script[^>]+src=|<link[^>]+href=|https?:\/\/(?!localhost)/.test(page.text), "no outside asset");
-      const en = await gw.request("GET", `${renewalPath}?lang=en`);
-      assertMatch(en.text, /Subscription renewal/);
-      assertMatch(en.text, /per month/);
-      assertEquals((await gw.request("GET", "/subscriptions/renewals/srn_01kzzzzzzzzzzzzzzzzzzzzzzz")).status, 404);
-    });
+    await t.step(
+      "the renewal page: whom, how much, which rails; French by default, English on request",
+      async () => {
+        const page = await gw.request("GET", renewalPath);
+        assertEquals(page.status, 200);
+        assertMatch(page.text, /data-merchant>Ferme Awa</);
+        assertMatch(page.text, /data-amount>5000 <small>FCFA par mois/);
+        for (const rail of ["USDT_TRC20", "CARD", "MOBILE_MONEY"]) {
+          assert(page.text.includes(`data-rail="${rail}"`));
+        }
+        assert(
+          page.text.includes("Renouvellement de l&#39;abonnement") ||
+            page.text.includes("Renouvellement de l'abonnement"),
+        );
+        assert(
+          !/<script[^>]+src=|<link[^>]+href=|https?:\/\/(?!localhost)/.test(page.text),
+          "no outside asset",
+        );
+        const en = await gw.request("GET", `${renewalPath}?lang=en`);
+        assertMatch(en.text, /Subscription renewal/);
+        assertMatch(en.text, /per month/);
+        assertEquals(
+          (await gw.request("GET", "/subscriptions/renewals/srn_01kzzzzzzzzzzzzzzzzzzzzzzz")).status,
+          404,
+        );
+      },
+    );
 
-    await t.step("paying it: one pay-in however often asked, then renewed and the paid period advances", async () => {
-      const form = (rail: string) =>
-        gw.app.request(`${renewalPath}/pay`, {
+    await t.step(
+      "paying it: one pay-in however often asked, then renewed and the paid period advances",
+      async () => {
+        const form = (rail: string) =>
+          gw.app.request(`${renewalPath}/pay`, {
+            method: "POST",
+            headers: { "content-type": "application/x-www-form-urlencoded" },
+            body: `paymentMethod=${rail}&customerPhone=%2B22670123456`,
+          });
+        const answers = await Promise.all(Array.from({ length: 10 }, () => form("MOBILE_MONEY")));
+        const targets = new Set(answers.map((a) => a.headers.get("location")));
+        for (const a of answers) assertEquals(a.status, 303);
+        assertEquals(targets.size, 1, "every ask goes to the same pay-in");
+        const payinId = /\/checkout\/(pay_[0-9a-z]+)/.exec([...targets][0]!)![1];
+        const [{ n }] = await gw.db.query<{ n: string }>(
+          "SELECT count(*) AS n FROM payins WHERE metadata->>'renewalId' = $1",
+          [renewalPath.split("/").pop()],
+        );
+        assertEquals(Number(n), 1);
+        const checkout = await gw.request("GET", `/checkout/${payinId}`);
+        assertMatch(checkout.text, /data-merchant>Ferme Awa</);
+        assertMatch(checkout.text, /data-ref>Panier bio: 1 × Panier hebdomadaire \(2026-02-28\)</);
+        const paid = await post(`/v1/sandbox/payments/${payinId}/simulate`);
+        assertEquals(paid.status, 200, paid.text);
+        const renewed = await eventsOf(gw, "subscription.renewed", subId);
+        assertEquals(renewed.length, 1);
+        assertEquals(renewed[0].renewal.status, "PAID");
+        assertEquals(renewed[0].renewal.transactionId, payinId);
+        const s = (await get(`/v1/subscriptions/${subId}`)).json.data;
+        assertEquals(s.status, "ACTIVE");
+        assertEquals(s.currentPeriodStart, "2026-02-28T09:00:00.000Z");
+        assertEquals(s.currentPeriodEnd, "2026-03-31T09:00:00.000Z");
+        assertMatch((await gw.request("GET", renewalPath)).text, /Renouvellement payé/);
+        // Paid: no new pay-in can be started on it.
+        assertEquals((await form("USDT_TRC20")).status, 400);
+        const renewals = (await get(`/v1/subscriptions/${subId}/renewals`)).json.data.items;
+        assertEquals(renewals.map((r: { status: string }) => r.status), ["PAID"]);
+      },
+    );
+
+    await t.step(
+      "unpaid: open while a pay-in runs, then failed after the grace (72 h by default)",
+      async () => {
+        clock.set(new Date("2026-03-31T09:00:00.000Z"));
+        await handleSubscriptionCron(gw.deps);
+        const third = (await renewalsOf(gw, subId)).find((r) => r.period_index === 3)!;
+        assertEquals(third.status, "PENDING");
+        clock.advance(72 * HOUR - 60_000);
+        const started = await gw.app.request(`/subscriptions/renewals/${third.id}/pay`, {
           method: "POST",
           headers: { "content-type": "application/x-www-form-urlencoded" },
-          body: `paymentMethod=${rail}&customerPhone=%2B22670123456`,
+          body: "paymentMethod=USDT_TRC20",
         });
-      const answers = await Promise.all(Array.from({ length: 10 }, () => form("MOBILE_MONEY")));
-      const targets = new Set(answers.map((a) => a.headers.get("location")));
-      for (const a of answers) assertEquals(a.status, 303);
-      assertEquals(targets.size, 1, "every ask goes to the same pay-in");
-      const payinId = /\/checkout\/(pay_[0-9a-z]+)/.exec([...targets][0]!)![1];
-      const [{ n }] = await gw.db.query<{ n: string }>(
-        "SELECT count(*) AS n FROM payins WHERE metadata->>'renewalId' = $1",
-        [renewalPath.split("/").pop()],
-      );
-      assertEquals(Number(n), 1);
-      const checkout = await gw.request("GET", `/checkout/${payinId}`);
-      assertMatch(checkout.text, /data-merchant>Ferme Awa</);
-      assertMatch(checkout.text, /data-ref>Panier bio: 1 × Panier hebdomadaire \(2026-02-28\)</);
-      const paid = await post(`/v1/sandbox/payments/${payinId}/simulate`);
-      assertEquals(paid.status, 200, paid.text);
-      const renewed = await eventsOf(gw, "subscription.renewed", subId);
-      assertEquals(renewed.length, 1);
-      assertEquals(renewed[0].renewal.status, "PAID");
-      assertEquals(renewed[0].renewal.transactionId, payinId);
-      const s = (await get(`/v1/subscriptions/${subId}`)).json.data;
-      assertEquals(s.status, "ACTIVE");
-      assertEquals(s.currentPeriodStart, "2026-02-28T09:00:00.000Z");
-      assertEquals(s.currentPeriodEnd, "2026-03-31T09:00:00.000Z");
-      assertMatch((await gw.request("GET", renewalPath)).text, /Renouvellement payé/);
-      // Paid: no new pay-in can be started on it.
-      assertEquals((await form("USDT_TRC20")).status, 400);
-      const renewals = (await get(`/v1/subscriptions/${subId}/renewals`)).json.data.items;
-      assertEquals(renewals.map((r: { status: string }) => r.status), ["PAID"]);
-    });
-
-    await t.step("unpaid: open while a pay-in runs, then failed after the grace (72 h by default)", async () => {
-      clock.set(new Date("2026-03-31T09:00:00.000Z"));
-      await handleSubscriptionCron(gw.deps);
-      const third = (await renewalsOf(gw, subId)).find((r) => r.period_index === 3)!;
-      assertEquals(third.status, "PENDING");
-      clock.advance(72 * HOUR - 60_000);
-      const started = await gw.app.request(`/subscriptions/renewals/${third.id}/pay`, {
-        method: "POST",
-        headers: { "content-type": "application/x-www-form-urlencoded" },
-        body: "paymentMethod=USDT_TRC20",
-      });
-      assertEquals(started.status, 303);
-      clock.advance(2 * 60_000);
-      await handleSubscriptionCron(gw.deps);
-      assertEquals((await renewalsOf(gw, subId))[1].status, "PENDING", "a running pay-in keeps it open");
-      assertEquals((await eventsOf(gw, "subscription.failed", subId)).length, 0);
-      clock.advance(31 * 60_000);
-      await expireDuePayins(gw.deps);
-      await handleSubscriptionCron(gw.deps);
-      await handleSubscriptionCron(gw.deps);
-      const failed = await eventsOf(gw, "subscription.failed", subId);
-      assertEquals(failed.length, 1);
-      assertEquals(failed[0].reason, "UNPAID");
-      assertEquals(failed[0].renewal.periodIndex, 3);
-      assertEquals(failed[0].status, "PAST_DUE");
-      const s = (await get(`/v1/subscriptions/${subId}`)).json.data;
-      assertEquals(s.status, "PAST_DUE");
-      assertEquals(s.currentPeriodEnd, "2026-03-31T09:00:00.000Z", "the unpaid period is not paid for");
-      assertEquals(s.nextRenewalAt, "2026-04-30T09:00:00.000Z");
-      assertMatch((await gw.request("GET", `/subscriptions/renewals/${third.id}`)).text, /Renouvellement échoué/);
-    });
+        assertEquals(started.status, 303);
+        clock.advance(2 * 60_000);
+        await handleSubscriptionCron(gw.deps);
+        assertEquals((await renewalsOf(gw, subId))[1].status, "PENDING", "a running pay-in keeps it open");
+        assertEquals((await eventsOf(gw, "subscription.failed", subId)).length, 0);
+        clock.advance(31 * 60_000);
+        await expireDuePayins(gw.deps);
+        await handleSubscriptionCron(gw.deps);
+        await handleSubscriptionCron(gw.deps);
+        const failed = await eventsOf(gw, "subscription.failed", subId);
+        assertEquals(failed.length, 1);
+        assertEquals(failed[0].reason, "UNPAID");
+        assertEquals(failed[0].renewal.periodIndex, 3);
+        assertEquals(failed[0].status, "PAST_DUE");
+        const s = (await get(`/v1/subscriptions/${subId}`)).json.data;
+        assertEquals(s.status, "PAST_DUE");
+        assertEquals(s.currentPeriodEnd, "2026-03-31T09:00:00.000Z", "the unpaid period is not paid for");
+        assertEquals(s.nextRenewalAt, "2026-04-30T09:00:00.000Z");
+        assertMatch(
+          (await gw.request("GET", `/subscriptions/renewals/${third.id}`)).text,
+          /Renouvellement échoué/,
+        );
+      },
+    );
 
     await t.step("paused: no renewal starts; resumed past the period: a new period starts now", async () => {
       const paused = await post(`/v1/subscriptions/${subId}/pause`);
@@ -234,12 +268,18 @@ Deno.test("subscriptions: created, renewed, failed, paused and resumed, changed,
       assertEquals(resumed.json.data.status, "ACTIVE");
       assertEquals(resumed.json.data.nextRenewalAt, "2026-05-10T12:00:00.000Z");
       assertEquals((await eventsOf(gw, "subscription.resumed", subId)).length, 1);
-      assertEquals((await post(`/v1/subscriptions/${subId}/resume`)).json.error.code, "INVALID_TRANSACTION_STATUS");
+      assertEquals(
+        (await post(`/v1/subscriptions/${subId}/resume`)).json.error.code,
+        "INVALID_TRANSACTION_STATUS",
+      );
       await handleSubscriptionCron(gw.deps);
       const fourth = (await renewalsOf(gw, subId))[2];
       assertEquals(fourth.period_index, 4);
       assertEquals(fourth.period_start.toISOString(), "2026-05-10T12:00:00.000Z");
-      assertEquals((await get(`/v1/subscriptions/${subId}`)).json.data.nextRenewalAt, "2026-06-10T12:00:00.000Z");
+      assertEquals(
+        (await get(`/v1/subscriptions/${subId}`)).json.data.nextRenewalAt,
+        "2026-06-10T12:00:00.000Z",
+      );
     });
 
     await t.step("the merchant changes the amount and the interval from the next renewal", async () => {
@@ -255,7 +295,9 @@ Deno.test("subscriptions: created, renewed, failed, paused and resumed, changed,
       const [updated] = await eventsOf(gw, "subscription.updated", subId);
       assertEquals(updated.previous, { amount: "5000", interval: "MONTHLY", intervalCount: 1 });
       assertEquals(updated.amount, "6000");
-      for (const body of [{ amount: "12.5" }, { amount: "0" }, { amount: "-5" }, {}, { amount: 6000 }, { x: 1 }]) {
+      for (
+        const body of [{ amount: "12.5" }, { amount: "0" }, { amount: "-5" }, {}, { amount: 6000 }, { x: 1 }]
+      ) {
         res = await gw.request("PATCH", `/v1/subscriptions/${subId}`, { key, body });
         assertEquals(res.status, 400, JSON.stringify(body));
         assertEquals(res.json.error.code, "VALIDATION_ERROR");
@@ -309,7 +351,10 @@ Deno.test("subscriptions: created, renewed, failed, paused and resumed, changed,
       // The open renewal is closed and can no longer be paid; nothing renews any more.
       const renewals = await renewalsOf(gw, subId);
       assertEquals(renewals.at(-1)!.status, "CANCELLED");
-      assertMatch((await gw.request("GET", `/subscriptions/renewals/${renewals.at(-1)!.id}`)).text, /Abonnement résilié/);
+      assertMatch(
+        (await gw.request("GET", `/subscriptions/renewals/${renewals.at(-1)!.id}`)).text,
+        /Abonnement résilié/,
+      );
       for (const action of ["pause", "resume", "cancel"]) {
         const res = await post(`/v1/subscriptions/${subId}/${action}`);
         assertEquals(res.status, 400);

@@ -23,7 +23,14 @@ Deno.test(
       },
     };
     const deps = { ...gw.deps, mail: transport };
-    const mail = { merchantId: null, isSandbox: true, to: "awa@example.com", subject: "S", text: "T", kind: "test" };
+    const mail = {
+      merchantId: null,
+      isSandbox: true,
+      to: "awa@example.com",
+      subject: "S",
+      text: "T",
+      kind: "test",
+    };
     // Rolled back with its transaction: no message.
     await gw.db.tx(async (tx) => {
       await queueMail({ ...deps, db: tx }, mail);

@@ -18,13 +18,25 @@ Deno.test("monthly periods from the 31st clamp to short months and return to the
     "2027-01-31T09:30:00.000Z",
     "2027-02-28T09:30:00.000Z",
   ]);
-  assertEquals(addIntervals(at("2027-11-30T00:00:00.000Z"), "MONTHLY", 3, 1).toISOString(), "2028-02-29T00:00:00.000Z");
+  assertEquals(
+    addIntervals(at("2027-11-30T00:00:00.000Z"), "MONTHLY", 3, 1).toISOString(),
+    "2028-02-29T00:00:00.000Z",
+  );
 });
 
 Deno.test("weekly and yearly periods, and a re-anchored schedule", () => {
-  assertEquals(addIntervals(at("2026-03-01T12:00:00.000Z"), "WEEKLY", 2, 3).toISOString(), "2026-04-12T12:00:00.000Z");
-  assertEquals(addIntervals(at("2028-02-29T08:00:00.000Z"), "YEARLY", 1, 1).toISOString(), "2029-02-28T08:00:00.000Z");
-  assertEquals(addIntervals(at("2028-02-29T08:00:00.000Z"), "YEARLY", 1, 4).toISOString(), "2032-02-29T08:00:00.000Z");
+  assertEquals(
+    addIntervals(at("2026-03-01T12:00:00.000Z"), "WEEKLY", 2, 3).toISOString(),
+    "2026-04-12T12:00:00.000Z",
+  );
+  assertEquals(
+    addIntervals(at("2028-02-29T08:00:00.000Z"), "YEARLY", 1, 1).toISOString(),
+    "2029-02-28T08:00:00.000Z",
+  );
+  assertEquals(
+    addIntervals(at("2028-02-29T08:00:00.000Z"), "YEARLY", 1, 4).toISOString(),
+    "2032-02-29T08:00:00.000Z",
+  );
   // After a change of interval the schedule counts from the period it starts at (anchor_index).
   const s = {
     anchor_at: at("2026-06-10T12:00:00.000Z"),
