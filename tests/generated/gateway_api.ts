@@ -248,6 +248,60 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/v1/conversions/wallet/preview": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Preview a conversion at the live rate: rate, fee and toAmountNet (nothing is reserved) */
+    get: operations["previewConversion"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/conversions/wallet": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Convert between two of the merchant's wallets of different currencies (one journal)
+     * @description Debits fromAmount from fromWalletId and credits toAmountNet to toWalletId at the live rate less the conversion fee, atomically, and emits `conversion.confirmed`. Only spendable USDT converts.
+     */
+    post: operations["createConversion"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/conversions": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List conversions, newest first */
+    get: operations["listConversions"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/v1/payments": {
     parameters: {
       query?: never;
@@ -550,6 +604,238 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/v1/merchant/profile": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The display name and logo customers see on hosted pages */
+    get: operations["getMerchantProfile"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /** Change the display name or logo customers see on hosted pages */
+    patch: operations["updateMerchantProfile"];
+    trace?: never;
+  };
+  "/v1/pay/link/{slug}/checkout": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Create an order and its pay-in from a paylink (public)
+     * @description Reserves stock and the promo code's use, consumes the rate lock, and creates the pay-in on the chosen rail, all in one transaction. Rate-limited per client address.
+     */
+    post: operations["checkoutPaylink"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/pay/link/{slug}/apply-promo": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Preview a promo code's discount (public)
+     * @description Errors: PROMO_CODE_INVALID, PROMO_CODE_INACTIVE, PROMO_CODE_EXPIRED, PROMO_CODE_USAGE_LIMIT_REACHED (400). Counts nothing: the checkout checks the code again.
+     */
+    post: operations["applyPaylinkPromo"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/paylinks/{slug}/rate-lock": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Lock the exchange rate to a rail for 5 minutes (public)
+     * @description The checkout consumes a lock once: RATE_LOCK_NOT_FOUND, RATE_LOCK_EXPIRED, RATE_LOCK_ALREADY_USED.
+     */
+    post: operations["lockPaylinkRate"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/paylinks/{id}/orders": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List a paylink's orders, newest first */
+    get: operations["listPaylinkOrders"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/paylinks/{id}/orders/export": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** CSV of all the paylink's orders, oldest first (streamed) */
+    get: operations["exportPaylinkOrders"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/paylinks/{id}/stats": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A paylink's views, checkouts, conversion rate and revenue per currency and rail */
+    get: operations["getPaylinkStats"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/subscriptions": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List subscriptions, newest first */
+    get: operations["listSubscriptions"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/subscriptions/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Retrieve a subscription */
+    get: operations["getSubscription"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /** Change the amount or the interval from the next renewal on */
+    patch: operations["updateSubscription"];
+    trace?: never;
+  };
+  "/v1/subscriptions/{id}/renewals": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The renewals of a subscription, latest period first (at most 100) */
+    get: operations["listSubscriptionRenewals"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/subscriptions/{id}/pause": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Pause: no renewal starts until resumed (ACTIVE or PAST_DUE only) */
+    post: operations["pauseSubscription"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/subscriptions/{id}/resume": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Resume a PAUSED subscription (paused past the paid period: a new period starts now) */
+    post: operations["resumeSubscription"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/subscriptions/{id}/cancel": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Cancel for good: no further renewal, an open one is closed */
+    post: operations["cancelSubscription"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/admin/api/merchants": {
     parameters: {
       query?: never;
@@ -581,7 +867,7 @@ export interface paths {
     delete?: never;
     options?: never;
     head?: never;
-    /** Change a merchant's status, rails, fees or rate limits */
+    /** Change a merchant's status, rails, fees, rate limits, display name or logo */
     patch: operations["adminUpdateMerchant"];
     trace?: never;
   };
@@ -713,6 +999,23 @@ export interface paths {
     };
     /** Hot wallet, unswept deposits, and what merchants are owed against what the chain holds */
     get: operations["adminGetTreasury"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/admin/api/mail-outbox": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The e-mails the gateway wrote (sent or waiting), newest first */
+    get: operations["adminListMailOutbox"];
     put?: never;
     post?: never;
     delete?: never;
@@ -1153,8 +1456,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The conversion.confirmed event (test deliveries only so far)
-     * @description Not emitted by the gateway yet; POST /v1/webhooks/test sends this shape.
+     * The conversion.confirmed event
+     * @description Sent to every ACTIVE endpoint of the merchant and mode subscribed to it.
      */
     post: operations["on_conversion_confirmed"];
     delete?: never;
@@ -1193,8 +1496,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The subscription.created event (test deliveries only so far)
-     * @description Not emitted by the gateway yet; POST /v1/webhooks/test sends this shape.
+     * The subscription.created event
+     * @description Sent to every ACTIVE endpoint of the merchant and mode subscribed to it.
      */
     post: operations["on_subscription_created"];
     delete?: never;
@@ -1213,8 +1516,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The subscription.renewed event (test deliveries only so far)
-     * @description Not emitted by the gateway yet; POST /v1/webhooks/test sends this shape.
+     * The subscription.renewed event
+     * @description Sent to every ACTIVE endpoint of the merchant and mode subscribed to it.
      */
     post: operations["on_subscription_renewed"];
     delete?: never;
@@ -1233,8 +1536,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The subscription.renewal_initiated event (test deliveries only so far)
-     * @description Not emitted by the gateway yet; POST /v1/webhooks/test sends this shape.
+     * The subscription.renewal_initiated event
+     * @description Sent to every ACTIVE endpoint of the merchant and mode subscribed to it.
      */
     post: operations["on_subscription_renewal_initiated"];
     delete?: never;
@@ -1253,8 +1556,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The subscription.failed event (test deliveries only so far)
-     * @description Not emitted by the gateway yet; POST /v1/webhooks/test sends this shape.
+     * The subscription.failed event
+     * @description Sent to every ACTIVE endpoint of the merchant and mode subscribed to it.
      */
     post: operations["on_subscription_failed"];
     delete?: never;
@@ -1273,8 +1576,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The subscription.cancelled event (test deliveries only so far)
-     * @description Not emitted by the gateway yet; POST /v1/webhooks/test sends this shape.
+     * The subscription.cancelled event
+     * @description Sent to every ACTIVE endpoint of the merchant and mode subscribed to it.
      */
     post: operations["on_subscription_cancelled"];
     delete?: never;
@@ -1293,8 +1596,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The subscription.paused event (test deliveries only so far)
-     * @description Not emitted by the gateway yet; POST /v1/webhooks/test sends this shape.
+     * The subscription.paused event
+     * @description Sent to every ACTIVE endpoint of the merchant and mode subscribed to it.
      */
     post: operations["on_subscription_paused"];
     delete?: never;
@@ -1313,8 +1616,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The subscription.resumed event (test deliveries only so far)
-     * @description Not emitted by the gateway yet; POST /v1/webhooks/test sends this shape.
+     * The subscription.resumed event
+     * @description Sent to every ACTIVE endpoint of the merchant and mode subscribed to it.
      */
     post: operations["on_subscription_resumed"];
     delete?: never;
@@ -1333,8 +1636,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The subscription.updated event (test deliveries only so far)
-     * @description Not emitted by the gateway yet; POST /v1/webhooks/test sends this shape.
+     * The subscription.updated event
+     * @description Sent to every ACTIVE endpoint of the merchant and mode subscribed to it.
      */
     post: operations["on_subscription_updated"];
     delete?: never;
@@ -2466,11 +2769,27 @@ export interface components {
       event: "conversion.confirmed";
       data: {
         id: string;
-        status: string;
+        /** @enum {string} */
+        status: "CONFIRMED";
         fromAmount: string;
-        fromCurrency: string;
+        /** @enum {string} */
+        fromCurrency: "USDT_TRC20" | "XOF";
         toAmountNet: string;
-        toCurrency: string;
+        /** @enum {string} */
+        toCurrency: "USDT_TRC20" | "XOF";
+        fromWalletId: string;
+        /** @enum {string} */
+        fromRail: "TRC20" | "MOMO" | "CARD";
+        toWalletId: string;
+        /** @enum {string} */
+        toRail: "TRC20" | "MOMO" | "CARD";
+        rate: string;
+        rateAsOf: string;
+        toAmountGross: string;
+        feePercent: string;
+        fee: string;
+        createdAt: string;
+        confirmedAt: string;
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
@@ -2489,6 +2808,17 @@ export interface components {
         fromCurrency: string;
         toAmountNet: string;
         toCurrency: string;
+        fromWalletId: string;
+        fromRail: string;
+        toWalletId: string;
+        toRail: string;
+        rate: string;
+        rateAsOf: string;
+        toAmountGross: string;
+        feePercent: string;
+        fee: string;
+        createdAt: string;
+        confirmedAt: null;
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
@@ -2503,16 +2833,25 @@ export interface components {
       data: {
         subscriptionId: string;
         paylinkId: string;
+        /** @enum {string} */
+        status: "ACTIVE" | "PAST_DUE" | "PAUSED" | "CANCELLED";
         customer: {
-          name: string;
           email: string;
+          name: string | null;
+          phone: string | null;
         };
         amount: string;
-        currency: string;
-        interval: string;
+        /** @enum {string} */
+        currency: "USDT_TRC20" | "XOF";
+        /** @enum {string} */
+        interval: "WEEKLY" | "MONTHLY" | "YEARLY";
+        intervalCount: number;
+        /** @description the last period paid for (the first one at creation) */
         currentPeriodStart: string;
-        status: string;
-        occurredAt: string;
+        currentPeriodEnd: string;
+        nextRenewalAt: string | null;
+        /** @description the first checkout's pay-in */
+        transactionId: string | null;
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
@@ -2527,16 +2866,42 @@ export interface components {
       data: {
         subscriptionId: string;
         paylinkId: string;
+        /** @enum {string} */
+        status: "ACTIVE" | "PAST_DUE" | "PAUSED" | "CANCELLED";
         customer: {
-          name: string;
           email: string;
+          name: string | null;
+          phone: string | null;
         };
         amount: string;
-        currency: string;
-        interval: string;
+        /** @enum {string} */
+        currency: "USDT_TRC20" | "XOF";
+        /** @enum {string} */
+        interval: "WEEKLY" | "MONTHLY" | "YEARLY";
+        intervalCount: number;
+        /** @description the last period paid for (the first one at creation) */
         currentPeriodStart: string;
-        status: string;
-        occurredAt: string;
+        currentPeriodEnd: string;
+        nextRenewalAt: string | null;
+        renewal: {
+          id: string;
+          subscriptionId: string;
+          periodIndex: number;
+          periodStart: string;
+          periodEnd: string;
+          /** @enum {string} */
+          status: "PENDING" | "PAID" | "FAILED" | "CANCELLED";
+          amount: string;
+          /** @enum {string} */
+          currency: "USDT_TRC20" | "XOF";
+          graceUntil: string;
+          transactionId: string | null;
+          failureReason: string | null;
+          paidAt: string | null;
+          failedAt: string | null;
+          renewalUrl: string;
+          createdAt: string;
+        };
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
@@ -2551,16 +2916,42 @@ export interface components {
       data: {
         subscriptionId: string;
         paylinkId: string;
+        /** @enum {string} */
+        status: "ACTIVE" | "PAST_DUE" | "PAUSED" | "CANCELLED";
         customer: {
-          name: string;
           email: string;
+          name: string | null;
+          phone: string | null;
         };
         amount: string;
-        currency: string;
-        interval: string;
+        /** @enum {string} */
+        currency: "USDT_TRC20" | "XOF";
+        /** @enum {string} */
+        interval: "WEEKLY" | "MONTHLY" | "YEARLY";
+        intervalCount: number;
+        /** @description the last period paid for (the first one at creation) */
         currentPeriodStart: string;
-        status: string;
-        occurredAt: string;
+        currentPeriodEnd: string;
+        nextRenewalAt: string | null;
+        renewal: {
+          id: string;
+          subscriptionId: string;
+          periodIndex: number;
+          periodStart: string;
+          periodEnd: string;
+          /** @enum {string} */
+          status: "PENDING" | "PAID" | "FAILED" | "CANCELLED";
+          amount: string;
+          /** @enum {string} */
+          currency: "USDT_TRC20" | "XOF";
+          graceUntil: string;
+          transactionId: string | null;
+          failureReason: string | null;
+          paidAt: string | null;
+          failedAt: string | null;
+          renewalUrl: string;
+          createdAt: string;
+        };
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
@@ -2575,16 +2966,45 @@ export interface components {
       data: {
         subscriptionId: string;
         paylinkId: string;
+        /** @enum {string} */
+        status: "ACTIVE" | "PAST_DUE" | "PAUSED" | "CANCELLED";
         customer: {
-          name: string;
           email: string;
+          name: string | null;
+          phone: string | null;
         };
         amount: string;
-        currency: string;
-        interval: string;
+        /** @enum {string} */
+        currency: "USDT_TRC20" | "XOF";
+        /** @enum {string} */
+        interval: "WEEKLY" | "MONTHLY" | "YEARLY";
+        intervalCount: number;
+        /** @description the last period paid for (the first one at creation) */
         currentPeriodStart: string;
-        status: string;
-        occurredAt: string;
+        currentPeriodEnd: string;
+        nextRenewalAt: string | null;
+        renewal: {
+          id: string;
+          subscriptionId: string;
+          periodIndex: number;
+          periodStart: string;
+          periodEnd: string;
+          /** @enum {string} */
+          status: "PENDING" | "PAID" | "FAILED" | "CANCELLED";
+          amount: string;
+          /** @enum {string} */
+          currency: "USDT_TRC20" | "XOF";
+          graceUntil: string;
+          transactionId: string | null;
+          failureReason: string | null;
+          paidAt: string | null;
+          failedAt: string | null;
+          renewalUrl: string;
+          createdAt: string;
+        };
+        /** @enum {string} */
+        reason: "UNPAID" | "UNDERPAID";
+        pausedAt?: string | null;
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
@@ -2599,16 +3019,26 @@ export interface components {
       data: {
         subscriptionId: string;
         paylinkId: string;
+        /** @enum {string} */
+        status: "ACTIVE" | "PAST_DUE" | "PAUSED" | "CANCELLED";
         customer: {
-          name: string;
           email: string;
+          name: string | null;
+          phone: string | null;
         };
         amount: string;
-        currency: string;
-        interval: string;
+        /** @enum {string} */
+        currency: "USDT_TRC20" | "XOF";
+        /** @enum {string} */
+        interval: "WEEKLY" | "MONTHLY" | "YEARLY";
+        intervalCount: number;
+        /** @description the last period paid for (the first one at creation) */
         currentPeriodStart: string;
-        status: string;
-        occurredAt: string;
+        currentPeriodEnd: string;
+        nextRenewalAt: string | null;
+        /** @enum {string} */
+        cancelledBy: "MERCHANT" | "CUSTOMER";
+        cancelledAt: string;
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
@@ -2623,16 +3053,24 @@ export interface components {
       data: {
         subscriptionId: string;
         paylinkId: string;
+        /** @enum {string} */
+        status: "ACTIVE" | "PAST_DUE" | "PAUSED" | "CANCELLED";
         customer: {
-          name: string;
           email: string;
+          name: string | null;
+          phone: string | null;
         };
         amount: string;
-        currency: string;
-        interval: string;
+        /** @enum {string} */
+        currency: "USDT_TRC20" | "XOF";
+        /** @enum {string} */
+        interval: "WEEKLY" | "MONTHLY" | "YEARLY";
+        intervalCount: number;
+        /** @description the last period paid for (the first one at creation) */
         currentPeriodStart: string;
-        status: string;
-        occurredAt: string;
+        currentPeriodEnd: string;
+        nextRenewalAt: string | null;
+        pausedAt: string;
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
@@ -2647,16 +3085,23 @@ export interface components {
       data: {
         subscriptionId: string;
         paylinkId: string;
+        /** @enum {string} */
+        status: "ACTIVE" | "PAST_DUE" | "PAUSED" | "CANCELLED";
         customer: {
-          name: string;
           email: string;
+          name: string | null;
+          phone: string | null;
         };
         amount: string;
-        currency: string;
-        interval: string;
+        /** @enum {string} */
+        currency: "USDT_TRC20" | "XOF";
+        /** @enum {string} */
+        interval: "WEEKLY" | "MONTHLY" | "YEARLY";
+        intervalCount: number;
+        /** @description the last period paid for (the first one at creation) */
         currentPeriodStart: string;
-        status: string;
-        occurredAt: string;
+        currentPeriodEnd: string;
+        nextRenewalAt: string | null;
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
@@ -2671,16 +3116,30 @@ export interface components {
       data: {
         subscriptionId: string;
         paylinkId: string;
+        /** @enum {string} */
+        status: "ACTIVE" | "PAST_DUE" | "PAUSED" | "CANCELLED";
         customer: {
-          name: string;
           email: string;
+          name: string | null;
+          phone: string | null;
         };
         amount: string;
-        currency: string;
-        interval: string;
+        /** @enum {string} */
+        currency: "USDT_TRC20" | "XOF";
+        /** @enum {string} */
+        interval: "WEEKLY" | "MONTHLY" | "YEARLY";
+        intervalCount: number;
+        /** @description the last period paid for (the first one at creation) */
         currentPeriodStart: string;
-        status: string;
-        occurredAt: string;
+        currentPeriodEnd: string;
+        nextRenewalAt: string | null;
+        pausedAt?: string | null;
+        previous: {
+          amount: string;
+          /** @enum {string} */
+          interval: "WEEKLY" | "MONTHLY" | "YEARLY";
+          intervalCount: number;
+        };
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
@@ -3294,6 +3753,65 @@ export interface components {
       /** @description default: the primary address */
       whitelistAddressId?: string;
     };
+    ConversionPreview: {
+      /** @enum {string} */
+      fromCurrency: "USDT_TRC20" | "XOF";
+      /** @enum {string} */
+      toCurrency: "USDT_TRC20" | "XOF";
+      fromAmount: string;
+      /**
+       * @description one fromCurrency is worth `rate` toCurrency
+       * @example 603.48044
+       */
+      rate: string;
+      /** @description when the market rate was observed (ISO 8601) */
+      rateAsOf: string;
+      /** @example fixed+peg */
+      rateSource: string;
+      /** @description fromAmount × rate, rounded down */
+      toAmountGross: string;
+      /** @example 1 */
+      feePercent: string;
+      /** @description in toCurrency, rounded up */
+      fee: string;
+      /** @description what the to-wallet would receive */
+      toAmountNet: string;
+    };
+    Conversion: {
+      id: string;
+      /** @enum {string} */
+      status: "CONFIRMED" | "FAILED";
+      fromAmount: string;
+      /** @enum {string} */
+      fromCurrency: "USDT_TRC20" | "XOF";
+      toAmountNet: string;
+      /** @enum {string} */
+      toCurrency: "USDT_TRC20" | "XOF";
+      fromWalletId: string;
+      /** @enum {string} */
+      fromRail: "TRC20" | "MOMO" | "CARD";
+      toWalletId: string;
+      /** @enum {string} */
+      toRail: "TRC20" | "MOMO" | "CARD";
+      rate: string;
+      rateAsOf: string;
+      toAmountGross: string;
+      feePercent: string;
+      fee: string;
+      createdAt: string;
+      confirmedAt: string | null;
+    };
+    CreateConversion: {
+      /** @example wal_01J... */
+      fromWalletId: string;
+      /** @example wal_01J... */
+      toWalletId: string;
+      /**
+       * @description debited from fromWalletId
+       * @example 100
+       */
+      fromAmount: string;
+    };
     UsdtPayinCreated: {
       transactionId: string;
       address: string;
@@ -3491,6 +4009,210 @@ export interface components {
         [key: string]: number;
       };
     };
+    MerchantProfile: {
+      merchantId: string;
+      displayName: string;
+      logoUrl: string | null;
+    };
+    PaylinkCheckoutResult: {
+      orderId: string;
+      transactionId: string;
+      /** @description TRON deposit address; null on card and mobile money */
+      address: string | null;
+      /** @description the order's total in the rail's currency */
+      amount: string;
+      /** @description what the customer sends (USDT: plus the network fee) */
+      amountExpected: string;
+      expiresAt: string;
+      /** @enum {string} */
+      paymentMethod: "USDT_TRC20" | "CARD" | "MOBILE_MONEY";
+      /** @enum {string} */
+      currency: "USDT_TRC20" | "XOF";
+      /** @description the pay-in's hosted checkout, where the customer pays */
+      checkoutUrl: string;
+    };
+    PaylinkCheckoutRequest: {
+      items: {
+        productId: string;
+        quantity: number;
+      }[];
+      /**
+       * Format: email
+       * @description required for RECURRING paylinks and digital products, and for card payments
+       */
+      customerEmail?: string;
+      /** @description required for card payments */
+      customerName?: string;
+      /** @description E.164; required for mobile money */
+      customerPhone?: string;
+      customerAddress?: string;
+      /**
+       * @description the rail; default the first the paylink offers
+       * @enum {string}
+       */
+      paymentMethod?: "USDT_TRC20" | "CARD" | "MOBILE_MONEY";
+      promoCode?: string;
+      /** @description from POST /v1/paylinks/{slug}/rate-lock */
+      rateLockId?: string;
+      /** @enum {string} */
+      operatorCode?: "OPERATOR_A_BF" | "OPERATOR_B_BF";
+    };
+    PromoPreview: {
+      code: string;
+      /** @enum {string} */
+      discountType: "PERCENT" | "FIXED";
+      discountValue: string;
+      /** @enum {string} */
+      currency: "USDT_TRC20" | "XOF";
+      subtotal: string | null;
+      discount: string | null;
+      total: string | null;
+    };
+    ApplyPromoRequest: {
+      code: string;
+      /** @description the cart, to preview the discount on it */
+      items?: {
+        productId: string;
+        quantity: number;
+      }[];
+    };
+    RateLock: {
+      rateLockId: string;
+      /** @enum {string} */
+      paymentMethod: "USDT_TRC20" | "CARD" | "MOBILE_MONEY";
+      /** @enum {string} */
+      fromCurrency: "USDT_TRC20" | "XOF";
+      /** @enum {string} */
+      toCurrency: "USDT_TRC20" | "XOF";
+      /** @description one unit of fromCurrency in toCurrency */
+      rate: string;
+      rateAsOf: string;
+      /** @description 5 minutes after the lock */
+      expiresAt: string;
+    };
+    RateLockRequest: {
+      /** @enum {string} */
+      paymentMethod: "USDT_TRC20" | "CARD" | "MOBILE_MONEY";
+    };
+    PaylinkOrder: {
+      id: string;
+      paylinkId: string;
+      /** @description AWAITING_PAYMENT, then its pay-in's status */
+      status: string;
+      customerEmail: string | null;
+      customerName: string | null;
+      customerPhone: string | null;
+      customerAddress: string | null;
+      currency: string;
+      items: {
+        productId: string;
+        name: string;
+        quantity: number;
+        unitPrice: string;
+        lineTotal: string;
+        /** @description digital products, once the order is paid */
+        digitalUrl: string | null;
+      }[];
+      subtotal: string;
+      discount: string;
+      total: string;
+      promoCode: string | null;
+      rail: string | null;
+      payAmount: string | null;
+      payCurrency: string | null;
+      fxRate: string | null;
+      transactionId: string | null;
+      isSandbox: boolean;
+      paidAt: string | null;
+      createdAt: string;
+      updatedAt: string;
+    };
+    PaylinkStats: {
+      paylinkId: string;
+      views: number;
+      checkouts: number;
+      paidOrders: number;
+      /** @description paid orders per view, 4 decimals */
+      conversionRate: string | null;
+      revenue: {
+        currency: string;
+        paymentMethod: string;
+        amount: string;
+        orders: number;
+      }[];
+      sales: {
+        currency: string;
+        amount: string;
+      }[];
+    };
+    Subscription: {
+      id: string;
+      paylinkId: string;
+      /** @enum {string} */
+      status: "ACTIVE" | "PAST_DUE" | "PAUSED" | "CANCELLED";
+      customer: {
+        email: string;
+        name: string | null;
+        phone: string | null;
+      };
+      /** @description asked each renewal, in the paylink's currency */
+      amount: string;
+      /** @enum {string} */
+      currency: "USDT_TRC20" | "XOF";
+      description: string;
+      /** @enum {string} */
+      interval: "WEEKLY" | "MONTHLY" | "YEARLY";
+      intervalCount: number;
+      /** @description start of the last period paid for */
+      currentPeriodStart: string;
+      currentPeriodEnd: string;
+      /** @description when the next renewal starts; null if paused or cancelled */
+      nextRenewalAt: string | null;
+      firstOrderId: string;
+      /** @description the rail of the first payment */
+      paymentMethod: string | null;
+      pausedAt: string | null;
+      cancelledAt: string | null;
+      /** @enum {string|null} */
+      cancelledBy: "MERCHANT" | "CUSTOMER" | null;
+      isSandbox: boolean;
+      createdAt: string;
+      updatedAt: string;
+    };
+    SubscriptionRenewal: {
+      id: string;
+      subscriptionId: string;
+      /** @description 2 for the first renewal (period 1 is the checkout) */
+      periodIndex: number;
+      periodStart: string;
+      periodEnd: string;
+      /** @enum {string} */
+      status: "PENDING" | "PAID" | "FAILED" | "CANCELLED";
+      amount: string;
+      /** @enum {string} */
+      currency: "USDT_TRC20" | "XOF";
+      /** @description unpaid by then (no pay-in running): FAILED */
+      graceUntil: string;
+      /** @description the last pay-in started for it */
+      transactionId: string | null;
+      /** @description UNPAID, UNDERPAID or SUBSCRIPTION_CANCELLED */
+      failureReason: string | null;
+      paidAt: string | null;
+      failedAt: string | null;
+      /** @description the hosted page where the customer pays it */
+      renewalUrl: string;
+      createdAt: string;
+    };
+    UpdateSubscription: {
+      /**
+       * @description per period, in the subscription's currency (XOF whole, USDT up to 6 decimals)
+       * @example 5000
+       */
+      amount?: string;
+      /** @enum {string} */
+      interval?: "WEEKLY" | "MONTHLY" | "YEARLY";
+      intervalCount?: number;
+    };
     AdminMerchant: {
       id: string;
       name: string;
@@ -3503,6 +4225,10 @@ export interface components {
       rateLimits: {
         [key: string]: number;
       };
+      /** @description shown to customers on hosted pages */
+      displayName: string;
+      /** @description data URL of the logo shown on hosted pages */
+      logoUrl: string | null;
       createdAt: string;
       updatedAt: string;
     };
@@ -3544,6 +4270,23 @@ export interface components {
         /** @description true when the chain holds less than merchants are owed */
         shortfall: boolean;
       };
+    };
+    OutboxMail: {
+      id: string;
+      to: string;
+      subject: string;
+      text: string;
+      /** @description what it is about, e.g. subscription.renewal */
+      kind: string;
+      /** @description the record it names (a subscription or renewal id) */
+      refId: string | null;
+      /** @enum {string} */
+      status: "PENDING" | "SENT" | "FAILED";
+      attempts: number;
+      lastError: string | null;
+      isSandbox: boolean;
+      sentAt: string | null;
+      createdAt: string;
     };
   };
   responses: never;
@@ -5392,6 +6135,332 @@ export interface operations {
             /** @enum {boolean} */
             success: true;
             data: components["schemas"]["Withdrawal"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  previewConversion: {
+    parameters: {
+      query: {
+        /** @description USDT_TRC20 (or USDT) or XOF */
+        fromCurrency: string;
+        toCurrency: string;
+        /** @description in fromCurrency */
+        amount: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The priced conversion */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["ConversionPreview"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  createConversion: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Recommended: a UUID; a retry with the same key and body replays the first answer */
+        "idempotency-key"?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["CreateConversion"];
+      };
+    };
+    responses: {
+      /** @description Converted */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Conversion"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  listConversions: {
+    parameters: {
+      query?: {
+        page?: number;
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Conversions */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              items: components["schemas"]["Conversion"][];
+              meta: {
+                page: number;
+                limit: number;
+                total: number;
+                totalPages: number;
+                hasNext: boolean;
+                hasPrev: boolean;
+              };
+            };
           };
         };
       };
@@ -7979,6 +9048,1603 @@ export interface operations {
       };
     };
   };
+  getMerchantProfile: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Merchant profile */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["MerchantProfile"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  updateMerchantProfile: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @example Boutique Awa */
+          displayName?: string | null;
+          /**
+           * @description data:image/png, image/jpeg or image/webp;base64 URL, at most 49152 bytes decoded
+           * @example data:image/png;base64,iVBORw0KGgo...
+           */
+          logoUrl?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Updated profile */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["MerchantProfile"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  checkoutPaylink: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        slug: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["PaylinkCheckoutRequest"];
+      };
+    };
+    responses: {
+      /** @description The order and its pay-in */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["PaylinkCheckoutResult"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The payment provider failed (PROVIDER_INITIATE_FAILED, MOMO_PROVIDER_ERROR...) */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  applyPaylinkPromo: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        slug: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["ApplyPromoRequest"];
+      };
+    };
+    responses: {
+      /** @description Discount preview */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["PromoPreview"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  lockPaylinkRate: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        slug: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["RateLockRequest"];
+      };
+    };
+    responses: {
+      /** @description The locked rate */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["RateLock"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  listPaylinkOrders: {
+    parameters: {
+      query?: {
+        page?: number;
+        limit?: number;
+      };
+      header?: never;
+      path: {
+        /** @description plk_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Orders */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              items: components["schemas"]["PaylinkOrder"][];
+              meta: {
+                page: number;
+                limit: number;
+                total: number;
+                totalPages: number;
+                hasNext: boolean;
+                hasPrev: boolean;
+              };
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  exportPaylinkOrders: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description plk_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description CSV with a header row; text a spreadsheet would run as a formula starts with a quote */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "text/csv": string;
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  getPaylinkStats: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description plk_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Statistics */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["PaylinkStats"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  listSubscriptions: {
+    parameters: {
+      query?: {
+        page?: number;
+        limit?: number;
+        status?: "ACTIVE" | "PAST_DUE" | "PAUSED" | "CANCELLED";
+        /** @description only this paylink's subscriptions */
+        paylinkId?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Subscriptions */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              items: components["schemas"]["Subscription"][];
+              meta: {
+                page: number;
+                limit: number;
+                total: number;
+                totalPages: number;
+                hasNext: boolean;
+                hasPrev: boolean;
+              };
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  getSubscription: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description sub_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The subscription */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Subscription"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  updateSubscription: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description sub_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["UpdateSubscription"];
+      };
+    };
+    responses: {
+      /** @description The updated subscription */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Subscription"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  listSubscriptionRenewals: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description sub_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Renewals */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              items: components["schemas"]["SubscriptionRenewal"][];
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  pauseSubscription: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description sub_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The subscription after the move (INVALID_TRANSACTION_STATUS from a state that refuses it) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Subscription"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  resumeSubscription: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description sub_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The subscription after the move (INVALID_TRANSACTION_STATUS from a state that refuses it) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Subscription"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  cancelSubscription: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description sub_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The subscription after the move (INVALID_TRANSACTION_STATUS from a state that refuses it) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Subscription"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
   adminCreateMerchant: {
     parameters: {
       query?: never;
@@ -8229,6 +10895,13 @@ export interface operations {
             "POST /v1/payout"?: number;
             "POST /v1/withdrawals"?: number;
           };
+          /** @example Boutique Awa */
+          displayName?: string | null;
+          /**
+           * @description data:image/png, image/jpeg or image/webp;base64 URL, at most 49152 bytes decoded
+           * @example data:image/png;base64,iVBORw0KGgo...
+           */
+          logoUrl?: string | null;
         };
       };
     };
@@ -9132,6 +11805,112 @@ export interface operations {
             /** @enum {boolean} */
             success: true;
             data: components["schemas"]["Treasury"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  adminListMailOutbox: {
+    parameters: {
+      query?: {
+        to?: string;
+        refId?: string;
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Messages */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              items: components["schemas"]["OutboxMail"][];
+            };
           };
         };
       };
