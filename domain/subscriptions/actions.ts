@@ -90,10 +90,20 @@ export async function pauseSubscription(deps: ActionDeps, owner: Owner, id: stri
  */
 export async function resumeSubscription(deps: ActionDeps, owner: Owner, id: string) {
   const s = await getSubscription(deps, owner, id);
-  return await act(deps, s.id, "resume", "subscription.resumed", (row, now) => {
+  const resumed = await act(deps, s.id, "resume", "subscription.resumed", (row, now) => {
     if (row.next_period_start.getTime() >= now.getTime()) return { paused_at: null };
     return { paused_at: null, anchor_at: now, anchor_index: row.next_period_index, next_period_start: now };
   });
+  // A period starting now: its renewal is asked at once rather than at the next cron minute (the cron
+  // would find it anyway, and the claim makes the two one).
+  if (resumed.next_period_start.getTime() <= deps.clock.now().getTime()) {
+    await deps.queue.enqueue({
+      type: "subscription.renew",
+      subscriptionId: resumed.id,
+      periodIndex: resumed.next_period_index,
+    });
+  }
+  return resumed;
 }
 
 async function closeOpenRenewals(tx: ActionDeps, subscriptionId: string) {

@@ -115,6 +115,8 @@ export async function startRenewalPayin(
     const amount = roundAmount(new Decimal(renewal.amount).times(rate.rate), to, "up").toFixed();
     const common = {
       amount,
+      // Back from the checkout (paid or not), the customer lands on the renewal page, which says where it stands.
+      successUrl: `${deps.config.publicUrl}/subscriptions/renewals/${renewal.id}`,
       cancelUrl: `${deps.config.publicUrl}/subscriptions/renewals/${renewal.id}`,
       metadata: {
         subscriptionId: subscription.id,
