@@ -27,14 +27,19 @@ import { adminReviewRoutes } from "./admin_review.ts";
 import { adminTreasuryRoutes } from "./admin_treasury.ts";
 import { registerWebhooks } from "./webhooks/events.ts";
 import { checkoutRoutes } from "../pages/routes.ts";
+import { shopPageRoutes } from "../pages/shop_routes.ts";
 import { merchantProfileRoutes } from "./merchant_profile.ts";
 import { shopRoutes } from "./shop.ts";
 import { paylinkOrderRoutes } from "./paylink_orders.ts";
 import { subscriptionRoutes } from "./subscriptions.ts";
 import { adminMailRoutes } from "./admin_mail.ts";
 import { subscriptionPageRoutes } from "../pages/subscription_routes.ts";
+import { paylinkRoutes } from "./paylinks.ts";
+import { adminPaylinkRoutes, paylinkMediaRoutes, paylinkTemplateRoutes } from "./paylink_extras.ts";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
+/** The routes taking multipart uploads, each with its own size cap. */
+const UPLOAD_PATH = /^\/v1\/paylinks\/[^/]+\/(cover-image|products\/[^/]+\/image|products\/import-csv)$/;
 
 /** Every router uses this so validation failures become the VALIDATION_ERROR envelope. */
 export function newRouter() {
@@ -58,15 +63,19 @@ export function createApp(deps: Deps, options: { devnet?: Devnet; simulators?: {
     c.header("X-Request-Id", c.get("requestId"));
   });
   // JSON bodies are small; a larger one is refused before anything parses it (uploads will set their own).
-  app.use(
-    "*",
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: () => {
-        throw new AppError("BAD_REQUEST", `Request body larger than ${MAX_BODY_BYTES / 1024 / 1024} MB`);
-      },
-    }),
-  );
+  const jsonBodyLimit = bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    onError: () => {
+      throw new AppError("BAD_REQUEST", `Request body larger than ${MAX_BODY_BYTES / 1024 / 1024} MB`);
+    },
+  });
+  // Multipart uploads (paylink images, CSV) are capped by their own route before anything parses them.
+  app.use("*", (c, next) => {
+    const multipart = /^multipart\/form-data\b/i.test(c.req.header("content-type") ?? "");
+    return multipart && c.req.method === "POST" && UPLOAD_PATH.test(c.req.path)
+      ? next()
+      : jsonBodyLimit(c, next);
+  });
   app.use("*", rejectUnstorableInput);
   app.onError(onError);
   app.notFound(notFound);
@@ -95,6 +104,10 @@ export function createApp(deps: Deps, options: { devnet?: Devnet; simulators?: {
   app.route("/v1", whitelistRoutes());
   app.route("/v1", payoutRoutes());
   app.route("/v1", withdrawalRoutes());
+  // Templates first: /paylinks/templates must not be read as /paylinks/{id}.
+  app.route("/v1", paylinkTemplateRoutes());
+  app.route("/v1", paylinkRoutes());
+  app.route("/v1", paylinkMediaRoutes());
   app.route("/v1", conversionRoutes());
   app.route("/v1", paymentRoutes());
   app.route("/v1", providerRoutes());
@@ -108,8 +121,10 @@ export function createApp(deps: Deps, options: { devnet?: Devnet; simulators?: {
   app.route("/admin/api", adminReviewRoutes());
   app.route("/admin/api", adminTreasuryRoutes());
   app.route("/admin/api", adminMailRoutes());
+  app.route("/admin/api", adminPaylinkRoutes());
   app.route("/", docsRoutes(app));
   app.route("/", checkoutRoutes());
+  app.route("/", shopPageRoutes());
   app.route("/", subscriptionPageRoutes());
   // Development only: the TRON node's controls (/devnet) and the simulators' pages (/simulators, where a
   // test card pays). Production mounts neither whatever it is handed; its sandbox pay-ins are settled

@@ -84,7 +84,12 @@ export function paylinkOrderRoutes() {
     }),
     async (c) => {
       const q = c.req.valid("query");
-      const { items, total } = await listPaylinkOrders(c.get("deps"), c.get("auth"), c.req.valid("param").id, q);
+      const { items, total } = await listPaylinkOrders(
+        c.get("deps"),
+        c.get("auth"),
+        c.req.valid("param").id,
+        q,
+      );
       return ok(c, pageOf(items, total, q));
     },
   );
@@ -108,12 +113,16 @@ export function paylinkOrderRoutes() {
       },
     }),
     async (c) => {
-      const { slug, stream } = await exportPaylinkOrders(c.get("deps"), c.get("auth"), c.req.valid("param").id);
+      const { slug, stream } = await exportPaylinkOrders(
+        c.get("deps"),
+        c.get("auth"),
+        c.req.valid("param").id,
+      );
       return c.body(stream, 200, {
         "Content-Type": "text/csv; charset=utf-8",
         "Content-Disposition": `attachment; filename="orders-${slug}.csv"`,
         "Cache-Control": "no-store",
-      // deno-lint-ignore no-explicit-any
+        // deno-lint-ignore no-explicit-any
       }) as any;
     },
   );

@@ -23,9 +23,13 @@ export function publicRateLimit(route: string): MiddlewareHandler<AppEnv> {
     c.header("X-RateLimit-Limit", String(limit));
     c.header("X-RateLimit-Remaining", String(decision.remaining));
     if (!decision.allowed) {
-      throw new AppError("RATE_LIMIT_EXCEEDED", `Too many requests; retry in ${decision.retryAfterSeconds} s`, {
-        headers: { "Retry-After": String(decision.retryAfterSeconds) },
-      });
+      throw new AppError(
+        "RATE_LIMIT_EXCEEDED",
+        `Too many requests; retry in ${decision.retryAfterSeconds} s`,
+        {
+          headers: { "Retry-After": String(decision.retryAfterSeconds) },
+        },
+      );
     }
     await next();
   };
@@ -52,16 +56,22 @@ const CheckoutBody = z.strictObject({
   customerPhone: z.string().trim().regex(/^\+[1-9]\d{6,14}$/, "an E.164 number such as +22670123456")
     .optional().openapi({ description: "E.164; required for mobile money" }),
   customerAddress: CustomerText(500).optional(),
-  paymentMethod: RailSchema.optional().openapi({ description: "the rail; default the first the paylink offers" }),
+  paymentMethod: RailSchema.optional().openapi({
+    description: "the rail; default the first the paylink offers",
+  }),
   promoCode: z.string().trim().min(1).max(64).optional(),
-  rateLockId: z.string().max(64).optional().openapi({ description: "from POST /v1/paylinks/{slug}/rate-lock" }),
+  rateLockId: z.string().max(64).optional().openapi({
+    description: "from POST /v1/paylinks/{slug}/rate-lock",
+  }),
   operatorCode: z.enum(["OPERATOR_A_BF", "OPERATOR_B_BF"]).optional(),
 }).openapi("PaylinkCheckoutRequest");
 
 const CheckoutResultSchema = z.object({
   orderId: z.string(),
   transactionId: z.string(),
-  address: z.string().nullable().openapi({ description: "TRON deposit address; null on card and mobile money" }),
+  address: z.string().nullable().openapi({
+    description: "TRON deposit address; null on card and mobile money",
+  }),
   amount: z.string().openapi({ description: "the order's total in the rail's currency" }),
   amountExpected: z.string().openapi({ description: "what the customer sends (USDT: plus the network fee)" }),
   expiresAt: z.string(),
@@ -140,7 +150,10 @@ export function shopRoutes() {
       security: [],
       middleware: [publicRateLimit("apply-promo")],
       request: { params: SlugParam, body: json(PromoBody) },
-      responses: { 200: jsonContent(successSchema(PromoPreviewSchema), "Discount preview"), ...errorResponses },
+      responses: {
+        200: jsonContent(successSchema(PromoPreviewSchema), "Discount preview"),
+        ...errorResponses,
+      },
     }),
     async (c) => ok(c, await previewPromo(c.get("deps"), c.req.valid("param").slug, c.req.valid("json"))),
   );

@@ -379,7 +379,7 @@ export async function returnStock(db: Db, productId: string, quantity: number, n
   );
 }
 
-/** Whether every stock-tracked product on sale is sold out (and at least one is tracked). */
+/** Whether nothing is left for sale: every product on sale tracks stock and has none left. */
 export async function allTrackedStockGone(db: Db, paylinkId: string): Promise<boolean> {
   const [row] = await db.query<{ tracked: number; left: number }>(
     `SELECT count(*) FILTER (WHERE stock_enabled)::int AS tracked,

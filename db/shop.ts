@@ -22,7 +22,10 @@ export type RateLockRow = {
 const LOCK_COLUMNS = `id, paylink_id, is_sandbox, rail, from_currency, to_currency, rate::text AS rate,
   rate_as_of, rate_source, expires_at, used_at, order_id, created_at`;
 
-export async function insertRateLock(db: Db, l: Omit<RateLockRow, "used_at" | "order_id">): Promise<RateLockRow> {
+export async function insertRateLock(
+  db: Db,
+  l: Omit<RateLockRow, "used_at" | "order_id">,
+): Promise<RateLockRow> {
   return (await db.query<RateLockRow>(
     `INSERT INTO paylink_rate_locks (id, paylink_id, is_sandbox, rail, from_currency, to_currency, rate,
        rate_as_of, rate_source, expires_at, created_at)
@@ -60,7 +63,9 @@ export async function consumeRateLock(
 }
 
 export async function findRateLock(db: Db, id: string): Promise<RateLockRow | undefined> {
-  return (await db.query<RateLockRow>(`SELECT ${LOCK_COLUMNS} FROM paylink_rate_locks WHERE id = $1`, [id]))[0];
+  return (await db.query<RateLockRow>(`SELECT ${LOCK_COLUMNS} FROM paylink_rate_locks WHERE id = $1`, [id]))[
+    0
+  ];
 }
 
 /** Locks past their end by more than `before` are of no use to anyone: deleted by the maintenance cron. */

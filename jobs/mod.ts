@@ -17,6 +17,7 @@ import {
   handleSubscriptionCron,
   handleSubscriptionRenew,
 } from "./subscriptions.ts";
+import { handleRateLockPurge } from "./shop.ts";
 import { handleSweepCron, handleTreasurySweep } from "./treasury.ts";
 import { ensureTronScanLoop, handleTronScan } from "./tron_scanner.ts";
 import { handleWebhookDeliver, handleWebhookSweep } from "./webhook_delivery.ts";
@@ -78,6 +79,7 @@ export function registerJobs(deps: Deps): { stop(): void } {
   cron("subscription-renewals", "* * * * *", handleSubscriptionCron);
   cron("mail-outbox-sweep", "* * * * *", handleMailSweep);
   cron("idempotency-purge", "17 * * * *", handleIdempotencyPurge);
+  cron("rate-lock-purge", "41 * * * *", handleRateLockPurge);
   cron("rate-limit-purge", "*/5 * * * *", handleRateLimitPurge);
   // Start at once rather than at the first cron minute.
   queueMicrotask(() => {

@@ -13,6 +13,7 @@ import { CHECKOUT_SCRIPT } from "./checkout_script.ts";
 import { type Lang, MESSAGES, type Messages } from "./i18n.ts";
 import { renderDocument } from "./layout.tsx";
 import { Payee } from "./payee.tsx";
+import type { DigitalDelivery } from "../domain/shop/delivery.ts";
 
 /** Reload interval of the no-script fallback, in seconds. */
 export const NOSCRIPT_REFRESH_SECONDS = 15;
@@ -68,7 +69,9 @@ export function pagePhase(v: CheckoutView, notice: OtpNotice | null): CheckoutPh
   return v.phase === "waiting" && v.rail === "momo_otp" && notice === "sent" ? "processing" : v.phase;
 }
 
-function CheckoutBody(props: { v: CheckoutView; lang: Lang; notice: OtpNotice | null }) {
+function CheckoutBody(
+  props: { v: CheckoutView; lang: Lang; notice: OtpNotice | null; delivery: DigitalDelivery | null },
+) {
   const { v, lang } = props;
   const t = MESSAGES[lang];
   const unit = UNIT[v.currency];
@@ -86,6 +89,7 @@ function CheckoutBody(props: { v: CheckoutView; lang: Lang; notice: OtpNotice | 
       data-final={v.final ? "1" : "0"}
       data-copied={t.copied}
       data-failed={t.copyFailed}
+      data-reload={props.delivery?.waiting ? "1" : undefined}
     >
       <div class="bar">
         <span>{t.title}</span>
@@ -156,6 +160,14 @@ function CheckoutBody(props: { v: CheckoutView; lang: Lang; notice: OtpNotice | 
           <p class="big">
             {fiat ? amount : <span data-recv="">{received}</span>} <small>{unit}</small>
           </p>
+          {props.delivery && props.delivery.links.length > 0 && (
+            <div class="st good" data-downloads="">
+              <p>{t.downloads}</p>
+              {props.delivery.links.map((l) => (
+                <a key={l.url} class="btn" href={l.url} rel="noopener noreferrer" target="_blank">{l.name}</a>
+              ))}
+            </div>
+          )}
           {v.successUrl && (
             <>
               <a class="btn" id="succ" href={v.successUrl}>{t.backToShop}</a>
@@ -225,8 +237,8 @@ export function renderCheckoutPage(
   lang: Lang,
   nonce: string,
   notice: OtpNotice | null = null,
+  delivery: DigitalDelivery | null = null,
 ): string {
-  const t = MESSAGES[lang];
   const typingCode = v.rail === "momo_otp" && pagePhase(v, notice) === "waiting";
   const refresh = v.final
     ? (v.phase === "paid" && v.successUrl ? `${NOSCRIPT_REDIRECT_SECONDS};url=${v.successUrl}` : null)
@@ -245,7 +257,7 @@ export function renderCheckoutPage(
       </noscript>
     ),
     script: CHECKOUT_SCRIPT,
-    children: <CheckoutBody v={v} lang={lang} notice={notice} />,
+    children: <CheckoutBody v={v} lang={lang} notice={notice} delivery={delivery} />,
   });
 }
 

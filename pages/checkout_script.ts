@@ -7,7 +7,7 @@ export const CHECKOUT_SCRIPT = `(function(){
 var d=document,root=d.getElementById("co");if(!root)return;
 var ds=root.dataset,left=+ds.left,phase=ds.at,final=ds.final==="1",timer=0,busy=0,xof=ds.cur==="XOF";
 function all(s){return Array.prototype.slice.call(d.querySelectorAll(s))}
-function show(p){phase=p;all("[data-phase]").forEach(function(e){e.hidden=e.getAttribute("data-phase").split(" ").indexOf(p)<0});if(p==="paid")redirect()}
+function show(p){phase=p;all("[data-phase]").forEach(function(e){e.hidden=e.getAttribute("data-phase").split(" ").indexOf(p)<0});if(p==="paid"){if(ds.reload&&!ds.redir){ds.redir="1";location.reload()}else redirect()}}
 function redirect(){var a=d.getElementById("succ");if(a&&!ds.redir){ds.redir="1";setTimeout(function(){location.href=a.href},8000)}}
 function pad(n){return(n<10?"0":"")+n}
 function clock(s){var h=Math.floor(s/3600),m=Math.floor(s%3600/60);return(h?h+":"+pad(m):pad(m))+":"+pad(s%60)}

@@ -83,6 +83,7 @@ const fr = {
   payingTo: "Vous payez",
   orderRef: "Pour :",
   paymentId: "N° de paiement :",
+  downloads: "Vos téléchargements :",
 };
 
 export type Messages = typeof fr;
@@ -152,6 +153,7 @@ const en: Messages = {
   payingTo: "You are paying",
   orderRef: "For:",
   paymentId: "Payment no.:",
+  downloads: "Your downloads:",
 };
 
 export const MESSAGES: Record<Lang, Messages> = { fr, en };

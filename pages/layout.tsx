@@ -90,13 +90,16 @@ export function newNonce(): string {
  * Only self, the inline code carrying this nonce, and data: images (the QR code). Forms may post only to
  * this origin when the page has one (the SMS code), and nowhere otherwise.
  */
-export function securityHeaders(nonce: string, options: { forms?: boolean } = {}): Record<string, string> {
+export function securityHeaders(
+  nonce: string,
+  options: { forms?: boolean; imageOrigins?: string[] } = {},
+): Record<string, string> {
   return {
     "Content-Security-Policy": [
       "default-src 'none'",
       `script-src 'nonce-${nonce}'`,
       `style-src 'nonce-${nonce}'`,
-      "img-src data:",
+      ["img-src data:", ...(options.imageOrigins ?? [])].join(" "),
       "connect-src 'self'",
       "base-uri 'none'",
       options.forms ? "form-action 'self'" : "form-action 'none'",

@@ -13,9 +13,7 @@ export function monogram(name: string): string {
 export function MerchantMark(props: { merchant: MerchantBranding; size?: number; color?: string | null }) {
   const size = props.size ?? 44;
   if (props.merchant.logoUrl) {
-    return (
-      <img class="logo" src={props.merchant.logoUrl} alt="" width={size} height={size} />
-    );
+    return <img class="logo" src={props.merchant.logoUrl} alt="" width={size} height={size} />;
   }
   return (
     <span

@@ -4,6 +4,7 @@
 import { type Context, Hono } from "hono";
 import type { AppEnv } from "../api/env.ts";
 import { getCheckoutStatus, getCheckoutView } from "../domain/payins/checkout.ts";
+import { digitalDeliveryOf } from "../domain/shop/delivery.ts";
 import { submitCheckoutOtp } from "../domain/payins/otp.ts";
 import { AppError } from "../domain/errors.ts";
 import { renderCheckoutNotFound, renderCheckoutPage } from "./checkout.tsx";
@@ -59,9 +60,10 @@ export function checkoutRoutes() {
     const id = c.req.param("id");
     const view = PAYIN_ID.test(id) ? await getCheckoutView(c.get("deps"), id) : null;
     if (!view) return c.html(renderCheckoutNotFound(lang, nonce), 404, headers);
+    const delivery = await digitalDeliveryOf(c.get("deps"), id);
     const asked = c.req.query("otp");
     const notice = (OTP_NOTICES as readonly string[]).includes(asked ?? "") ? asked as OtpNotice : null;
-    return c.html(renderCheckoutPage(view, lang, nonce, notice), 200, headers);
+    return c.html(renderCheckoutPage(view, lang, nonce, notice, delivery), 200, headers);
   });
 
   r.get("/checkout/:id/status", async (c) => {

@@ -25,7 +25,9 @@ export async function makePaylink(
     currency?: "USDT_TRC20" | "XOF";
     methods?: string[];
     products: FixtureProduct[];
-    promos?: Array<{ code: string; type: "PERCENT" | "FIXED"; value: string; maxUses?: number; expiresAt?: Date }>;
+    promos?: Array<
+      { code: string; type: "PERCENT" | "FIXED"; value: string; maxUses?: number; expiresAt?: Date }
+    >;
     fields?: paylinksDb.PaylinkFields;
   },
 ) {

@@ -1,7 +1,7 @@
 // Creating a USDT pay-in: checks, a fresh deposit address, then the row, its claim and `payin.created` at once.
 import { PG_UNIQUE_VIOLATION, pgErrorCode } from "../../db/mod.ts";
 import { type NewPayin, newPayinRow, payinInsertStatement, type PayinRow } from "../../db/payins.ts";
-import { returnDepositAddress, takeDepositAddress } from "../address_pool.ts";
+import { type DepositAddress, returnDepositAddress, takeDepositAddress } from "../address_pool.ts";
 import type { Caller } from "../auth.ts";
 import type { Deps } from "../deps.ts";
 import { AppError } from "../errors.ts";
@@ -63,11 +63,11 @@ export async function createUsdtPayin(
   isSandbox: boolean,
   input: CreateUsdtPayinInput,
   /**
-   * Where the deposit address is leased from: the process's own database handle. A caller creating the
-   * pay-in inside its transaction (a paylink checkout) passes its root deps here, since the pool keeps
-   * its leases per handle.
+   * A deposit address the caller took from the pool before opening its transaction (a paylink checkout
+   * creates the pay-in inside one; the pool keeps its leases per database handle, and on PGlite a lease
+   * taken on the root handle would wait for that very transaction). The caller returns it on failure.
    */
-  pool: Pick<Deps, "db" | "config" | "clock" | "queue" | "log"> = deps,
+  preTaken?: DepositAddress,
 ): Promise<{ payin: PayinRow; qrPng: string }> {
   const amount = parseUsdtAmount(input.amount);
   if (amount.lessThan(USDT_MINIMUM)) {
@@ -99,7 +99,7 @@ export async function createUsdtPayin(
   // The pay-in, the claim of its address (a trigger on the INSERT), payin.created and its deliveries: one
   // atomic statement, one round trip, one commit.
   for (let attempt = 1;; attempt++) {
-    const deposit = await takeDepositAddress(pool, isSandbox);
+    const deposit = preTaken && attempt === 1 ? preTaken : await takeDepositAddress(deps, isSandbox);
     const newPayin: NewPayin = { ...draft, address: deposit.address };
     const payin = newPayinRow(newPayin);
     try {
@@ -117,7 +117,7 @@ export async function createUsdtPayin(
       // Only if this process kept a lease past its end and another took the address: take another one.
       if (text.includes("is already claimed") && attempt < 3) continue;
       if (pgErrorCode(err) === PG_UNIQUE_VIOLATION && text.includes("payins_external_ref_unique")) {
-        returnDepositAddress(pool, isSandbox, deposit);
+        if (!preTaken) returnDepositAddress(deps, isSandbox, deposit);
         throw new AppError(
           "DUPLICATE_EXTERNAL_REF",
           `externalRef ${input.externalRef} was already used by this merchant`,

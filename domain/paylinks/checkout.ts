@@ -8,7 +8,7 @@ import type { Deps } from "../deps.ts";
 import { AppError, type FieldProblem } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { type Currency, Decimal } from "../money.ts";
-import { assertPromoUsable, discountOf, normalizeCode } from "./promo_rules.ts";
+import { assertPromoUsable, discountOf, normalizeCode, PROMO_CODE_PATTERN } from "./promo_rules.ts";
 import { SLUG_PATTERN } from "./queries.ts";
 import { effectiveStatus } from "./states.ts";
 
@@ -129,7 +129,8 @@ export async function reserveOrder(
     let discount = new Decimal(0);
     let promo: db.PromoRow | undefined;
     if (input.promoCode) {
-      promo = await db.findPromoByCode(tx, paylink.id, normalizeCode(input.promoCode), { lock: true });
+      const code = normalizeCode(input.promoCode);
+      promo = PROMO_CODE_PATTERN.test(code) ? await db.findPromoByCode(tx, paylink.id, code, { lock: true }) : undefined;
       assertPromoUsable(promo, now);
       discount = discountOf(promo, subtotal, currency);
       if (!await db.countPromoUse(tx, promo.id, now)) {

@@ -1,6 +1,6 @@
 // The paylink lifecycle the specification leaves open ("ACTIVE on creation"), as a table of allowed moves.
 // ACTIVE: on sale. INACTIVE: switched off by the merchant. EXPIRED: past expiresAt. DEPLETED: maxUses
-// reached, or (with autoDisableOnDepletion) every stock-tracked product sold out.
+// reached, or (with autoDisableOnDepletion) nothing left for sale (every product tracks stock and has none).
 import { AppError } from "../errors.ts";
 
 export const PAYLINK_STATUSES = ["ACTIVE", "INACTIVE", "EXPIRED", "DEPLETED"] as const;

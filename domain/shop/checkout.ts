@@ -10,11 +10,12 @@ import type { Caller } from "../auth.ts";
 import type { Deps } from "../deps.ts";
 import { AppError } from "../errors.ts";
 import { currentRate, roundAmount } from "../fx/rates.ts";
-import { newId, isWellFormedId } from "../ids.ts";
+import { isWellFormedId, newId } from "../ids.ts";
 import type { PaymentRail } from "../merchants.ts";
 import { type Currency, Decimal } from "../money.ts";
 import { attachPayin, type CheckoutItem, reserveOrder } from "../paylinks/checkout.ts";
 import { createUsdtPayin } from "../payins/create.ts";
+import { returnDepositAddress, takeDepositAddress } from "../address_pool.ts";
 import { createCardPayin, createMobileMoneyPayin } from "../payins/create_fiat.ts";
 import type { OperatorCode } from "../../rails/fiat/provider.ts";
 import { loadShop, offeredRails, RAIL_CURRENCY } from "./storefront.ts";
@@ -153,7 +154,11 @@ function describe(title: string | null, items: Array<{ product_name: string; qua
  * order's total converted at the locked rate (or the live one without a lock), rounded up to the rail's
  * currency: what the customer pays never falls short of the price.
  */
-export async function checkoutPaylink(deps: Deps, slug: string, input: CheckoutInput): Promise<CheckoutResult> {
+export async function checkoutPaylink(
+  deps: Deps,
+  slug: string,
+  input: CheckoutInput,
+): Promise<CheckoutResult> {
   // Read outside the transaction: the rails on offer and the merchant's settings.
   const { paylink, merchant } = await loadShop(deps, slug);
   const rails = offeredRails(paylink, merchant.enabled_rails);
@@ -163,67 +168,82 @@ export async function checkoutPaylink(deps: Deps, slug: string, input: CheckoutI
   // Without a lock the live rate is read before the transaction (a feed never waits inside one).
   const liveRate = input.rateLockId ? null : await currentRate(deps, paylink.currency, to);
   const caller = merchantCaller(merchant, paylink.is_sandbox);
-  return await deps.db.tx(async (tx) => {
-    const txDeps: Deps = { ...deps, db: tx };
-    const reserved = await reserveOrder(txDeps, {
-      slug,
-      items: input.items,
-      promoCode: input.promoCode ?? null,
-      customer: {
-        email: input.customerEmail ?? null,
-        name: input.customerName ?? null,
-        phone: input.customerPhone ?? null,
-        address: input.customerAddress ?? null,
-      },
-    });
-    const order = reserved.order;
-    const rate = input.rateLockId
-      ? (await consumeLock(txDeps, { id: input.rateLockId, paylinkId: paylink.id, orderId: order.id, rail })).rate
-      : liveRate!.rate;
-    const amount = roundAmount(new Decimal(order.total).times(rate), to, "up").toFixed();
-    const common = {
-      amount,
-      successUrl: paylink.success_url ?? undefined,
-      cancelUrl: paylink.cancel_url ?? `${deps.config.publicUrl}/pay/link/${paylink.slug}`,
-      metadata: {
-        paylinkId: paylink.id,
-        orderId: order.id,
-        description: describe(paylink.title, reserved.items),
-      },
-    };
-    let payin: PayinRow;
-    if (rail === "USDT_TRC20") {
-      payin = (await createUsdtPayin(txDeps, caller, paylink.is_sandbox, common, deps)).payin;
-    } else {
-      const fiat = {
-        ...common,
-        customerName: input.customerName,
-        customerEmail: input.customerEmail,
-        customerPhone: input.customerPhone,
-        operatorCode: input.operatorCode,
-      };
-      payin = rail === "CARD"
-        ? (await createCardPayin(txDeps, caller, paylink.is_sandbox, fiat)).payin
-        : (await createMobileMoneyPayin(txDeps, caller, paylink.is_sandbox, fiat)).payin;
-    }
-    await attachPayin(txDeps, order.id, {
-      payinId: payin.id,
-      rail,
-      payAmount: payin.amount,
-      payCurrency: payin.currency,
-      fxRate: new Decimal(rate).toFixed(),
-    });
-    return {
-      orderId: order.id,
-      transactionId: payin.id,
-      address: payin.address,
-      amount: payin.amount,
-      amountExpected: payin.amount_expected,
-      expiresAt: payin.expires_at.toISOString(),
-      paymentMethod: rail,
-      currency: payin.currency as Currency,
-      checkoutUrl: `${deps.config.publicUrl}/checkout/${payin.id}`,
-    };
-  });
-}
+  // The deposit address is leased before the transaction and handed back if the checkout fails.
+  const deposit = rail === "USDT_TRC20" ? await takeDepositAddress(deps, paylink.is_sandbox) : undefined;
+  try {
+    return await inTransaction();
+  } catch (err) {
+    if (deposit) returnDepositAddress(deps, paylink.is_sandbox, deposit);
+    throw err;
+  }
 
+  async function inTransaction(): Promise<CheckoutResult> {
+    return await deps.db.tx(async (tx) => {
+      const txDeps: Deps = { ...deps, db: tx };
+      const reserved = await reserveOrder(txDeps, {
+        slug,
+        items: input.items,
+        promoCode: input.promoCode ?? null,
+        customer: {
+          email: input.customerEmail ?? null,
+          name: input.customerName ?? null,
+          phone: input.customerPhone ?? null,
+          address: input.customerAddress ?? null,
+        },
+      });
+      const order = reserved.order;
+      const rate = input.rateLockId
+        ? (await consumeLock(txDeps, {
+          id: input.rateLockId,
+          paylinkId: paylink.id,
+          orderId: order.id,
+          rail,
+        })).rate
+        : liveRate!.rate;
+      const amount = roundAmount(new Decimal(order.total).times(rate), to, "up").toFixed();
+      const common = {
+        amount,
+        successUrl: paylink.success_url ?? undefined,
+        cancelUrl: paylink.cancel_url ?? `${deps.config.publicUrl}/pay/link/${paylink.slug}`,
+        metadata: {
+          paylinkId: paylink.id,
+          orderId: order.id,
+          description: describe(paylink.title, reserved.items),
+        },
+      };
+      let payin: PayinRow;
+      if (rail === "USDT_TRC20") {
+        payin = (await createUsdtPayin(txDeps, caller, paylink.is_sandbox, common, deposit)).payin;
+      } else {
+        const fiat = {
+          ...common,
+          customerName: input.customerName,
+          customerEmail: input.customerEmail,
+          customerPhone: input.customerPhone,
+          operatorCode: input.operatorCode,
+        };
+        payin = rail === "CARD"
+          ? (await createCardPayin(txDeps, caller, paylink.is_sandbox, fiat)).payin
+          : (await createMobileMoneyPayin(txDeps, caller, paylink.is_sandbox, fiat)).payin;
+      }
+      await attachPayin(txDeps, order.id, {
+        payinId: payin.id,
+        rail,
+        payAmount: payin.amount,
+        payCurrency: payin.currency,
+        fxRate: new Decimal(rate).toFixed(),
+      });
+      return {
+        orderId: order.id,
+        transactionId: payin.id,
+        address: payin.address,
+        amount: payin.amount,
+        amountExpected: payin.amount_expected,
+        expiresAt: payin.expires_at.toISOString(),
+        paymentMethod: rail,
+        currency: payin.currency as Currency,
+        checkoutUrl: `${deps.config.publicUrl}/checkout/${payin.id}`,
+      };
+    });
+  }
+}

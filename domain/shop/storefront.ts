@@ -9,7 +9,7 @@ import type { Deps } from "../deps.ts";
 import { AppError } from "../errors.ts";
 import { currentRate, FX_DECIMALS } from "../fx/rates.ts";
 import { brandingOf, type MerchantBranding } from "../merchant_branding.ts";
-import { RAILS, type PaymentRail } from "../merchants.ts";
+import { type PaymentRail, RAILS } from "../merchants.ts";
 import { type Currency, Decimal } from "../money.ts";
 import { assertPromoUsable, discountOf, normalizeCode, PROMO_CODE_PATTERN } from "../paylinks/promo_rules.ts";
 import { findPaylinkBySlug } from "../paylinks/queries.ts";
@@ -36,7 +36,12 @@ export type ShopProduct = {
   lowStock: boolean;
 };
 
-export type ShopRail = { rail: PaymentRail; currency: Currency; rate: string | null; rateAsOf: string | null };
+export type ShopRail = {
+  rail: PaymentRail;
+  currency: Currency;
+  rate: string | null;
+  rateAsOf: string | null;
+};
 
 export type ShopView = {
   slug: string;
@@ -60,7 +65,7 @@ export type ShopView = {
 
 /** Only a `#rrggbb` colour goes into the page's stylesheet. */
 function safeColor(value: string | null): string | null {
-  return value && /^#[0-9a-fA-F]{6}$/.test(value) ? value.toLowerCase() : null;
+  return value && /^#(?:[0-9a-fA-F]{3}){1,2}$/.test(value) ? value.toLowerCase() : null;
 }
 
 /** A paylink logo is shown only when it is a data URL or one of our own images: no outside asset. */
@@ -131,7 +136,10 @@ export async function getShopView(
     paymentUrl: paymentUrlOf(deps.config, paylink.slug),
     brandColor: safeColor(paylink.brand_color),
     coverImageUrl: imageUrlOf(deps.config, paylink.cover_image_key),
-    merchant: { displayName: branding.displayName, logoUrl: ownImage(deps, paylink.logo_url) ?? branding.logoUrl },
+    merchant: {
+      displayName: branding.displayName,
+      logoUrl: ownImage(deps, paylink.logo_url) ?? branding.logoUrl,
+    },
     products: onSale.map((p) => shopProduct(deps, p)),
     rails,
     collect: {

@@ -91,59 +91,69 @@ export async function startRenewalPayin(
   const to = RAIL_CURRENCY[rail];
   const rate = await currentRate(deps, found.renewal.currency, to);
   const caller = merchantCaller(merchant, found.renewal.is_sandbox);
-  if (rail === "USDT_TRC20") {
-    // Lease a deposit address before the transaction: the pool leases through the root handle, which on
-    // PGlite (one connection) would wait for this very transaction. Given back at once, used just below.
-    returnDepositAddress(
-      deps,
-      found.renewal.is_sandbox,
-      await takeDepositAddress(deps, found.renewal.is_sandbox),
-    );
+  // The deposit address is leased before the transaction (on PGlite a lease taken on the root handle
+  // would wait for that very transaction) and handed back unless the new pay-in claimed it.
+  const deposit = rail === "USDT_TRC20"
+    ? await takeDepositAddress(deps, found.renewal.is_sandbox)
+    : undefined;
+  let claimed = false;
+  try {
+    const payinId = await inTransaction();
+    if (deposit && !claimed) returnDepositAddress(deps, found.renewal.is_sandbox, deposit);
+    return payinId;
+  } catch (err) {
+    if (deposit) returnDepositAddress(deps, found.renewal.is_sandbox, deposit);
+    throw err;
   }
-  return await deps.db.tx(async (tx) => {
-    const txDeps: Deps = { ...deps, db: tx };
-    const renewal = (await subsDb.findRenewal(tx, renewalId, { lock: true }))!;
-    if (renewal.status !== "PENDING") {
-      throw new AppError("INVALID_TRANSACTION_STATUS", `This renewal is ${renewal.status}`, {
-        reason: `RENEWAL_${renewal.status}`,
-      });
-    }
-    if (renewal.payin_id) {
-      const running = await findPayin(tx, renewal.payin_id);
-      if (running && STILL_RUNNING.has(running.status)) return running.id;
-    }
-    const amount = roundAmount(new Decimal(renewal.amount).times(rate.rate), to, "up").toFixed();
-    const common = {
-      amount,
-      // Back from the checkout (paid or not), the customer lands on the renewal page, which says where it stands.
-      successUrl: `${deps.config.publicUrl}/subscriptions/renewals/${renewal.id}`,
-      cancelUrl: `${deps.config.publicUrl}/subscriptions/renewals/${renewal.id}`,
-      metadata: {
-        subscriptionId: subscription.id,
-        renewalId: renewal.id,
-        paylinkId: subscription.paylink_id,
-        description: `${subscription.description} (${renewal.period_start.toISOString().slice(0, 10)})`.slice(
-          0,
-          200,
-        ),
-      },
-    };
-    let payin: PayinRow;
-    if (rail === "USDT_TRC20") {
-      payin = (await createUsdtPayin(txDeps, caller, renewal.is_sandbox, common, deps)).payin;
-    } else {
-      const fiat = {
-        ...common,
-        customerName: subscription.customer_name ?? undefined,
-        customerEmail: subscription.customer_email,
-        customerPhone: input.customerPhone ?? subscription.customer_phone ?? undefined,
-        operatorCode: input.operatorCode,
+
+  async function inTransaction(): Promise<string> {
+    return await deps.db.tx(async (tx) => {
+      const txDeps: Deps = { ...deps, db: tx };
+      const renewal = (await subsDb.findRenewal(tx, renewalId, { lock: true }))!;
+      if (renewal.status !== "PENDING") {
+        throw new AppError("INVALID_TRANSACTION_STATUS", `This renewal is ${renewal.status}`, {
+          reason: `RENEWAL_${renewal.status}`,
+        });
+      }
+      if (renewal.payin_id) {
+        const running = await findPayin(tx, renewal.payin_id);
+        if (running && STILL_RUNNING.has(running.status)) return running.id;
+      }
+      const amount = roundAmount(new Decimal(renewal.amount).times(rate.rate), to, "up").toFixed();
+      const common = {
+        amount,
+        // Back from the checkout (paid or not), the customer lands on the renewal page, which says where it stands.
+        successUrl: `${deps.config.publicUrl}/subscriptions/renewals/${renewal.id}`,
+        cancelUrl: `${deps.config.publicUrl}/subscriptions/renewals/${renewal.id}`,
+        metadata: {
+          subscriptionId: subscription.id,
+          renewalId: renewal.id,
+          paylinkId: subscription.paylink_id,
+          description: `${subscription.description} (${renewal.period_start.toISOString().slice(0, 10)})`
+            .slice(
+              0,
+              200,
+            ),
+        },
       };
-      payin = rail === "CARD"
-        ? (await createCardPayin(txDeps, caller, renewal.is_sandbox, fiat)).payin
-        : (await createMobileMoneyPayin(txDeps, caller, renewal.is_sandbox, fiat)).payin;
-    }
-    await subsDb.setRenewalPayin(tx, renewal.id, payin.id, deps.clock.now());
-    return payin.id;
-  });
+      let payin: PayinRow;
+      if (rail === "USDT_TRC20") {
+        payin = (await createUsdtPayin(txDeps, caller, renewal.is_sandbox, common, deposit)).payin;
+        claimed = true;
+      } else {
+        const fiat = {
+          ...common,
+          customerName: subscription.customer_name ?? undefined,
+          customerEmail: subscription.customer_email,
+          customerPhone: input.customerPhone ?? subscription.customer_phone ?? undefined,
+          operatorCode: input.operatorCode,
+        };
+        payin = rail === "CARD"
+          ? (await createCardPayin(txDeps, caller, renewal.is_sandbox, fiat)).payin
+          : (await createMobileMoneyPayin(txDeps, caller, renewal.is_sandbox, fiat)).payin;
+      }
+      await subsDb.setRenewalPayin(tx, renewal.id, payin.id, deps.clock.now());
+      return payin.id;
+    });
+  }
 }
