@@ -19,7 +19,9 @@ export const ProductInputSchema = z.strictObject({
   description: text(2000).optional(),
   price: Price,
   productType: z.enum(["PHYSICAL", "DIGITAL"]).optional().openapi({ description: "default PHYSICAL" }),
-  digitalUrl: HttpUrl.optional().openapi({ description: "DIGITAL only; shown to the customer only after payment" }),
+  digitalUrl: HttpUrl.optional().openapi({
+    description: "DIGITAL only; shown to the customer only after payment",
+  }),
   stockEnabled: z.boolean().optional().openapi({ description: "default: true when stockQty is given" }),
   stockQty: count(1_000_000_000).optional(),
   lowStockThreshold: count(1_000_000_000).optional(),
@@ -48,10 +50,13 @@ const settings = {
   collectAddress: collect.optional(),
   recurringInterval: z.enum(["WEEKLY", "MONTHLY", "YEARLY"]).nullable().optional(),
   recurringIntervalCount: z.number().int().min(1).max(52).nullable().optional(),
-  brandColor: z.string().regex(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, "a hex colour such as #0a7d4f").nullable()
+  brandColor: z.string().regex(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, "a hex colour such as #0a7d4f")
+    .nullable()
     .optional(),
   logoUrl: HttpUrl.nullable().optional(),
-  postPaymentAction: text(500).nullable().optional().openapi({ description: "message or instruction after payment" }),
+  postPaymentAction: text(500).nullable().optional().openapi({
+    description: "message or instruction after payment",
+  }),
   successUrl: HttpUrl.nullable().optional(),
   cancelUrl: HttpUrl.nullable().optional(),
   feeBearer: z.enum(["MERCHANT", "CLIENT"]).optional().openapi({ description: "who pays the service fee" }),
@@ -59,7 +64,9 @@ const settings = {
 
 export const ProductShapeSchema = z.strictObject({
   ...settings,
-  slug: z.string().max(200).optional().openapi({ description: "generated when absent; a-z, 0-9 and hyphens" }),
+  slug: z.string().max(200).optional().openapi({
+    description: "generated when absent; a-z, 0-9 and hyphens",
+  }),
   type: z.enum(["FIXED", "VARIABLE", "RECURRING"]).optional().openapi({ description: "default FIXED" }),
   products: z.array(ProductInputSchema).max(200),
 }).openapi("CreatePaylink");

@@ -130,7 +130,9 @@ export async function reserveOrder(
     let promo: db.PromoRow | undefined;
     if (input.promoCode) {
       const code = normalizeCode(input.promoCode);
-      promo = PROMO_CODE_PATTERN.test(code) ? await db.findPromoByCode(tx, paylink.id, code, { lock: true }) : undefined;
+      promo = PROMO_CODE_PATTERN.test(code)
+        ? await db.findPromoByCode(tx, paylink.id, code, { lock: true })
+        : undefined;
       assertPromoUsable(promo, now);
       discount = discountOf(promo, subtotal, currency);
       if (!await db.countPromoUse(tx, promo.id, now)) {

@@ -98,7 +98,10 @@ Deno.test("paylink reservations: stock, promo codes, uses, release", async (t) =
           body: { stockQty: 1000 },
         });
         // A restock by the merchant reopens it at once.
-        assertEquals((await gw.request("GET", `/v1/paylinks/${paylinkId}`, { key })).json.data.status, "ACTIVE");
+        assertEquals(
+          (await gw.request("GET", `/v1/paylinks/${paylinkId}`, { key })).json.data.status,
+          "ACTIVE",
+        );
         await releaseOrder(deps, order.id, "EXPIRED");
         await releaseOrder(deps, order.id, "EXPIRED");
         const after = await findPaylinkBySlug(deps, "last-unit");

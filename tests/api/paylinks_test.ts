@@ -456,7 +456,10 @@ Deno.test("paylinks: merchant API", async (t) => {
       async () => {
         const racer = (await gw.createMerchant("Racer")).keys.liveSecret;
         const results = await Promise.all(
-          Array.from({ length: 50 }, () => create({ slug: "race-slug", products: [product()] }, { key: racer })),
+          Array.from(
+            { length: 50 },
+            () => create({ slug: "race-slug", products: [product()] }, { key: racer }),
+          ),
         );
         assertEquals(results.filter((r) => r.status === 201).length, 1);
         assert(results.every((r) => r.status === 201 || r.json.error.code === "DUPLICATE_RESOURCE"));

@@ -190,6 +190,12 @@ Deno.test("POST /v1/sandbox/reset", async (t) => {
         chainTransfers: 1,
         payins: 1,
         idempotencyKeys: 0,
+        paylinkOrderItems: 0,
+        paylinkOrders: 0,
+        paylinkPromoCodes: 0,
+        paylinkProducts: 0,
+        paylinks: 0,
+        paylinkTemplates: 0,
       });
 
       const after = await allBalances(db);
@@ -242,6 +248,12 @@ Deno.test("POST /v1/sandbox/reset", async (t) => {
         chainTransfers: 0,
         payins: 0,
         idempotencyKeys: 0,
+        paylinkOrderItems: 0,
+        paylinkOrders: 0,
+        paylinkPromoCodes: 0,
+        paylinkProducts: 0,
+        paylinks: 0,
+        paylinkTemplates: 0,
       });
       assertEquals(await allBalances(db), before);
       await assertLedgerConsistent(db);

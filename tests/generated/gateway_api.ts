@@ -255,29 +255,15 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** List templates, newest first */
+    /**
+     * List templates, newest first
+     * @description Delete one with `DELETE /v1/paylinks/templates/{templateId}` (answers `{ deleted: true, id }`; an unknown or another merchant's id is NOT_FOUND).
+     */
     get: operations["listPaylinkTemplates"];
     put?: never;
     /** Create a template: paylink settings, branding and products under a name (never orders) */
     post: operations["createPaylinkTemplate"];
     delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/v1/paylinks/templates/{id}": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    post?: never;
-    /** Delete a template */
-    delete: operations["deletePaylinkTemplate"];
     options?: never;
     head?: never;
     patch?: never;
@@ -6954,113 +6940,6 @@ export interface operations {
             /** @enum {boolean} */
             success: true;
             data: components["schemas"]["PaylinkTemplate"];
-          };
-        };
-      };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Missing, unknown or revoked credentials */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description The credentials lack the scope or the mode, or the merchant may not */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Not found, not owned by the caller, or a malformed id */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Rate limit exceeded */
-      429: {
-        headers: {
-          /** @description Seconds to wait before trying again */
-          "Retry-After"?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Unexpected server error; quote the requestId to support */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Temporarily unavailable */
-      503: {
-        headers: {
-          /** @description Seconds to wait before trying again */
-          "Retry-After"?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-    };
-  };
-  deletePaylinkTemplate: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description tpl_ followed by 26 characters */
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Deleted */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            data: {
-              /** @enum {boolean} */
-              deleted: true;
-              id: string;
-            };
           };
         };
       };
