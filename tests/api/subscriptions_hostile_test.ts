@@ -193,6 +193,16 @@ Deno.test("subscriptions: hostile input, other merchants, concurrency", async (t
       );
       assertEquals(Number(n), 0);
     });
+
+    await t.step("the sandbox reset takes the subscriptions, renewals and e-mails with it", async () => {
+      const res = await gw.request("POST", "/v1/sandbox/reset", { key });
+      assertEquals(res.status, 200, res.text);
+      assertEquals(res.json.data.deleted.subscriptions, 2);
+      // Both weekly subscriptions renewed when the week passed: two renewals, two welcomes, two requests.
+      assertEquals(res.json.data.deleted.subscriptionRenewals, 2);
+      assertEquals(res.json.data.deleted.mailOutbox, 4);
+      assertEquals((await gw.request("GET", "/v1/subscriptions", { key })).json.data.meta.total, 0);
+    });
   } finally {
     await gw.close();
   }
