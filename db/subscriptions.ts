@@ -246,7 +246,7 @@ export async function findRenewal(
 
 export async function findRenewalByPayin(db: Db, payinId: string): Promise<RenewalRow | undefined> {
   return (await db.query<RenewalRow>(
-    "SELECT * FROM subscription_renewals WHERE payin_id = $1 FOR UPDATE",
+    "SELECT * FROM subscription_renewals WHERE payin_id = $1",
     [payinId],
   ))[0];
 }

@@ -38,6 +38,9 @@ export async function startRenewal(
   const periodEnd = periodStart(s, periodIndex + 1);
   return await deps.db.tx(async (tx) => {
     const txDeps = { ...deps, db: tx };
+    // The subscription's lock first (the order every writer takes), so a pause or cancellation committing
+    // meanwhile is seen by the claim below, which re-checks the state in its own statement.
+    await subsDb.findSubscription(tx, subscriptionId, { lock: true });
     const renewal = await subsDb.claimRenewal(tx, {
       id: newId("srn", now.getTime()),
       subscriptionId,
@@ -111,6 +114,10 @@ export async function failRenewalsPastGrace(deps: JobDeps, limit = 200): Promise
   let failed = 0;
   for (const id of await subsDb.listRenewalsPastGrace(deps.db, deps.clock.now(), limit)) {
     const done = await deps.db.tx(async (tx) => {
+      // The subscription first, then the renewal: the order every writer locks them in.
+      const seen = await subsDb.findRenewal(tx, id);
+      if (!seen) return undefined;
+      await subsDb.findSubscription(tx, seen.subscription_id, { lock: true });
       const renewal = await subsDb.findRenewal(tx, id, { lock: true });
       if (!renewal || renewal.status !== "PENDING") return undefined;
       return await failRenewal({ ...deps, db: tx }, renewal, "UNPAID");
@@ -129,8 +136,12 @@ export async function followRenewalPayin(deps: FollowDeps, payin: PayinRow, stat
   if (!FULLY_PAID.has(status) && status !== "UNDERPAID") return;
   await deps.db.tx(async (tx) => {
     const txDeps = { ...deps, db: tx };
-    const renewal = await subsDb.findRenewalByPayin(tx, payin.id);
-    if (!renewal) return;
+    // Locks in the order every writer takes them: the subscription, then its renewal (a cancellation
+    // moving both at once never deadlocks with a payment).
+    const seen = await subsDb.findRenewalByPayin(tx, payin.id);
+    if (!seen) return;
+    await subsDb.findSubscription(tx, seen.subscription_id, { lock: true });
+    const renewal = (await subsDb.findRenewal(tx, seen.id, { lock: true }))!;
     const now = deps.clock.now();
     if (renewal.status !== "PENDING") {
       // Paid after it was closed (cancelled meanwhile): the merchant has the money and sees it.
