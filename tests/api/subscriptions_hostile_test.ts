@@ -2,6 +2,8 @@
 // ids, wrong types, NUL bytes, lone surrogates, huge strings, a publishable key, forged cancel tokens, odd
 // forms, and 50 identical moves at once (one moves, 49 typed refusals, one event). None answers 500.
 import { manualClock } from "../../domain/clock.ts";
+import { startRenewal } from "../../domain/subscriptions/renewals.ts";
+import { handleSubscriptionCron } from "../../jobs/subscriptions.ts";
 import { assert, assertEquals } from "../assert.ts";
 import { startTestGateway } from "../helpers.ts";
 import { eventsOf, makeRecurringPaylink, paidCheckout } from "../subscription_fixture.ts";
@@ -165,7 +167,6 @@ Deno.test("subscriptions: hostile input, other merchants, concurrency", async (t
       );
       // A renewal page's pay form with nonsense: a page again, never a pay-in, never a 500.
       clock.advance(7 * 24 * 3_600_000);
-      const { handleSubscriptionCron } = await import("../../jobs/subscriptions.ts");
       await handleSubscriptionCron(gw.deps);
       const [renewal] = await gw.db.query<{ id: string }>(
         "SELECT id FROM subscription_renewals WHERE subscription_id = $1",
@@ -194,13 +195,61 @@ Deno.test("subscriptions: hostile input, other merchants, concurrency", async (t
       assertEquals(Number(n), 0);
     });
 
+    await t.step(
+      "races: a cancellation against a renewal's payment and against the renewal job",
+      async () => {
+        clock.advance(120_000);
+        // Two subscriptions due for a renewal: pay one while the merchant cancels it; cancel the other
+        // while the job claims its renewal. Either order is fine; a 500, a deadlock or a renewal left open
+        // on a cancelled subscription is not.
+        await paidCheckout(gw, key, paylink.slug, products[0].id, { customerEmail: "c1@example.com" });
+        await paidCheckout(gw, key, paylink.slug, products[0].id, { customerEmail: "c2@example.com" });
+        const items = (await gw.request("GET", "/v1/subscriptions?status=ACTIVE", { key })).json.data.items;
+        const one = items.find((x: { customer: { email: string } }) => x.customer.email === "c1@example.com");
+        const two = items.find((x: { customer: { email: string } }) => x.customer.email === "c2@example.com");
+        clock.advance(7 * 24 * 3_600_000);
+        assert(await startRenewal(gw.deps, one.id, 2));
+        const [r1] = await gw.db.query<{ id: string }>(
+          "SELECT id FROM subscription_renewals WHERE subscription_id = $1",
+          [one.id],
+        );
+        const pay = await gw.app.request(`/subscriptions/renewals/${r1.id}/pay`, {
+          method: "POST",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          body: "paymentMethod=MOBILE_MONEY",
+        });
+        assertEquals(pay.status, 303);
+        const payinId = /pay_[0-9a-z]+/.exec(pay.headers.get("location")!)![0];
+        const [paid, cancelled, , cancelled2] = await Promise.all([
+          gw.request("POST", `/v1/sandbox/payments/${payinId}/simulate`, { key }),
+          gw.request("POST", `/v1/subscriptions/${one.id}/cancel`, { key }),
+          handleSubscriptionCron(gw.deps),
+          gw.request("POST", `/v1/subscriptions/${two.id}/cancel`, { key }),
+        ]);
+        assertEquals([paid.status, cancelled.status, cancelled2.status], [200, 200, 200]);
+        const left = await gw.db.query<{ n: string }>(
+          `SELECT count(*) AS n FROM subscription_renewals r JOIN subscriptions s ON s.id = r.subscription_id
+          WHERE s.status = 'CANCELLED' AND r.status = 'PENDING'`,
+        );
+        assertEquals(Number(left[0].n), 0, "no renewal left open on a cancelled subscription");
+        const [r1After] = await gw.db.query<{ status: string; paid_at: Date | null }>(
+          "SELECT status, paid_at FROM subscription_renewals WHERE id = $1",
+          [r1.id],
+        );
+        // Paid first: PAID; cancelled first: CANCELLED with the late payment recorded.
+        assert(r1After.paid_at !== null, JSON.stringify(r1After));
+        assert(["PAID", "CANCELLED"].includes(r1After.status));
+      },
+    );
+
     await t.step("the sandbox reset takes the subscriptions, renewals and e-mails with it", async () => {
       const res = await gw.request("POST", "/v1/sandbox/reset", { key });
       assertEquals(res.status, 200, res.text);
-      assertEquals(res.json.data.deleted.subscriptions, 2);
-      // Both weekly subscriptions renewed when the week passed: two renewals, two welcomes, two requests.
-      assertEquals(res.json.data.deleted.subscriptionRenewals, 2);
-      assertEquals(res.json.data.deleted.mailOutbox, 4);
+      assertEquals(res.json.data.deleted.subscriptions, 4);
+      const [{ n }] = await gw.db.query<{ n: string }>("SELECT count(*) AS n FROM subscription_renewals");
+      assertEquals(Number(n), 0);
+      assert(res.json.data.deleted.subscriptionRenewals >= 3);
+      assert(res.json.data.deleted.mailOutbox >= 7);
       assertEquals((await gw.request("GET", "/v1/subscriptions", { key })).json.data.meta.total, 0);
     });
   } finally {
