@@ -6,7 +6,7 @@
 // (subscription, period), so two processes running the cron, or a KV message delivered twice, start it
 // once; the loser's statement returns nothing and it does nothing else.
 import { findMerchant } from "../../db/merchants.ts";
-import type { PayinRow } from "../../db/payins.ts";
+import { findPayin, type PayinRow } from "../../db/payins.ts";
 import * as subsDb from "../../db/subscriptions.ts";
 import type { Deps } from "../deps.ts";
 import { emitEvent } from "../events.ts";
@@ -20,6 +20,9 @@ import { subscriptionEventData } from "./view.ts";
 
 /** Hours a renewal stays payable when the configuration does not say (SUBSCRIPTION_GRACE_HOURS). */
 export const DEFAULT_GRACE_HOURS = 72;
+
+/** A renewal's pay-in that ended without money: the renewal may fail once its grace is over. */
+const ENDED_UNPAID = new Set(["EXPIRED", "FAILED"]);
 
 type JobDeps = Pick<Deps, "db" | "queue" | "clock" | "config" | "log">;
 
@@ -75,7 +78,12 @@ export async function startRenewal(
 export async function renewDueSubscriptions(deps: JobDeps, limit = 200): Promise<number> {
   let started = 0;
   for (const due of await subsDb.listDueRenewals(deps.db, deps.clock.now(), limit)) {
-    if (await startRenewal(deps, due.id, due.next_period_index)) started++;
+    try {
+      if (await startRenewal(deps, due.id, due.next_period_index)) started++;
+    } catch (err) {
+      // One subscription's trouble never holds the others back; it is due again at the next run.
+      deps.log.error("subscription renewal not started", { subscriptionId: due.id, error: String(err) });
+    }
   }
   return started;
 }
@@ -120,7 +128,13 @@ export async function failRenewalsPastGrace(deps: JobDeps, limit = 200): Promise
       await subsDb.findSubscription(tx, seen.subscription_id, { lock: true });
       const renewal = await subsDb.findRenewal(tx, id, { lock: true });
       if (!renewal || renewal.status !== "PENDING") return undefined;
+      // A pay-in started since the list was read keeps the renewal open until it ends.
+      const payin = renewal.payin_id ? await findPayin(tx, renewal.payin_id) : undefined;
+      if (payin && !ENDED_UNPAID.has(payin.status)) return undefined;
       return await failRenewal({ ...deps, db: tx }, renewal, "UNPAID");
+    }).catch((err) => {
+      deps.log.error("subscription renewal not failed", { renewalId: id, error: String(err) });
+      return undefined;
     });
     if (done) failed++;
   }
