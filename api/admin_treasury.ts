@@ -27,6 +27,12 @@ const TreasurySchema = z.object({
     difference: z.string(),
     shortfall: z.boolean().openapi({ description: "true when the chain holds less than merchants are owed" }),
   }),
+  conversions: z.object({
+    usdtPosition: z.string().openapi({
+      description: "live conversions' net USDT: positive, taken in from merchants; negative, owed to cover",
+    }),
+    xofPosition: z.string().openapi({ description: "the same in XOF" }),
+  }).openapi({ description: "The platform's own exposure from wallet conversions (sum of its FX accounts)" }),
 }).openapi("Treasury");
 
 export function adminTreasuryRoutes() {

@@ -70,6 +70,7 @@ export const ConversionSchema = z.object({
   toRail: Rail,
   rate: z.string(),
   rateAsOf: z.string(),
+  rateSource: z.string(),
   toAmountGross: z.string(),
   feePercent: z.string(),
   fee: z.string(),

@@ -9,6 +9,7 @@ import { takeTokens } from "../domain/rate_limit.ts";
 import { checkoutPaylink, createRateLock } from "../domain/shop/checkout.ts";
 import { previewPromo } from "../domain/shop/storefront.ts";
 import { MAX_LINE_QUANTITY, MAX_ORDER_LINES } from "../domain/paylinks/checkout.ts";
+import { SLUG_PATTERN } from "../domain/paylinks/queries.ts";
 import { newRouter } from "./app.ts";
 import { errorResponses, jsonContent, ok, providerErrorResponses, successSchema } from "./envelope.ts";
 import type { AppEnv } from "./env.ts";
@@ -35,9 +36,12 @@ export function publicRateLimit(route: string): MiddlewareHandler<AppEnv> {
   };
 }
 
-/** A slug as a path segment; a malformed one is simply not found (checked in the domain). */
+/** A slug as a path segment: anything that cannot be one is VALIDATION_ERROR, an unknown one NOT_FOUND. */
 const SlugParam = z.object({
-  slug: z.string().max(200).openapi({ param: { name: "slug", in: "path" }, example: "boutique-awa" }),
+  slug: z.string().max(64).regex(SLUG_PATTERN, "a-z, 0-9 and hyphens, 3 to 64 characters").openapi({
+    param: { name: "slug", in: "path" },
+    example: "boutique-awa",
+  }),
 });
 
 const ItemSchema = z.strictObject({

@@ -18,6 +18,21 @@ const WalletSchema = z.object({
 
 const security = KEY_SECURITY;
 
+/** What each wallet shows beside its balance (domain/wallets.ts). */
+const Figures = {
+  available: z.string().openapi({ description: "spendable now: balance less pending" }),
+  pending: z.string().openapi({
+    description:
+      "credited but not spendable yet (USDT pay-ins whose block is not solidified); part of balance",
+  }),
+  reserved: z.string().openapi({
+    description: "accepted payouts and withdrawals not final yet (reservedInReview + reservedInFlight); " +
+      "already taken out of balance, returned to it if they fail or are cancelled",
+  }),
+  reservedInReview: z.string().openapi({ description: "reserved and waiting for an operator's review" }),
+  reservedInFlight: z.string().openapi({ description: "reserved, approved and on its way out" }),
+};
+
 export function walletRoutes() {
   const r = newRouter();
 
@@ -47,7 +62,7 @@ export function walletRoutes() {
       method: "get",
       path: "/wallets/balance",
       tags: ["Wallets"],
-      summary: "Balances of every wallet, with totals per currency",
+      summary: "Balances of every wallet (available, pending, reserved), with totals per currency",
       operationId: "getBalanceSummary",
       security,
       middleware: [requireKey("balances_read", "read")],
@@ -61,9 +76,13 @@ export function walletRoutes() {
                 currency: CurrencySchema,
                 rail: RailSchema,
                 balance: z.string(),
+                ...Figures,
               }),
             ),
             totals: z.record(z.string(), z.string()),
+            availableTotals: z.record(z.string(), z.string()).openapi({
+              description: "available per currency",
+            }),
           })),
           "Balances of every wallet and the total per currency",
         ),
@@ -88,7 +107,10 @@ export function walletRoutes() {
           successSchema(z.object({
             currency: CurrencySchema,
             total: z.string(),
-            wallets: z.array(z.object({ id: z.string(), rail: RailSchema, balance: z.string() })),
+            available: z.string(),
+            pending: z.string(),
+            reserved: z.string(),
+            wallets: z.array(z.object({ id: z.string(), rail: RailSchema, balance: z.string(), ...Figures })),
           })),
           "Balance in one currency across its rails",
         ),

@@ -149,6 +149,7 @@ const EMITTED: Partial<Record<EventType, z.ZodType>> = {
     toRail: z.enum(["TRC20", "MOMO", "CARD"]),
     rate: z.string(),
     rateAsOf: z.string(),
+    rateSource: z.string(),
     toAmountGross: z.string(),
     feePercent: z.string(),
     fee: z.string(),

@@ -19,6 +19,7 @@ export function conversionView(r: ConversionRow) {
     toRail: r.to_rail,
     rate: new Decimal(r.rate).toFixed(),
     rateAsOf: r.rate_as_of.toISOString(),
+    rateSource: r.rate_source,
     toAmountGross: formatAmount(r.to_amount_gross, to),
     feePercent: new Decimal(r.fee_percent).toFixed(),
     fee: formatAmount(r.fee, to),

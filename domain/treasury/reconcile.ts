@@ -2,6 +2,7 @@
 // reconciliation of what merchants are owed (ledger) against what the gateway's addresses hold. A
 // shortfall is an alarm: logged as an error and flagged in the answer.
 import { unsweptOnDepositAddresses, usdtOwedToMerchants } from "../../db/treasury.ts";
+import { fxExposure } from "../../db/conversions.ts";
 import type { Deps } from "../deps.ts";
 import { Decimal, formatAmount } from "../money.ts";
 import { hotWallet } from "./hot_wallet.ts";
@@ -14,11 +15,12 @@ export async function treasuryReport(
 ) {
   const hot = hotWallet(deps.config, false);
   const contract = deps.config.tron.usdtContract;
-  const [hotUnits, resources, owed, deposits] = await Promise.all([
+  const [hotUnits, resources, owed, deposits, fx] = await Promise.all([
     deps.tron.getUsdtBalance(contract, hot.address),
     deps.tronResources.getAccountResources(hot.address),
     usdtOwedToMerchants(deps.db),
     unsweptOnDepositAddresses(deps.db),
+    fxExposure(deps.db, false),
   ]);
   const hotUsdt = new Decimal(hotUnits.toString()).dividedBy(1_000_000);
   // What was credited on deposit addresses and not yet swept into the hot wallet is still there.
@@ -56,5 +58,20 @@ export async function treasuryReport(
       difference: usdt(difference),
       shortfall,
     },
+    conversions: conversionPositions(fx),
+  };
+}
+
+/**
+ * The platform's own position from live conversions, per currency: the sum of its FX accounts. Positive:
+ * merchants gave the platform this much more than it gave back in that currency (it holds it); negative:
+ * it credited merchants this much more than it took in (it must cover it, e.g. buy USDT).
+ */
+function conversionPositions(rows: Array<{ currency: string; balance: string }>) {
+  const sum = (currency: string) =>
+    rows.filter((r) => r.currency === currency).reduce((s, r) => s.plus(r.balance), new Decimal(0));
+  return {
+    usdtPosition: usdt(sum("USDT_TRC20")),
+    xofPosition: formatAmount(sum("XOF"), "XOF"),
   };
 }

@@ -41,7 +41,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Balances of every wallet, with totals per currency */
+    /** Balances of every wallet (available, pending, reserved), with totals per currency */
     get: operations["getBalanceSummary"];
     put?: never;
     post?: never;
@@ -3040,6 +3040,7 @@ export interface components {
         toRail: "TRC20" | "MOMO" | "CARD";
         rate: string;
         rateAsOf: string;
+        rateSource: string;
         toAmountGross: string;
         feePercent: string;
         fee: string;
@@ -3069,6 +3070,7 @@ export interface components {
         toRail: string;
         rate: string;
         rateAsOf: string;
+        rateSource: string;
         toAmountGross: string;
         feePercent: string;
         fee: string;
@@ -4379,6 +4381,7 @@ export interface components {
       toRail: "TRC20" | "MOMO" | "CARD";
       rate: string;
       rateAsOf: string;
+      rateSource: string;
       toAmountGross: string;
       feePercent: string;
       fee: string;
@@ -4854,6 +4857,13 @@ export interface components {
         /** @description true when the chain holds less than merchants are owed */
         shortfall: boolean;
       };
+      /** @description The platform's own exposure from wallet conversions (sum of its FX accounts) */
+      conversions: {
+        /** @description live conversions' net USDT: positive, taken in from merchants; negative, owed to cover */
+        usdtPosition: string;
+        /** @description the same in XOF */
+        xofPosition: string;
+      };
     };
     OutboxMail: {
       id: string;
@@ -5070,8 +5080,22 @@ export interface operations {
                 /** @enum {string} */
                 rail: "TRC20" | "MOMO" | "CARD";
                 balance: string;
+                /** @description spendable now: balance less pending */
+                available: string;
+                /** @description credited but not spendable yet (USDT pay-ins whose block is not solidified); part of balance */
+                pending: string;
+                /** @description accepted payouts and withdrawals not final yet (reservedInReview + reservedInFlight); already taken out of balance, returned to it if they fail or are cancelled */
+                reserved: string;
+                /** @description reserved and waiting for an operator's review */
+                reservedInReview: string;
+                /** @description reserved, approved and on its way out */
+                reservedInFlight: string;
               }[];
               totals: {
+                [key: string]: string;
+              };
+              /** @description available per currency */
+              availableTotals: {
                 [key: string]: string;
               };
             };
@@ -5180,11 +5204,24 @@ export interface operations {
               /** @enum {string} */
               currency: "USDT_TRC20" | "XOF";
               total: string;
+              available: string;
+              pending: string;
+              reserved: string;
               wallets: {
                 id: string;
                 /** @enum {string} */
                 rail: "TRC20" | "MOMO" | "CARD";
                 balance: string;
+                /** @description spendable now: balance less pending */
+                available: string;
+                /** @description credited but not spendable yet (USDT pay-ins whose block is not solidified); part of balance */
+                pending: string;
+                /** @description accepted payouts and withdrawals not final yet (reservedInReview + reservedInFlight); already taken out of balance, returned to it if they fail or are cancelled */
+                reserved: string;
+                /** @description reserved and waiting for an operator's review */
+                reservedInReview: string;
+                /** @description reserved, approved and on its way out */
+                reservedInFlight: string;
               }[];
             };
           };
