@@ -44,6 +44,10 @@ export const EnvSchema = z.object({
   FX_FIXED_USDT_EUR: z.string().regex(/^\d{1,9}(\.\d{1,18})?$/, "must be a decimal rate").default("0.92"),
   FX_FEED_URL: z.string().url().optional(),
   FX_MAX_AGE_SECONDS: z.coerce.number().int().min(1).max(86_400).default(120),
+  MAIL_TRANSPORT: z.enum(["outbox", "smtp"]).default("outbox"),
+  SMTP_URL: z.string().regex(/^smtps?:\/\/[^\s]+$/, "must be an smtp:// or smtps:// URL").optional(),
+  MAIL_FROM: z.string().min(3).max(200).default("Paiements <no-reply@localhost>"),
+  SUBSCRIPTION_GRACE_HOURS: z.coerce.number().int().min(1).max(720).default(72),
   STORAGE_BACKEND: z.enum(["postgres", "directory", "s3"]).default("postgres"),
   STORAGE_DIR: z.string().optional(),
   S3_ENDPOINT: z.string().url().optional(),
@@ -119,7 +123,14 @@ export type Config = {
   fx: FxConfig;
   /** Where uploaded images live (rails/storage); optional so hand-built configs default to Postgres. */
   storage?: StorageConfig;
+  /** The mail seam (rails/mail); optional so hand-built configs default to the development outbox. */
+  mail?: MailConfig;
+  /** Hours a renewal stays payable before it is `subscription.failed` (default 72). */
+  subscriptionGraceHours?: number;
 };
+
+/** Development keeps messages in the outbox; production sends them by SMTP. */
+export type MailConfig = { transport: "outbox" | "smtp"; smtpUrl?: string; from: string };
 
 export type StorageConfig = {
   backend: "postgres" | "directory" | "s3";
@@ -184,6 +195,9 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   if (network === "devnet" && e.APP_ENV === "production") {
     throw new ConfigError("Invalid configuration: TRON_NETWORK=devnet is for development only");
   }
+  if (e.MAIL_TRANSPORT === "smtp" && !e.SMTP_URL) {
+    throw new ConfigError("Invalid configuration: SMTP_URL is required when MAIL_TRANSPORT=smtp");
+  }
   if (e.APP_ENV === "production" && !e.TRON_MNEMONIC) {
     throw new ConfigError("Invalid configuration: TRON_MNEMONIC is required when APP_ENV=production");
   }
@@ -246,6 +260,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       feedUrl: e.FX_FEED_URL,
       maxAgeSeconds: e.FX_MAX_AGE_SECONDS,
     },
+    mail: { transport: e.MAIL_TRANSPORT, smtpUrl: e.SMTP_URL, from: e.MAIL_FROM },
+    subscriptionGraceHours: e.SUBSCRIPTION_GRACE_HOURS,
     storage: storageConfig(e),
   };
 }

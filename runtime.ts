@@ -1,5 +1,6 @@
 // Opens what the process needs from a Config: database (migrated), KV, secrets, the deps object.
 // Shared by main.ts and cli.ts so both see the same database the same way.
+import { openMailTransport } from "./rails/mail/mod.ts";
 import { type Config, ConfigError } from "./config.ts";
 import { migrate } from "./db/migrate.ts";
 import { type Db, openDb } from "./db/mod.ts";
@@ -154,6 +155,7 @@ export async function openRuntime(config: Config): Promise<Runtime> {
     tronResources,
     fiat: sims.fiat,
     rates: openRateSource(config),
+    mail: openMailTransport(config),
   };
   return {
     deps,

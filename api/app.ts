@@ -33,6 +33,9 @@ import { shopPageRoutes } from "../pages/shop_routes.ts";
 import { merchantProfileRoutes } from "./merchant_profile.ts";
 import { shopRoutes } from "./shop.ts";
 import { paylinkOrderRoutes } from "./paylink_orders.ts";
+import { subscriptionRoutes } from "./subscriptions.ts";
+import { adminMailRoutes } from "./admin_mail.ts";
+import { subscriptionPageRoutes } from "../pages/subscription_routes.ts";
 import { paylinkRoutes } from "./paylinks.ts";
 import { adminPaylinkRoutes, paylinkMediaRoutes, paylinkTemplateRoutes } from "./paylink_extras.ts";
 
@@ -117,13 +120,16 @@ export function createApp(deps: Deps, options: { devnet?: Devnet; simulators?: {
   app.route("/v1", merchantProfileRoutes());
   app.route("/v1", shopRoutes());
   app.route("/v1", paylinkOrderRoutes());
+  app.route("/v1", subscriptionRoutes());
   app.route("/admin/api", adminRoutes());
   app.route("/admin/api", adminReviewRoutes());
   app.route("/admin/api", adminTreasuryRoutes());
+  app.route("/admin/api", adminMailRoutes());
   app.route("/admin/api", adminPaylinkRoutes());
   app.route("/", docsRoutes(app));
   app.route("/", checkoutRoutes());
   app.route("/", shopPageRoutes());
+  app.route("/", subscriptionPageRoutes());
   // Development only: the TRON node's controls (/devnet) and the simulators' pages (/simulators, where a
   // test card pays). Production mounts neither whatever it is handed; its sandbox pay-ins are settled
   // with POST /v1/sandbox/payments/:id/simulate.

@@ -9,6 +9,7 @@ import type { TronResources } from "../rails/tron/resources.ts";
 import type { CardProvider, MomoDisbursementProvider, MomoProvider } from "../rails/fiat/provider.ts";
 import type { KeyCache } from "./key_cache.ts";
 import type { RateSource } from "../rails/fx/mod.ts";
+import type { MailTransport } from "../rails/mail/mod.ts";
 
 /** Messages on the single KV queue; `jobs/mod.ts` dispatches on `type`. */
 export type JobMessage =
@@ -18,7 +19,9 @@ export type JobMessage =
   | { type: "treasury.sweep"; urgent?: boolean }
   | { type: "address-pool.refill"; isSandbox: boolean }
   | { type: "bulk.advance"; batchId: string }
-  | { type: "fiat.disburse"; disbursementId: string };
+  | { type: "fiat.disburse"; disbursementId: string }
+  | { type: "mail.send"; mailId: string }
+  | { type: "subscription.renew"; subscriptionId: string; periodIndex: number };
 
 export type Queue = { enqueue(message: JobMessage, options?: { delayMs?: number }): Promise<void> };
 
@@ -48,6 +51,8 @@ export type Deps = {
   rates: RateSource;
   /** This process's API key lookups (domain/auth.ts); tests give a second one to play another process. */
   keyCache?: KeyCache;
+  /** The mail seam (rails/mail); absent: the development outbox (nothing leaves the machine). */
+  mail?: MailTransport;
 };
 
 export type FiatProviders = { card: CardProvider; momo: MomoProvider; momoPayout: MomoDisbursementProvider };

@@ -5,6 +5,7 @@ import type { Deps } from "./deps.ts";
 import { newId } from "./ids.ts";
 import type { OutboundRow } from "../db/outbound.ts";
 import { type OutboundEvent, outboundEventData } from "./money_out/view.ts";
+import { sampleSubscriptionEventData, type SubscriptionEvent } from "./subscriptions/view.ts";
 import { conversionEventData, sampleConversionRow } from "./conversions/view.ts";
 
 /** A payout or withdrawal as it stands when `type` is sent, for test deliveries. */
@@ -266,6 +267,20 @@ export function sampleEventData(type: EventType, now: Date): Record<string, unkn
     case "conversion.confirmed":
     case "conversion.failed":
       return conversionEventData(sampleConversionRow(type, now));
+    case "subscription.created":
+    case "subscription.renewed":
+    case "subscription.renewal_initiated":
+    case "subscription.failed":
+    case "subscription.cancelled":
+    case "subscription.paused":
+    case "subscription.resumed":
+    case "subscription.updated":
+      // Built by the same function as the real events, from sample rows.
+      return sampleSubscriptionEventData(
+        { publicUrl: "https://pay.example.com" },
+        type as SubscriptionEvent,
+        now,
+      );
     default:
       return genericSample(type, at);
   }
@@ -276,17 +291,6 @@ function genericSample(type: EventType, at: string): Record<string, unknown> {
   const action = rest.join(".");
   const common = { status: action.toUpperCase().replaceAll(".", "_"), occurredAt: at };
   switch (family) {
-    case "subscription":
-      return {
-        subscriptionId: "sub_test_0001",
-        paylinkId: "plk_test_0001",
-        customer: { name: "Awa Ouedraogo", email: "awa@example.com" },
-        amount: "15.000000",
-        currency: "USDT_TRC20",
-        interval: "MONTHLY",
-        currentPeriodStart: at,
-        ...common,
-      };
     case "refund":
       return { refundId: "rfd_test_0001", transactionId: "pay_test_0001", amount: "20.000000", ...common };
     case "dispute":

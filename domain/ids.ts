@@ -25,9 +25,12 @@ export type IdPrefix =
   | "cnv"
   | "blk"
   | "bli"
-  | "req"
   | "fdst"
-  | "fdis";
+  | "fdis"
+  | "sub"
+  | "srn"
+  | "eml"
+  | "req";
 
 function encodeTime(ms: number): string {
   let out = "";

@@ -12,6 +12,10 @@ import { Decimal } from "./money.ts";
  * the merchant's configuration, not transactions, and deposit addresses are never reused, even in sandbox.
  */
 export const SANDBOX_OWNED_TABLES = [
+  // Subscriptions (migration 021): renewals reference pay-ins and subscriptions, which reference orders.
+  { table: "subscription_renewals", label: "subscriptionRenewals" },
+  { table: "subscriptions", label: "subscriptions" },
+  { table: "mail_outbox", label: "mailOutbox" },
   // Paylinks (migration 019): orders reference pay-ins and products, so they go first.
   { table: "paylink_order_items", label: "paylinkOrderItems" },
   { table: "paylink_orders", label: "paylinkOrders" },

@@ -13,6 +13,12 @@ import { handleBulkAdvance, handleBulkSweep } from "./bulk.ts";
 import { handleDisbursementSweep, handleFiatDisburse } from "./fiat_out.ts";
 import { handleOutboundSend, handleOutboundSweep } from "./money_out.ts";
 import { handlePaylinkReleaseSweep } from "./paylinks.ts";
+import {
+  handleMailSend,
+  handleMailSweep,
+  handleSubscriptionCron,
+  handleSubscriptionRenew,
+} from "./subscriptions.ts";
 import { handleRateLockPurge } from "./shop.ts";
 import { handleSweepCron, handleTreasurySweep } from "./treasury.ts";
 import { ensureTronScanLoop, handleTronScan } from "./tron_scanner.ts";
@@ -34,6 +40,10 @@ export async function dispatchJob(message: JobMessage, deps: Deps): Promise<void
       return await handleBulkAdvance(message, deps);
     case "fiat.disburse":
       return await handleFiatDisburse(message, deps);
+    case "subscription.renew":
+      return await handleSubscriptionRenew(message, deps);
+    case "mail.send":
+      return await handleMailSend(message, deps);
     default:
       deps.log.warn("unknown job message dropped", { message });
   }
@@ -74,6 +84,8 @@ export function registerJobs(deps: Deps): { stop(): void } {
   cron("fiat-disbursement-sweep", "* * * * *", handleDisbursementSweep);
   cron("address-pool-top-up", "* * * * *", handleAddressPoolTopUp);
   cron("paylink-release-sweep", "* * * * *", handlePaylinkReleaseSweep);
+  cron("subscription-renewals", "* * * * *", handleSubscriptionCron);
+  cron("mail-outbox-sweep", "* * * * *", handleMailSweep);
   cron("idempotency-purge", "17 * * * *", handleIdempotencyPurge);
   cron("rate-lock-purge", "41 * * * *", handleRateLockPurge);
   cron("rate-limit-purge", "*/5 * * * *", handleRateLimitPurge);

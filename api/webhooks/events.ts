@@ -5,6 +5,7 @@ import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import { EVENT_TYPES, type EventType, sampleEventData } from "../../domain/events.ts";
 import { PAYIN_STATUSES } from "../../domain/payins/states.ts";
 import { PAYOUT_STATUSES, WITHDRAWAL_STATUSES } from "../../domain/money_out/states.ts";
+import { SUBSCRIPTION_EVENT_SCHEMAS } from "./subscription_events.ts";
 
 const nullableText = z.string().nullable();
 const Metadata = z.record(z.string(), z.unknown()).optional().openapi({
@@ -157,6 +158,7 @@ const EMITTED: Partial<Record<EventType, z.ZodType>> = {
     createdAt: z.string(),
     confirmedAt: z.string(),
   }),
+  ...SUBSCRIPTION_EVENT_SCHEMAS,
   "aml.flagged": z.object({
     address: z.string(),
     context: z.enum(["PAYOUT", "WITHDRAWAL"]),

@@ -11,14 +11,26 @@ import { emitEvents } from "../events_batch.ts";
 import { assertMove, type PayinStatus } from "./states.ts";
 import { type PayinEvent, payinEventData } from "./view.ts";
 import { followPayin } from "../paylinks/checkout.ts";
+import { startSubscriptionOfOrder } from "../subscriptions/create.ts";
+import { followRenewalPayin } from "../subscriptions/renewals.ts";
 
 /**
  * A paylink order follows its pay-in in the same transaction as the move (paid, or released on expiry
  * and failure). Only pay-ins a paylink checkout created carry `metadata.orderId`: the others cost nothing.
  */
-async function followOrders(deps: Pick<Deps, "db" | "clock">, moved: PayinRow[], to: PayinStatus) {
+async function followOrders(
+  deps: Pick<Deps, "db" | "queue" | "clock" | "config" | "log">,
+  moved: PayinRow[],
+  to: PayinStatus,
+) {
   for (const m of moved) {
-    if (typeof m.metadata?.orderId === "string") await followPayin(deps, m.id, to);
+    if (typeof m.metadata?.orderId === "string") {
+      const order = await followPayin(deps, m.id, to);
+      // A RECURRING paylink's first paid order starts its subscription in this same transaction.
+      if (order) await startSubscriptionOfOrder(deps, order, to);
+    }
+    // A subscription renewal's pay-in (domain/subscriptions/renewal_payin.ts).
+    if (typeof m.metadata?.renewalId === "string") await followRenewalPayin(deps, m, to);
   }
 }
 

@@ -104,7 +104,7 @@ async function consumeLock(
 }
 
 /** The merchant as the pay-in functions expect their caller: its rails, KYB and fees. */
-function merchantCaller(m: MerchantRow, isSandbox: boolean): Caller {
+export function merchantCaller(m: MerchantRow, isSandbox: boolean): Caller {
   return {
     keyId: "public_checkout",
     merchantId: m.id,

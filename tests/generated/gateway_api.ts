@@ -1228,6 +1228,109 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/v1/subscriptions": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List subscriptions, newest first */
+    get: operations["listSubscriptions"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/subscriptions/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Retrieve a subscription */
+    get: operations["getSubscription"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /** Change the amount or the interval from the next renewal on */
+    patch: operations["updateSubscription"];
+    trace?: never;
+  };
+  "/v1/subscriptions/{id}/renewals": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The renewals of a subscription, latest period first (at most 100) */
+    get: operations["listSubscriptionRenewals"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/subscriptions/{id}/pause": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Pause: no renewal starts until resumed (ACTIVE or PAST_DUE only) */
+    post: operations["pauseSubscription"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/subscriptions/{id}/resume": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Resume a PAUSED subscription (paused past the paid period: a new period starts now) */
+    post: operations["resumeSubscription"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/subscriptions/{id}/cancel": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Cancel for good: no further renewal, an open one is closed */
+    post: operations["cancelSubscription"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/admin/api/merchants": {
     parameters: {
       query?: never;
@@ -1411,6 +1514,23 @@ export interface paths {
     };
     /** Hot wallet, unswept deposits, and what merchants are owed against what the chain holds */
     get: operations["adminGetTreasury"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/admin/api/mail-outbox": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The e-mails the gateway wrote (sent or waiting), newest first */
+    get: operations["adminListMailOutbox"];
     put?: never;
     post?: never;
     delete?: never;
@@ -1909,8 +2029,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The subscription.created event (test deliveries only so far)
-     * @description Not emitted by the gateway yet; POST /v1/webhooks/test sends this shape.
+     * The subscription.created event
+     * @description Sent to every ACTIVE endpoint of the merchant and mode subscribed to it.
      */
     post: operations["on_subscription_created"];
     delete?: never;
@@ -1929,8 +2049,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The subscription.renewed event (test deliveries only so far)
-     * @description Not emitted by the gateway yet; POST /v1/webhooks/test sends this shape.
+     * The subscription.renewed event
+     * @description Sent to every ACTIVE endpoint of the merchant and mode subscribed to it.
      */
     post: operations["on_subscription_renewed"];
     delete?: never;
@@ -1949,8 +2069,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The subscription.renewal_initiated event (test deliveries only so far)
-     * @description Not emitted by the gateway yet; POST /v1/webhooks/test sends this shape.
+     * The subscription.renewal_initiated event
+     * @description Sent to every ACTIVE endpoint of the merchant and mode subscribed to it.
      */
     post: operations["on_subscription_renewal_initiated"];
     delete?: never;
@@ -1969,8 +2089,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The subscription.failed event (test deliveries only so far)
-     * @description Not emitted by the gateway yet; POST /v1/webhooks/test sends this shape.
+     * The subscription.failed event
+     * @description Sent to every ACTIVE endpoint of the merchant and mode subscribed to it.
      */
     post: operations["on_subscription_failed"];
     delete?: never;
@@ -1989,8 +2109,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The subscription.cancelled event (test deliveries only so far)
-     * @description Not emitted by the gateway yet; POST /v1/webhooks/test sends this shape.
+     * The subscription.cancelled event
+     * @description Sent to every ACTIVE endpoint of the merchant and mode subscribed to it.
      */
     post: operations["on_subscription_cancelled"];
     delete?: never;
@@ -2009,8 +2129,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The subscription.paused event (test deliveries only so far)
-     * @description Not emitted by the gateway yet; POST /v1/webhooks/test sends this shape.
+     * The subscription.paused event
+     * @description Sent to every ACTIVE endpoint of the merchant and mode subscribed to it.
      */
     post: operations["on_subscription_paused"];
     delete?: never;
@@ -2029,8 +2149,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The subscription.resumed event (test deliveries only so far)
-     * @description Not emitted by the gateway yet; POST /v1/webhooks/test sends this shape.
+     * The subscription.resumed event
+     * @description Sent to every ACTIVE endpoint of the merchant and mode subscribed to it.
      */
     post: operations["on_subscription_resumed"];
     delete?: never;
@@ -2049,8 +2169,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The subscription.updated event (test deliveries only so far)
-     * @description Not emitted by the gateway yet; POST /v1/webhooks/test sends this shape.
+     * The subscription.updated event
+     * @description Sent to every ACTIVE endpoint of the merchant and mode subscribed to it.
      */
     post: operations["on_subscription_updated"];
     delete?: never;
@@ -3248,16 +3368,25 @@ export interface components {
       data: {
         subscriptionId: string;
         paylinkId: string;
+        /** @enum {string} */
+        status: "ACTIVE" | "PAST_DUE" | "PAUSED" | "CANCELLED";
         customer: {
-          name: string;
           email: string;
+          name: string | null;
+          phone: string | null;
         };
         amount: string;
-        currency: string;
-        interval: string;
+        /** @enum {string} */
+        currency: "USDT_TRC20" | "XOF";
+        /** @enum {string} */
+        interval: "WEEKLY" | "MONTHLY" | "YEARLY";
+        intervalCount: number;
+        /** @description the last period paid for (the first one at creation) */
         currentPeriodStart: string;
-        status: string;
-        occurredAt: string;
+        currentPeriodEnd: string;
+        nextRenewalAt: string | null;
+        /** @description the first checkout's pay-in */
+        transactionId: string | null;
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
@@ -3272,16 +3401,42 @@ export interface components {
       data: {
         subscriptionId: string;
         paylinkId: string;
+        /** @enum {string} */
+        status: "ACTIVE" | "PAST_DUE" | "PAUSED" | "CANCELLED";
         customer: {
-          name: string;
           email: string;
+          name: string | null;
+          phone: string | null;
         };
         amount: string;
-        currency: string;
-        interval: string;
+        /** @enum {string} */
+        currency: "USDT_TRC20" | "XOF";
+        /** @enum {string} */
+        interval: "WEEKLY" | "MONTHLY" | "YEARLY";
+        intervalCount: number;
+        /** @description the last period paid for (the first one at creation) */
         currentPeriodStart: string;
-        status: string;
-        occurredAt: string;
+        currentPeriodEnd: string;
+        nextRenewalAt: string | null;
+        renewal: {
+          id: string;
+          subscriptionId: string;
+          periodIndex: number;
+          periodStart: string;
+          periodEnd: string;
+          /** @enum {string} */
+          status: "PENDING" | "PAID" | "FAILED" | "CANCELLED";
+          amount: string;
+          /** @enum {string} */
+          currency: "USDT_TRC20" | "XOF";
+          graceUntil: string;
+          transactionId: string | null;
+          failureReason: string | null;
+          paidAt: string | null;
+          failedAt: string | null;
+          renewalUrl: string;
+          createdAt: string;
+        };
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
@@ -3296,16 +3451,42 @@ export interface components {
       data: {
         subscriptionId: string;
         paylinkId: string;
+        /** @enum {string} */
+        status: "ACTIVE" | "PAST_DUE" | "PAUSED" | "CANCELLED";
         customer: {
-          name: string;
           email: string;
+          name: string | null;
+          phone: string | null;
         };
         amount: string;
-        currency: string;
-        interval: string;
+        /** @enum {string} */
+        currency: "USDT_TRC20" | "XOF";
+        /** @enum {string} */
+        interval: "WEEKLY" | "MONTHLY" | "YEARLY";
+        intervalCount: number;
+        /** @description the last period paid for (the first one at creation) */
         currentPeriodStart: string;
-        status: string;
-        occurredAt: string;
+        currentPeriodEnd: string;
+        nextRenewalAt: string | null;
+        renewal: {
+          id: string;
+          subscriptionId: string;
+          periodIndex: number;
+          periodStart: string;
+          periodEnd: string;
+          /** @enum {string} */
+          status: "PENDING" | "PAID" | "FAILED" | "CANCELLED";
+          amount: string;
+          /** @enum {string} */
+          currency: "USDT_TRC20" | "XOF";
+          graceUntil: string;
+          transactionId: string | null;
+          failureReason: string | null;
+          paidAt: string | null;
+          failedAt: string | null;
+          renewalUrl: string;
+          createdAt: string;
+        };
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
@@ -3320,16 +3501,45 @@ export interface components {
       data: {
         subscriptionId: string;
         paylinkId: string;
+        /** @enum {string} */
+        status: "ACTIVE" | "PAST_DUE" | "PAUSED" | "CANCELLED";
         customer: {
-          name: string;
           email: string;
+          name: string | null;
+          phone: string | null;
         };
         amount: string;
-        currency: string;
-        interval: string;
+        /** @enum {string} */
+        currency: "USDT_TRC20" | "XOF";
+        /** @enum {string} */
+        interval: "WEEKLY" | "MONTHLY" | "YEARLY";
+        intervalCount: number;
+        /** @description the last period paid for (the first one at creation) */
         currentPeriodStart: string;
-        status: string;
-        occurredAt: string;
+        currentPeriodEnd: string;
+        nextRenewalAt: string | null;
+        renewal: {
+          id: string;
+          subscriptionId: string;
+          periodIndex: number;
+          periodStart: string;
+          periodEnd: string;
+          /** @enum {string} */
+          status: "PENDING" | "PAID" | "FAILED" | "CANCELLED";
+          amount: string;
+          /** @enum {string} */
+          currency: "USDT_TRC20" | "XOF";
+          graceUntil: string;
+          transactionId: string | null;
+          failureReason: string | null;
+          paidAt: string | null;
+          failedAt: string | null;
+          renewalUrl: string;
+          createdAt: string;
+        };
+        /** @enum {string} */
+        reason: "UNPAID" | "UNDERPAID";
+        pausedAt?: string | null;
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
@@ -3344,16 +3554,26 @@ export interface components {
       data: {
         subscriptionId: string;
         paylinkId: string;
+        /** @enum {string} */
+        status: "ACTIVE" | "PAST_DUE" | "PAUSED" | "CANCELLED";
         customer: {
-          name: string;
           email: string;
+          name: string | null;
+          phone: string | null;
         };
         amount: string;
-        currency: string;
-        interval: string;
+        /** @enum {string} */
+        currency: "USDT_TRC20" | "XOF";
+        /** @enum {string} */
+        interval: "WEEKLY" | "MONTHLY" | "YEARLY";
+        intervalCount: number;
+        /** @description the last period paid for (the first one at creation) */
         currentPeriodStart: string;
-        status: string;
-        occurredAt: string;
+        currentPeriodEnd: string;
+        nextRenewalAt: string | null;
+        /** @enum {string} */
+        cancelledBy: "MERCHANT" | "CUSTOMER";
+        cancelledAt: string;
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
@@ -3368,16 +3588,24 @@ export interface components {
       data: {
         subscriptionId: string;
         paylinkId: string;
+        /** @enum {string} */
+        status: "ACTIVE" | "PAST_DUE" | "PAUSED" | "CANCELLED";
         customer: {
-          name: string;
           email: string;
+          name: string | null;
+          phone: string | null;
         };
         amount: string;
-        currency: string;
-        interval: string;
+        /** @enum {string} */
+        currency: "USDT_TRC20" | "XOF";
+        /** @enum {string} */
+        interval: "WEEKLY" | "MONTHLY" | "YEARLY";
+        intervalCount: number;
+        /** @description the last period paid for (the first one at creation) */
         currentPeriodStart: string;
-        status: string;
-        occurredAt: string;
+        currentPeriodEnd: string;
+        nextRenewalAt: string | null;
+        pausedAt: string;
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
@@ -3392,16 +3620,23 @@ export interface components {
       data: {
         subscriptionId: string;
         paylinkId: string;
+        /** @enum {string} */
+        status: "ACTIVE" | "PAST_DUE" | "PAUSED" | "CANCELLED";
         customer: {
-          name: string;
           email: string;
+          name: string | null;
+          phone: string | null;
         };
         amount: string;
-        currency: string;
-        interval: string;
+        /** @enum {string} */
+        currency: "USDT_TRC20" | "XOF";
+        /** @enum {string} */
+        interval: "WEEKLY" | "MONTHLY" | "YEARLY";
+        intervalCount: number;
+        /** @description the last period paid for (the first one at creation) */
         currentPeriodStart: string;
-        status: string;
-        occurredAt: string;
+        currentPeriodEnd: string;
+        nextRenewalAt: string | null;
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
@@ -3416,16 +3651,30 @@ export interface components {
       data: {
         subscriptionId: string;
         paylinkId: string;
+        /** @enum {string} */
+        status: "ACTIVE" | "PAST_DUE" | "PAUSED" | "CANCELLED";
         customer: {
-          name: string;
           email: string;
+          name: string | null;
+          phone: string | null;
         };
         amount: string;
-        currency: string;
-        interval: string;
+        /** @enum {string} */
+        currency: "USDT_TRC20" | "XOF";
+        /** @enum {string} */
+        interval: "WEEKLY" | "MONTHLY" | "YEARLY";
+        intervalCount: number;
+        /** @description the last period paid for (the first one at creation) */
         currentPeriodStart: string;
-        status: string;
-        occurredAt: string;
+        currentPeriodEnd: string;
+        nextRenewalAt: string | null;
+        pausedAt?: string | null;
+        previous: {
+          amount: string;
+          /** @enum {string} */
+          interval: "WEEKLY" | "MONTHLY" | "YEARLY";
+          intervalCount: number;
+        };
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
@@ -5032,6 +5281,74 @@ export interface components {
         amount: string;
       }[];
     };
+    Subscription: {
+      id: string;
+      paylinkId: string;
+      /** @enum {string} */
+      status: "ACTIVE" | "PAST_DUE" | "PAUSED" | "CANCELLED";
+      customer: {
+        email: string;
+        name: string | null;
+        phone: string | null;
+      };
+      /** @description asked each renewal, in the paylink's currency */
+      amount: string;
+      /** @enum {string} */
+      currency: "USDT_TRC20" | "XOF";
+      description: string;
+      /** @enum {string} */
+      interval: "WEEKLY" | "MONTHLY" | "YEARLY";
+      intervalCount: number;
+      /** @description start of the last period paid for */
+      currentPeriodStart: string;
+      currentPeriodEnd: string;
+      /** @description when the next renewal starts; null if paused or cancelled */
+      nextRenewalAt: string | null;
+      firstOrderId: string;
+      /** @description the rail of the first payment */
+      paymentMethod: string | null;
+      pausedAt: string | null;
+      cancelledAt: string | null;
+      /** @enum {string|null} */
+      cancelledBy: "MERCHANT" | "CUSTOMER" | null;
+      isSandbox: boolean;
+      createdAt: string;
+      updatedAt: string;
+    };
+    SubscriptionRenewal: {
+      id: string;
+      subscriptionId: string;
+      /** @description 2 for the first renewal (period 1 is the checkout) */
+      periodIndex: number;
+      periodStart: string;
+      periodEnd: string;
+      /** @enum {string} */
+      status: "PENDING" | "PAID" | "FAILED" | "CANCELLED";
+      amount: string;
+      /** @enum {string} */
+      currency: "USDT_TRC20" | "XOF";
+      /** @description unpaid by then (no pay-in running): FAILED */
+      graceUntil: string;
+      /** @description the last pay-in started for it */
+      transactionId: string | null;
+      /** @description UNPAID, UNDERPAID or SUBSCRIPTION_CANCELLED */
+      failureReason: string | null;
+      paidAt: string | null;
+      failedAt: string | null;
+      /** @description the hosted page where the customer pays it */
+      renewalUrl: string;
+      createdAt: string;
+    };
+    UpdateSubscription: {
+      /**
+       * @description per period, in the subscription's currency (XOF whole, USDT up to 6 decimals)
+       * @example 5000
+       */
+      amount?: string;
+      /** @enum {string} */
+      interval?: "WEEKLY" | "MONTHLY" | "YEARLY";
+      intervalCount?: number;
+    };
     AdminMerchant: {
       id: string;
       name: string;
@@ -5096,6 +5413,23 @@ export interface components {
         /** @description the same in XOF */
         xofPosition: string;
       };
+    };
+    OutboxMail: {
+      id: string;
+      to: string;
+      subject: string;
+      text: string;
+      /** @description what it is about, e.g. subscription.renewal */
+      kind: string;
+      /** @description the record it names (a subscription or renewal id) */
+      refId: string | null;
+      /** @enum {string} */
+      status: "PENDING" | "SENT" | "FAILED";
+      attempts: number;
+      lastError: string | null;
+      isSandbox: boolean;
+      sentAt: string | null;
+      createdAt: string;
     };
     PaylinkPlanLimit: {
       merchantId: string;
@@ -14603,6 +14937,746 @@ export interface operations {
       };
     };
   };
+  listSubscriptions: {
+    parameters: {
+      query?: {
+        page?: number;
+        limit?: number;
+        status?: "ACTIVE" | "PAST_DUE" | "PAUSED" | "CANCELLED";
+        /** @description only this paylink's subscriptions */
+        paylinkId?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Subscriptions */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              items: components["schemas"]["Subscription"][];
+              meta: {
+                page: number;
+                limit: number;
+                total: number;
+                totalPages: number;
+                hasNext: boolean;
+                hasPrev: boolean;
+              };
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  getSubscription: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description sub_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The subscription */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Subscription"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  updateSubscription: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description sub_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["UpdateSubscription"];
+      };
+    };
+    responses: {
+      /** @description The updated subscription */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Subscription"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  listSubscriptionRenewals: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description sub_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Renewals */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              items: components["schemas"]["SubscriptionRenewal"][];
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  pauseSubscription: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description sub_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The subscription after the move (INVALID_TRANSACTION_STATUS from a state that refuses it) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Subscription"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  resumeSubscription: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description sub_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The subscription after the move (INVALID_TRANSACTION_STATUS from a state that refuses it) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Subscription"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  cancelSubscription: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description sub_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The subscription after the move (INVALID_TRANSACTION_STATUS from a state that refuses it) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Subscription"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
   adminCreateMerchant: {
     parameters: {
       query?: never;
@@ -15876,6 +16950,112 @@ export interface operations {
             /** @enum {boolean} */
             success: true;
             data: components["schemas"]["Treasury"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  adminListMailOutbox: {
+    parameters: {
+      query?: {
+        to?: string;
+        refId?: string;
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Messages */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              items: components["schemas"]["OutboxMail"][];
+            };
           };
         };
       };
