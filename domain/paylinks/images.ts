@@ -1,7 +1,7 @@
 // Cover and product images: checked by their bytes (PNG, JPEG or WebP magic, sane dimensions read from
-// the header before anything is decoded, then a real decode), re-encoded (which drops every metadata
-// chunk: EXIF, GPS, comments), stored under a content-addressed key behind the storage seam.
-import { decode, Image } from "imagescript";
+// the header before anything is decoded, then a real decode), re-encoded or stripped of metadata (EXIF,
+// GPS, XMP, comments), stored under a content-addressed key behind the storage seam.
+import { decodeJpeg, decodePng, encodePng, stripJpegMetadata } from "./pixels.ts";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
 import * as db from "../../db/paylinks.ts";
@@ -88,19 +88,28 @@ export async function cleanImage(
   if (size.width > MAX_IMAGE_SIDE || size.height > MAX_IMAGE_SIDE) {
     notAnImage(`at most ${MAX_IMAGE_SIDE} pixels on a side`);
   }
-  let image: Image;
+  // A real decode of every pixel, then a file holding nothing else: a PNG is re-encoded from its pixels,
+  // a JPEG keeps its compressed picture and loses its metadata segments (EXIF, GPS, XMP, comments).
+  let clean: Uint8Array;
   try {
-    const decoded = await decode(bytes, true);
-    if (!(decoded instanceof Image)) notAnImage("animated images are not accepted");
-    image = decoded;
+    if (kind === "png") {
+      const image = await decodePng(bytes);
+      if (image.width !== size.width || image.height !== size.height) {
+        notAnImage("the image header is damaged");
+      }
+      clean = encodePng(image.rgba, image.width, image.height);
+    } else {
+      const image = await decodeJpeg(bytes);
+      if (image.width !== size.width || image.height !== size.height) {
+        notAnImage("the image header is damaged");
+      }
+      clean = stripJpegMetadata(bytes);
+    }
   } catch (err) {
     if (err instanceof AppError) throw err;
     notAnImage("the image data cannot be decoded");
   }
-  if (image.width !== size.width || image.height !== size.height) notAnImage("the image header is damaged");
-  // Re-encoding keeps the pixels and nothing else. WebP goes out as PNG (lossless, decoded everywhere).
-  const clean = kind === "jpg" ? await image.encodeJPEG(88) : await image.encode(3);
-  const outKind: Kind = kind === "jpg" ? "jpg" : "png";
+  const outKind: Kind = kind;
   return {
     key: `${bytesToHex(sha256(clean))}.${outKind}`,
     bytes: clean,
