@@ -2,6 +2,10 @@
 // scroll, nothing from another host), paying it by mobile money through the pay-in's checkout, then the
 // signed cancel link's confirm page and its done page. The gateway runs in-process behind Deno.serve with
 // a manual clock, so a month passes in a line. Screenshots: tests/e2e/screenshots/ (copied to docs/).
+// The second test is issue 12's story: a monthly subscription made at the first paid checkout on the
+// paylink page, two renewals paid on the simulated phone, a third left unpaid past the grace (FAILED,
+// the subscription PAST_DUE), paused (no renewal while paused) and resumed (the next one starts), with
+// the merchant's signed webhooks delivered in order and each checked against the OpenAPI document.
 import { manualClock } from "../../domain/clock.ts";
 import { deliverWebhook } from "../../domain/webhook_delivery.ts";
 import { handleSubscriptionCron, handleSubscriptionRenew } from "../../jobs/subscriptions.ts";
@@ -47,7 +51,10 @@ Deno.test({
         if (!r.url().startsWith(base) && !r.url().startsWith("data:")) foreign.push(r.url());
       });
       page.on("console", (msg) => {
-        if (msg.type() === "error") problems.push(msg.text());
+        // The browser's own /favicon.ico probe (no page declares an icon) is not the page's doing.
+        if (msg.type() === "error" && !msg.location().url.endsWith("/favicon.ico")) {
+          problems.push(`${msg.text()} ${msg.location().url}`);
+        }
       });
       page.on("pageerror", (e) => problems.push(e.message));
 
@@ -192,9 +199,15 @@ Deno.test({
         if (!r.url().startsWith(base) && !r.url().startsWith("data:")) foreign.push(r.url());
       });
       page.on("console", (msg) => {
-        if (msg.type() === "error") problems.push(msg.text());
+        // The browser's own /favicon.ico probe (no page declares an icon) is not the page's doing.
+        if (msg.type() === "error" && !msg.location().url.endsWith("/favicon.ico")) {
+          problems.push(`${msg.text()} ${msg.location().url}`);
+        }
       });
       page.on("pageerror", (e) => problems.push(e.message));
+      page.on("response", (r) => {
+        if (r.status() >= 400) problems.push(`${r.status()} ${r.url()}`);
+      });
       const noScroll = async (where: string) => {
         const width = await page.evaluate(() => document.documentElement.scrollWidth);
         assert(width <= 360, `no horizontal scroll on ${where} (${width} px)`);
@@ -272,7 +285,7 @@ Deno.test({
       // Month 1: the renewal starts on the period's day, the customer pays it.
       clock.set(new Date("2026-02-15T10:00:00.000Z"));
       await cron();
-      await payRenewal(2, "subscription-renewal-360.png");
+      await payRenewal(2, "subscription-renewal-month1-360.png");
       await page.screenshot({ path: `${SHOTS}subscription-renewed-360.png`, fullPage: true });
       let now = await get(`/v1/subscriptions/${sub.id}`);
       assertEquals([now.status, now.currentPeriodStart, now.currentPeriodEnd, now.nextRenewalAt], [
@@ -345,6 +358,7 @@ Deno.test({
       assertEquals(next[0].period_start.toISOString(), "2026-05-16T10:00:00.000Z");
       await renewalPage(5);
       assertMatch(await page.locator("[data-amount]").innerText(), /5000\s+FCFA par mois/);
+      assertMatch(await page.locator("main").innerText(), /du 16 mai 2026 au 16 juin 2026/);
       await page.screenshot({ path: `${SHOTS}subscription-resumed-360.png`, fullPage: true });
 
       // The merchant's events, in order, each delivered signed and matching its documented payload.
