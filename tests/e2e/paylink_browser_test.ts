@@ -69,7 +69,8 @@ async function twoCustomers(browser: Browser, url: string) {
 }
 
 Deno.test({
-  name: "paylink on a 360 px phone: USDT and mobile money paid, signed webhooks, last-item and last-promo races",
+  name:
+    "paylink on a 360 px phone: USDT and mobile money paid, signed webhooks, last-item and last-promo races",
   ignore: !hasChromium(),
   sanitizeOps: false,
   sanitizeResources: false,
