@@ -13,7 +13,7 @@ import { scanChain } from "../../domain/chain_scanner.ts";
 import { deliveryPump, handleWebhookDeliver } from "../../jobs/webhook_delivery.ts";
 import { assert, assertEquals, assertMatch } from "../assert.ts";
 import { startTestGateway, type TestGateway } from "../helpers.ts";
-import { losslessWebp, webpWithMetadata } from "../support/webp_fixtures.ts";
+import { losslessWebp, lossyWebp, webpWithMetadata } from "../support/webp_fixtures.ts";
 import { hasChromium, launchBrowser, phoneContext } from "./browser.ts";
 import { startReceiver } from "./receiver.ts";
 
@@ -148,6 +148,11 @@ Deno.test({
         await webpWithMetadata(40, 30),
       );
       assertMatch(braceletImage.imageUrl, /\.webp$/);
+      // Translucent lossy: rewritten as VP8X (alpha flag only) + ALPH + VP8.
+      const guideImage = await upload(
+        `/v1/paylinks/${paylink.id}/products/${guide.id}/image`,
+        await lossyWebp(24, 32, 0x11aa5580),
+      );
       await scanChain(gw.deps); // the scanner starts following at the head
 
       const context = await phoneContext(browser);
@@ -226,6 +231,14 @@ Deno.test({
       const img = await en.newPage();
       await img.goto(braceletImage.imageUrl);
       assertEquals(await img.evaluate<number>("document.images[0].naturalWidth"), 40);
+      await img.goto(guideImage.imageUrl);
+      assertEquals(
+        await img.evaluate<number[]>("[document.images[0].naturalWidth, document.images[0].naturalHeight]"),
+        [
+          24,
+          32,
+        ],
+      );
       await img.close();
       await p2.locator(`[data-prod="${bracelet.id}"] [data-inc]`).click();
       await p2.check('input[value="MOBILE_MONEY"]');

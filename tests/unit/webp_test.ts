@@ -163,3 +163,41 @@ Deno.test("animation, a canvas that disagrees, huge dimensions, a misplaced ALPH
     "the ALPH chunk is truncated",
   );
 });
+
+Deno.test("mutated and random WebP files: a WebpError or a clean file, never another exception", async () => {
+  const seeds = [
+    losslessWebp(5, 5, [255, 0, 0, 0]),
+    await lossyWebp(6, 4, 0xff880080),
+    await webpWithMetadata(8, 6),
+  ];
+  let accepted = 0;
+  for (let round = 0; round < 3000; round++) {
+    const file = seeds[round % seeds.length].slice();
+    const flips = 1 + (round % 4);
+    for (let k = 0; k < flips; k++) {
+      const at = Math.floor(Math.random() * file.length);
+      file[at] = Math.floor(Math.random() * 256);
+    }
+    try {
+      const clean = cleanWebp(file, MAX);
+      accepted++;
+      // Whatever is accepted comes out as a well-formed container that passes the check again.
+      assertEquals(cleanWebp(clean.bytes, MAX).bytes, clean.bytes);
+      assert(clean.width <= MAX && clean.height <= MAX);
+    } catch (err) {
+      assert(err instanceof WebpError, `round ${round}: ${err}`);
+    }
+  }
+  for (let round = 0; round < 500; round++) {
+    const junk = crypto.getRandomValues(new Uint8Array(20 + round));
+    junk.set(new TextEncoder().encode("RIFF"));
+    junk.set(new TextEncoder().encode("WEBP"), 8);
+    new DataView(junk.buffer).setUint32(4, junk.length - 8, true);
+    try {
+      cleanWebp(junk, MAX);
+    } catch (err) {
+      assert(err instanceof WebpError, `${err}`);
+    }
+  }
+  assert(accepted > 0, "some mutations only touch pixel data and stay acceptable");
+});
