@@ -59,6 +59,7 @@ post("/v1/pay/link/"+encodeURIComponent(slug)+"/checkout",body).then(function(a)
 if(a.status===201){location.href="/checkout/"+a.body.data.transactionId+"?lang="+lang;return}
 var code=a.body&&a.body.error&&a.body.error.code;
 if(!retry&&code&&code.indexOf("RATE_LOCK_")===0){lock=null;relock().then(function(){submit(true)});return}
+if(code&&code.indexOf("PROMO_CODE_")===0){promo=null;show($("promo-ok"),"")}
 busy=0;$("pay").textContent=$("pay").getAttribute("data-label");render();err(message(a.body))},function(){busy=0;render();err(errs.OTHER)})}
 $("pay").setAttribute("data-label",$("pay").textContent);
 form.addEventListener("submit",function(e){e.preventDefault();if(!busy)submit(false)});

@@ -342,6 +342,9 @@ Deno.test({
         "Ce code promo a atteint sa limite d'utilisation.",
       );
       const promoLoser = promoRace.pages[promoOutcomes.indexOf("checkout") === 0 ? 1 : 0];
+      // The refused code no longer counts in the total the loser sees.
+      assert(await promoLoser.locator("#promo-ok").isHidden(), "the refused code is not shown as applied");
+      assertMatch(await promoLoser.textContent("#tot") ?? "", /2\s?500 XOF/);
       await noOverflow(promoLoser, "promo used up");
       await promoLoser.screenshot({
         path: `${DOCS}paylink-promo-used-360.png`,
