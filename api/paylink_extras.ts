@@ -184,7 +184,8 @@ export function paylinkMediaRoutes() {
       path: "/paylinks/{id}/cover-image",
       operationId: "uploadPaylinkCover",
       tags,
-      summary: "Upload the cover image (PNG, JPEG or WebP, at most 5 MB and 4096 px a side; re-encoded)",
+      summary:
+        "Upload the cover image (PNG, JPEG or WebP, at most 5 MB and 4096 px a side; metadata removed)",
       security,
       middleware: [...write, uploadLimit(MAX_IMAGE_BYTES)],
       request: { params: PaylinkId, body: multipart("The image as the part `file`") },
@@ -225,7 +226,7 @@ export function paylinkMediaRoutes() {
       path: "/paylinks/{id}/products/{productId}/image",
       operationId: "uploadPaylinkProductImage",
       tags,
-      summary: "Upload a product's image (PNG, JPEG or WebP, at most 5 MB; re-encoded)",
+      summary: "Upload a product's image (PNG, JPEG or WebP, at most 5 MB; metadata removed)",
       security,
       middleware: [...write, uploadLimit(MAX_IMAGE_BYTES)],
       request: { params: ProductParams, body: multipart("The image as the part `file`") },
@@ -293,7 +294,10 @@ export function paylinkMediaRoutes() {
       security: [],
       request: {
         params: z.object({
-          key: z.string().regex(/^[0-9a-f]{64}\.(png|jpg)$/, "an image key: 64 hex digits, then .png or .jpg")
+          key: z.string().regex(
+            /^[0-9a-f]{64}\.(png|jpg|webp)$/,
+            "an image key: 64 hex digits, then .png, .jpg or .webp",
+          )
             .openapi({
               param: { name: "key", in: "path" },
               example: `${"0".repeat(64)}.png`,
@@ -306,6 +310,7 @@ export function paylinkMediaRoutes() {
           content: {
             "image/png": { schema: z.any().openapi({ type: "string", format: "binary" }) },
             "image/jpeg": { schema: z.any().openapi({ type: "string", format: "binary" }) },
+            "image/webp": { schema: z.any().openapi({ type: "string", format: "binary" }) },
           },
         },
         304: { description: "Not modified (If-None-Match)" },

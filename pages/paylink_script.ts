@@ -20,7 +20,8 @@ function rail(){var r=form.querySelector("input[name=rail]:checked");return r}
 function show(el,text){el.textContent=text;el.hidden=!text}
 function err(text){show($("err"),text||"")}
 function message(body){var e=body&&body.error;if(!e)return errs.OTHER;var m=errs[e.code]||errs.OTHER;
-if(e.code==="VALIDATION_ERROR")m=m.replace("{f}",(e.details||[]).map(function(x){return x.field}).join(", ")||e.message);return m}
+if(e.code==="VALIDATION_ERROR")m=m.replace("{f}",(e.details||[]).map(function(x){return x.field}).join(", ")||e.message);
+var left=e.cause==="OUT_OF_STOCK"&&e.details&&e.details[0]?parseInt(e.details[0].reason,10):-1;if(left===0||e.cause==="PAYLINK_DEPLETED")m=errs.SOLD_OUT;return m}
 function fields(){var r=rail(),name=r?r.value:"";all("[data-field]").forEach(function(f){var rule=f.getAttribute("data-rule"),rails=f.getAttribute("data-rails").split(" ");
 var need=rule==="REQUIRED"||rails.indexOf(name)>=0;f.hidden=rule==="HIDDEN"&&!need;var i=f.querySelector("input,textarea");i.required=need;var o=f.querySelector("[data-opt]");if(o)o.hidden=need})}
 function clock(s){var m=Math.floor(s/60),x=s%60;return m+":"+(x<10?"0":"")+x}
@@ -58,6 +59,7 @@ post("/v1/pay/link/"+encodeURIComponent(slug)+"/checkout",body).then(function(a)
 if(a.status===201){location.href="/checkout/"+a.body.data.transactionId+"?lang="+lang;return}
 var code=a.body&&a.body.error&&a.body.error.code;
 if(!retry&&code&&code.indexOf("RATE_LOCK_")===0){lock=null;relock().then(function(){submit(true)});return}
+if(code&&code.indexOf("PROMO_CODE_")===0){promo=null;show($("promo-ok"),"")}
 busy=0;$("pay").textContent=$("pay").getAttribute("data-label");render();err(message(a.body))},function(){busy=0;render();err(errs.OTHER)})}
 $("pay").setAttribute("data-label",$("pay").textContent);
 form.addEventListener("submit",function(e){e.preventDefault();if(!busy)submit(false)});

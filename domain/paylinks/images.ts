@@ -1,6 +1,7 @@
 // Cover and product images: checked by their bytes (PNG, JPEG or WebP magic, sane dimensions read from
 // the header before anything is decoded, then a real decode), re-encoded or stripped of metadata (EXIF,
-// GPS, XMP, comments), stored under a content-addressed key behind the storage seam.
+// GPS, XMP, comments), stored under a content-addressed key behind the storage seam. WebP is not decoded
+// but parsed and rewritten with its image chunks only (webp.ts).
 import { decodeJpeg, decodePng, encodePng, stripJpegMetadata } from "./pixels.ts";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
@@ -9,6 +10,7 @@ import { OBJECT_KEY, type ObjectStorage, openStorage } from "../../rails/storage
 import type { Deps } from "../deps.ts";
 import { AppError } from "../errors.ts";
 import { getPaylinkRow, type Owner } from "./queries.ts";
+import { type CleanWebp, cleanWebp, WebpError } from "./webp.ts";
 
 /** Largest upload accepted (the multipart body may be a little larger). */
 export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
@@ -79,10 +81,23 @@ export async function cleanImage(
   if (bytes.length === 0) notAnImage("the file is empty");
   if (bytes.length > MAX_IMAGE_BYTES) notAnImage(`larger than ${MAX_IMAGE_BYTES / 1024 / 1024} MB`);
   const kind = sniffKind(bytes);
-  if (!kind) notAnImage("only PNG and JPEG images are accepted");
-  // Recognised, but the pure-JS decoder here (imagescript) cannot decode WebP, and nothing is stored
-  // without a real decode: refused with a clear reason rather than kept unchecked.
-  if (kind === "webp") notAnImage("WebP cannot be checked here yet; send PNG or JPEG");
+  if (!kind) notAnImage("only PNG, JPEG and WebP images are accepted");
+  // WebP cannot be decoded here (imagescript has no WebP decoder): its container is checked chunk by
+  // chunk and rewritten with the image chunks only (domain/paylinks/webp.ts); the pixels are kept as sent.
+  if (kind === "webp") {
+    let webp: CleanWebp;
+    try {
+      webp = cleanWebp(bytes, MAX_IMAGE_SIDE);
+    } catch (err) {
+      if (err instanceof WebpError) notAnImage(err.message);
+      throw err;
+    }
+    return {
+      key: `${bytesToHex(sha256(webp.bytes))}.webp`,
+      bytes: webp.bytes,
+      contentType: CONTENT_TYPES.webp,
+    };
+  }
   const size = headerSize(kind, bytes);
   if (!size || size.width < 1 || size.height < 1) notAnImage("the image header is damaged");
   if (size.width > MAX_IMAGE_SIDE || size.height > MAX_IMAGE_SIDE) {

@@ -4,6 +4,15 @@
 import { Image } from "imagescript";
 import { assert, assertEquals, assertMatch } from "../assert.ts";
 import { startTestGateway, type TestGateway } from "../helpers.ts";
+import {
+  chunk,
+  chunksOf,
+  losslessWebp,
+  riff,
+  vp8lSolid,
+  vp8x,
+  webpWithMetadata,
+} from "../support/webp_fixtures.ts";
 
 /** A PNG with a tEXt chunk (metadata a phone or editor leaves behind) inserted after IHDR. */
 async function pngWithMetadata(): Promise<Uint8Array> {
@@ -93,28 +102,53 @@ Deno.test("paylink images and CSV import", async (t) => {
       },
     );
 
-    await t.step("a JPEG product image is accepted; WebP is recognised and refused", async () => {
-      const img = new Image(5, 5);
-      img.fill(0xff8800ff);
-      const jpeg = await img.encodeJPEG(80);
-      const res = await upload(
-        gw,
-        `/v1/paylinks/${id}/products/${productId}/image`,
-        key,
-        jpeg,
-        "file",
-        "image/jpeg",
-      );
-      assertEquals(res.status, 200);
-      assertMatch(res.json.data.imageKey, /\.jpg$/);
-      const webp = await img.encodeWEBP(80);
-      // Recognised by its bytes but refused: no WebP decoder here to check it (see docs/decisions.md).
-      const w = await upload(gw, cover, key, webp, "file", "image/webp");
-      assertEquals([w.status, w.json.error.details[0].reason], [
-        400,
-        "WebP cannot be checked here yet; send PNG or JPEG",
-      ]);
-    });
+    await t.step(
+      "a JPEG product image is accepted; a WebP is kept as WebP without its metadata",
+      async () => {
+        const img = new Image(5, 5);
+        img.fill(0xff8800ff);
+        const jpeg = await img.encodeJPEG(80);
+        const res = await upload(
+          gw,
+          `/v1/paylinks/${id}/products/${productId}/image`,
+          key,
+          jpeg,
+          "file",
+          "image/jpeg",
+        );
+        assertEquals(res.status, 200);
+        assertMatch(res.json.data.imageKey, /\.jpg$/);
+        const w = await upload(gw, cover, key, await webpWithMetadata(8, 6), "file", "image/webp");
+        assertEquals(w.status, 200, JSON.stringify(w.json));
+        assertMatch(w.json.data.coverImageKey, /^[0-9a-f]{64}\.webp$/);
+        const served = await gw.app.request(`/v1/images/${w.json.data.coverImageKey}`);
+        assertEquals(served.headers.get("content-type"), "image/webp");
+        const bytes = new Uint8Array(await served.arrayBuffer());
+        assertEquals(chunksOf(bytes).map((c) => c.fourcc), ["VP8 "]);
+        assert(!new TextDecoder("latin1").decode(bytes).includes("secret"), "EXIF/XMP survived");
+        // A WebP that lies about its size: refused with its reason, nothing new stored.
+        const stored = (await gw.db.query("SELECT 1 FROM stored_objects")).length;
+        const liar = losslessWebp(4, 4, [255, 1, 2, 3]);
+        new DataView(liar.buffer).setUint32(16, 999, true);
+        const bad = await upload(gw, cover, key, liar, "file", "image/webp");
+        assertEquals([bad.status, bad.json.error.code, bad.json.error.details[0].reason], [
+          400,
+          "VALIDATION_ERROR",
+          "the WebP VP8L chunk is truncated",
+        ]);
+        const animated = await upload(
+          gw,
+          cover,
+          key,
+          riff(chunk("VP8X", vp8x(0x02, 4, 4)), chunk("VP8L", vp8lSolid(4, 4, [255, 1, 2, 3]))),
+          "file",
+          "image/webp",
+        );
+        assertEquals(animated.json.error.details[0].reason, "animated images are not accepted");
+        assertEquals((await gw.db.query("SELECT 1 FROM stored_objects")).length, stored);
+        await gw.request("DELETE", cover, { key });
+      },
+    );
 
     await t.step(
       "not images, damaged images, giant dimensions: VALIDATION_ERROR on file, nothing stored",
@@ -147,7 +181,7 @@ Deno.test("paylink images and CSV import", async (t) => {
           const res = await upload(gw, cover, key, bytes);
           assertEquals([res.status, res.json.error.code], [400, "VALIDATION_ERROR"], name);
         }
-        assertEquals((await gw.db.query("SELECT 1 FROM stored_objects")).length, 2);
+        assertEquals((await gw.db.query("SELECT 1 FROM stored_objects")).length, 3);
       },
     );
 

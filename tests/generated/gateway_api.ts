@@ -464,7 +464,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Upload the cover image (PNG, JPEG or WebP, at most 5 MB and 4096 px a side; re-encoded) */
+    /** Upload the cover image (PNG, JPEG or WebP, at most 5 MB and 4096 px a side; metadata removed) */
     post: operations["uploadPaylinkCover"];
     /** Remove the cover image */
     delete: operations["removePaylinkCover"];
@@ -482,7 +482,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Upload a product's image (PNG, JPEG or WebP, at most 5 MB; re-encoded) */
+    /** Upload a product's image (PNG, JPEG or WebP, at most 5 MB; metadata removed) */
     post: operations["uploadPaylinkProductImage"];
     delete?: never;
     options?: never;
@@ -9913,6 +9913,7 @@ export interface operations {
         content: {
           "image/png": string;
           "image/jpeg": string;
+          "image/webp": string;
         };
       };
       /** @description Not modified (If-None-Match) */
