@@ -130,6 +130,8 @@ export function createApp(deps: Deps, options: { devnet?: Devnet; simulators?: {
   app.route("/", checkoutRoutes());
   app.route("/", shopPageRoutes());
   app.route("/", subscriptionPageRoutes());
+  // Browsers ask every page's host for an icon; an empty answer keeps a 404 out of the customer's console.
+  app.get("/favicon.ico", (c) => c.body(null, 204, { "cache-control": "public, max-age=86400" }));
   // Development only: the TRON node's controls (/devnet) and the simulators' pages (/simulators, where a
   // test card pays). Production mounts neither whatever it is handed; its sandbox pay-ins are settled
   // with POST /v1/sandbox/payments/:id/simulate.

@@ -51,8 +51,7 @@ Deno.test({
         if (!r.url().startsWith(base) && !r.url().startsWith("data:")) foreign.push(r.url());
       });
       page.on("console", (msg) => {
-        // The browser's own /favicon.ico probe (no page declares an icon) is not the page's doing.
-        if (msg.type() === "error" && !msg.location().url.endsWith("/favicon.ico")) {
+        if (msg.type() === "error") {
           problems.push(`${msg.text()} ${msg.location().url}`);
         }
       });
@@ -199,8 +198,7 @@ Deno.test({
         if (!r.url().startsWith(base) && !r.url().startsWith("data:")) foreign.push(r.url());
       });
       page.on("console", (msg) => {
-        // The browser's own /favicon.ico probe (no page declares an icon) is not the page's doing.
-        if (msg.type() === "error" && !msg.location().url.endsWith("/favicon.ico")) {
+        if (msg.type() === "error") {
           problems.push(`${msg.text()} ${msg.location().url}`);
         }
       });
