@@ -125,7 +125,10 @@ Deno.test("rate limits and the sandbox flag", async (t) => {
 });
 
 Deno.test("rate limits under concurrency: demand within the limit is never refused, the limit never exceeded", async () => {
-  const gw = await startTestGateway();
+  // A fixed clock: both bursts fall in one 60-second window even when the machine is slow (with the real
+  // clock a window boundary between the bursts let the second one through, which is no overrun).
+  const { manualClock } = await import("../../domain/clock.ts");
+  const gw = await startTestGateway({ clock: manualClock(new Date("2026-11-23T10:00:05Z")) });
   try {
     const m = await gw.createMerchant("Concurrent");
     await gw.admin("PATCH", `/admin/api/merchants/${m.merchantId}`, { rateLimits: { default: 150 } });
@@ -145,8 +148,7 @@ Deno.test("rate limits under concurrency: demand within the limit is never refus
     assert(admitted <= 150, `never more than the limit (${admitted})`);
     assert(second.every((s) => s === 200 || s === 429));
     const { purgeRateLimitWindows } = await import("../../domain/rate_limit.ts");
-    const { manualClock } = await import("../../domain/clock.ts");
-    const later = manualClock(new Date(Date.now() + 120_000));
+    const later = manualClock(new Date(Date.parse("2026-11-23T10:00:05Z") + 120_000));
     assert((await purgeRateLimitWindows({ kv: gw.kv, clock: later })) >= 1, "past windows are purged");
   } finally {
     await gw.close();
