@@ -11,10 +11,22 @@ export function randomTronAddress(): string {
   return toBase58Address("41" + Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join(""));
 }
 
-/** A credit from outside the gateway (what a settled pay-in does), booked through the one ledger helper. */
-export async function creditUsdt(gw: TestGateway, merchantId: string, isSandbox: boolean, amount: string) {
-  const world = await findSystemAccount(gw.db, "WORLD", isSandbox, "TRC20");
-  const wallet = await findWallet(gw.db, merchantId, isSandbox, "USDT_TRC20", "TRC20");
+/** A credit from outside the gateway (what a settled pay-in does) to one wallet, through the one ledger helper. */
+export async function creditWallet(
+  gw: TestGateway,
+  merchantId: string,
+  isSandbox: boolean,
+  rail: "TRC20" | "MOMO" | "CARD",
+  amount: string,
+) {
+  const world = await findSystemAccount(gw.db, "WORLD", isSandbox, rail);
+  const wallet = await findWallet(
+    gw.db,
+    merchantId,
+    isSandbox,
+    rail === "TRC20" ? "USDT_TRC20" : "XOF",
+    rail,
+  );
   await postJournal(gw.db, {
     reference: `test-credit:${crypto.randomUUID()}`,
     kind: "TEST_CREDIT",
@@ -25,6 +37,10 @@ export async function creditUsdt(gw: TestGateway, merchantId: string, isSandbox:
       amount,
     }],
   });
+}
+
+export async function creditUsdt(gw: TestGateway, merchantId: string, isSandbox: boolean, amount: string) {
+  await creditWallet(gw, merchantId, isSandbox, "TRC20", amount);
 }
 
 export async function usdtBalance(gw: TestGateway, merchantId: string, isSandbox: boolean): Promise<string> {

@@ -36,26 +36,17 @@ export function sniffKind(b: Uint8Array): Kind | undefined {
   return undefined;
 }
 
-/** Width and height from the header alone, or undefined when the header is not there. */
-export function headerSize(kind: Kind, b: Uint8Array): { width: number; height: number } | undefined {
+/**
+ * Width and height from a PNG or JPEG header alone, or undefined when the header is not there (a WebP is
+ * measured by webp.ts while its chunks are parsed).
+ */
+export function headerSize(
+  kind: "png" | "jpg",
+  b: Uint8Array,
+): { width: number; height: number } | undefined {
   const view = new DataView(b.buffer, b.byteOffset, b.byteLength);
   if (kind === "png") {
     return b.length >= 24 ? { width: view.getUint32(16), height: view.getUint32(20) } : undefined;
-  }
-  if (kind === "webp") {
-    const chunk = String.fromCharCode(...b.subarray(12, 16));
-    if (chunk === "VP8X" && b.length >= 30) {
-      const u24 = (o: number) => b[o] | (b[o + 1] << 8) | (b[o + 2] << 16);
-      return { width: u24(24) + 1, height: u24(27) + 1 };
-    }
-    if (chunk === "VP8L" && b.length >= 25) {
-      const bits = view.getUint32(21, true);
-      return { width: (bits & 0x3fff) + 1, height: ((bits >> 14) & 0x3fff) + 1 };
-    }
-    if (chunk === "VP8 " && b.length >= 30) {
-      return { width: view.getUint16(26, true) & 0x3fff, height: view.getUint16(28, true) & 0x3fff };
-    }
-    return undefined;
   }
   // JPEG: walk the segments to the first start-of-frame.
   let i = 2;

@@ -1,13 +1,18 @@
 // The balance routes show, per wallet, what is available, what is pending (credited, not yet spendable)
 // and what is reserved (accepted payouts and withdrawals in review or in flight), beside the balance.
 import { scanChain } from "../../domain/chain_scanner.ts";
-import { findSystemAccount, findWallet } from "../../db/ledger.ts";
 import { manualClock } from "../../domain/clock.ts";
-import { postJournal } from "../../domain/ledger.ts";
 import { Decimal } from "../../domain/money.ts";
 import { assert, assertEquals } from "../assert.ts";
 import { startTestGateway } from "../helpers.ts";
-import { creditUsdt, idem, randomTronAddress, usdtBalance, whitelist } from "../money_out_helpers.ts";
+import {
+  creditUsdt,
+  creditWallet,
+  idem,
+  randomTronAddress,
+  usdtBalance,
+  whitelist,
+} from "../money_out_helpers.ts";
 
 Deno.test("balances: pending until solidified, reserved in review and in flight, released on cancel", async (t) => {
   const gw = await startTestGateway();
@@ -132,15 +137,7 @@ Deno.test("balances: an XOF withdrawal in review is reserved on its own wallet, 
     const m = await gw.createMerchant("Xof Balance Shop");
     const key = m.keys.liveSecret;
     await gw.admin("PATCH", `/admin/api/merchants/${m.merchantId}`, { rateLimits: { default: 1000 } });
-    const world = await findSystemAccount(gw.db, "WORLD", false, "MOMO");
-    const wallet = await findWallet(gw.db, m.merchantId, false, "XOF", "MOMO");
-    await postJournal(gw.db, {
-      reference: "test-credit:xof-balance",
-      kind: "TEST_CREDIT",
-      merchantId: m.merchantId,
-      isSandbox: false,
-      postings: [{ accountId: world.id, amount: "-20000" }, { accountId: wallet!.id, amount: "20000" }],
-    });
+    await creditWallet(gw, m.merchantId, false, "MOMO", "20000");
     const dest = await gw.request("POST", "/v1/merchants/fiat-destinations", {
       key,
       body: { kind: "MOMO", momoOperator: "OPERATOR_B_BF", momoPhone: "+22670123456" },

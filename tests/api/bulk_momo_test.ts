@@ -6,13 +6,12 @@ import { findSystemAccount, findWallet } from "../../db/ledger.ts";
 import { advanceBatch } from "../../domain/bulk/run.ts";
 import type { Deps } from "../../domain/deps.ts";
 import { processDisbursement } from "../../domain/fiat_out/disburse.ts";
-import { postJournal } from "../../domain/ledger.ts";
 import { Decimal } from "../../domain/money.ts";
 import type { MomoDisbursementProvider } from "../../rails/fiat/provider.ts";
 import { assert, assertEquals } from "../assert.ts";
 import { batchOf, createBatch, csvOf, upload } from "../bulk_helpers.ts";
 import { startTestGateway, type TestGateway } from "../helpers.ts";
-import { idem } from "../money_out_helpers.ts";
+import { creditWallet, idem } from "../money_out_helpers.ts";
 
 const HEADER = ["phoneNumber", "amount", "recipientName", "reference"];
 
@@ -43,15 +42,7 @@ Deno.test("mobile money batch of 200 from CSV: blocked recipients fail, retry co
     const m = await gw.createMerchant("Momo Bulk Shop");
     await gw.admin("PATCH", `/admin/api/merchants/${m.merchantId}`, { rateLimits: { default: 100_000 } });
     const key = m.keys.liveSecret;
-    const world = await findSystemAccount(gw.db, "WORLD", false, "MOMO");
-    const wallet = await findWallet(gw.db, m.merchantId, false, "XOF", "MOMO");
-    await postJournal(gw.db, {
-      reference: "test-credit:xof",
-      kind: "TEST_CREDIT",
-      merchantId: m.merchantId,
-      isSandbox: false,
-      postings: [{ accountId: world.id, amount: "-5000000" }, { accountId: wallet!.id, amount: "5000000" }],
-    });
+    await creditWallet(gw, m.merchantId, false, "MOMO", "5000000");
 
     // 100 numbers of each operator (71... is B, 66... is A), amounts 1,000 to 2,990 XOF.
     const phones = Array.from(

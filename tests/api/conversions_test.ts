@@ -4,31 +4,14 @@
 // USDT, per-merchant fees, and the treasury's view of the platform's position.
 import { findSystemAccount, findWallet } from "../../db/ledger.ts";
 import { scanChain } from "../../domain/chain_scanner.ts";
-import { postJournal } from "../../domain/ledger.ts";
 import { Decimal } from "../../domain/money.ts";
 import { XOF_PER_EUR } from "../../rails/fx/mod.ts";
 import { assert, assertEquals, assertMatch } from "../assert.ts";
 import { startTestGateway, type TestGateway } from "../helpers.ts";
-import { creditUsdt, eventTypes, idem } from "../money_out_helpers.ts";
+import { creditWallet, eventTypes, idem } from "../money_out_helpers.ts";
 
 type Rail = "TRC20" | "MOMO" | "CARD";
 const CURRENCY: Record<Rail, string> = { TRC20: "USDT_TRC20", MOMO: "XOF", CARD: "XOF" };
-
-async function credit(gw: TestGateway, merchantId: string, isSandbox: boolean, rail: Rail, amount: string) {
-  if (rail === "TRC20") return await creditUsdt(gw, merchantId, isSandbox, amount);
-  const world = await findSystemAccount(gw.db, "WORLD", isSandbox, rail);
-  const wallet = await findWallet(gw.db, merchantId, isSandbox, "XOF", rail);
-  await postJournal(gw.db, {
-    reference: `test-credit:${crypto.randomUUID()}`,
-    kind: "TEST_CREDIT",
-    merchantId,
-    isSandbox,
-    postings: [{ accountId: world.id, amount: new Decimal(amount).negated() }, {
-      accountId: wallet!.id,
-      amount,
-    }],
-  });
-}
 
 async function wallets(gw: TestGateway, merchantId: string, isSandbox: boolean) {
   const out = {} as Record<Rail, { id: string; balance: Decimal }>;
@@ -79,8 +62,8 @@ Deno.test("conversions: both directions exact to the unit, events, list, treasur
   try {
     const m = await gw.createMerchant("Ouaga Traders");
     const key = m.keys.liveSecret;
-    await credit(gw, m.merchantId, false, "TRC20", "100");
-    await credit(gw, m.merchantId, false, "CARD", "250000");
+    await creditWallet(gw, m.merchantId, false, "TRC20", "100");
+    await creditWallet(gw, m.merchantId, false, "CARD", "250000");
     const w = await wallets(gw, m.merchantId, false);
     const usdtEur = gw.rates.current()!;
 
@@ -215,8 +198,8 @@ Deno.test("conversions: every refusal answers its code and moves nothing", async
     const m = await gw.createMerchant("Careful Shop");
     const other = await gw.createMerchant("Someone Else");
     const key = m.keys.liveSecret;
-    await credit(gw, m.merchantId, false, "TRC20", "20");
-    await credit(gw, m.merchantId, false, "MOMO", "5000");
+    await creditWallet(gw, m.merchantId, false, "TRC20", "20");
+    await creditWallet(gw, m.merchantId, false, "MOMO", "5000");
     const w = await wallets(gw, m.merchantId, false);
     const ow = await wallets(gw, other.merchantId, false);
     const sw = await wallets(gw, m.merchantId, true);
@@ -367,7 +350,7 @@ Deno.test("conversions: 50 identical retries convert once; 50 different ones nev
     await gw.admin("PATCH", `/admin/api/merchants/${m.merchantId}`, {
       rateLimits: { default: 10_000 },
     });
-    await credit(gw, m.merchantId, false, "TRC20", "100");
+    await creditWallet(gw, m.merchantId, false, "TRC20", "100");
     const w = await wallets(gw, m.merchantId, false);
 
     await t.step("one Idempotency-Key, 50 at once: one conversion, the others replay or wait", async () => {
@@ -447,7 +430,7 @@ Deno.test("conversions: sandbox keys convert sandbox wallets; per-merchant fee; 
     const usdtEur = gw.rates.current()!;
 
     await t.step("a sandbox key converts sandbox money and leaves live wallets alone", async () => {
-      await credit(gw, m.merchantId, true, "TRC20", "50");
+      await creditWallet(gw, m.merchantId, true, "TRC20", "50");
       const sw = await wallets(gw, m.merchantId, true);
       const res = await gw.request("POST", "/v1/conversions/wallet", {
         key: m.keys.testSecret,

@@ -1,28 +1,12 @@
 // The fiat destination cooldown comes from FIAT_DESTINATION_COOLDOWN_SECONDS: a development server with a
 // short one (or 0, its default) lets a merchant withdraw XOF as soon as the time has passed; a changed
 // number restarts it; the wallet is untouched while it runs.
-import { findSystemAccount, findWallet } from "../../db/ledger.ts";
+import { findWallet } from "../../db/ledger.ts";
 import { manualClock } from "../../domain/clock.ts";
-import { postJournal } from "../../domain/ledger.ts";
 import { Decimal } from "../../domain/money.ts";
 import { assertEquals } from "../assert.ts";
 import { startTestGateway, type TestGateway } from "../helpers.ts";
-import { idem } from "../money_out_helpers.ts";
-
-async function creditMomo(gw: TestGateway, merchantId: string, amount: string) {
-  const world = await findSystemAccount(gw.db, "WORLD", false, "MOMO");
-  const wallet = await findWallet(gw.db, merchantId, false, "XOF", "MOMO");
-  await postJournal(gw.db, {
-    reference: `test-credit:${crypto.randomUUID()}`,
-    kind: "TEST_CREDIT",
-    merchantId,
-    isSandbox: false,
-    postings: [{ accountId: world.id, amount: new Decimal(amount).negated() }, {
-      accountId: wallet!.id,
-      amount,
-    }],
-  });
-}
+import { creditWallet, idem } from "../money_out_helpers.ts";
 
 async function momoBalance(gw: TestGateway, merchantId: string): Promise<string> {
   return new Decimal((await findWallet(gw.db, merchantId, false, "XOF", "MOMO"))!.balance).toFixed(0);
@@ -35,7 +19,7 @@ Deno.test("a 60-second cooldown: refused until it has passed, restarted by a new
   try {
     const m = await gw.createMerchant("Ouaga Shop");
     const key = m.keys.liveSecret;
-    await creditMomo(gw, m.merchantId, "20000");
+    await creditWallet(gw, m.merchantId, false, "MOMO", "20000");
     const withdraw = () =>
       gw.request("POST", "/v1/withdrawals", {
         key,
@@ -98,7 +82,7 @@ Deno.test("cooldown 0 (development's default): a destination is usable at once",
   const gw = await startTestGateway({ clock, env: { FIAT_DESTINATION_COOLDOWN_SECONDS: "0" } });
   try {
     const m = await gw.createMerchant("Ouaga Shop");
-    await creditMomo(gw, m.merchantId, "20000");
+    await creditWallet(gw, m.merchantId, false, "MOMO", "20000");
     const reg = await gw.request("POST", "/v1/merchants/fiat-destinations", {
       key: m.keys.liveSecret,
       body: { kind: "MOMO", momoOperator: "OPERATOR_B_BF", momoPhone: "+22670123456" },
@@ -123,15 +107,7 @@ Deno.test("production without a real aggregator refuses live mobile money withdr
   try {
     const m = await gw.createMerchant("Prod Payouts");
     const key = m.keys.liveSecret;
-    const world = await findSystemAccount(gw.db, "WORLD", false, "MOMO");
-    const wallet = await findWallet(gw.db, m.merchantId, false, "XOF", "MOMO");
-    await postJournal(gw.db, {
-      reference: "test-credit:prod-momo",
-      kind: "TEST_CREDIT",
-      merchantId: m.merchantId,
-      isSandbox: false,
-      postings: [{ accountId: world.id, amount: "-20000" }, { accountId: wallet!.id, amount: "20000" }],
-    });
+    await creditWallet(gw, m.merchantId, false, "MOMO", "20000");
     const dest = await gw.request("POST", "/v1/merchants/fiat-destinations", {
       key,
       body: { kind: "MOMO", momoOperator: "OPERATOR_B_BF", momoPhone: "+22670123456" },

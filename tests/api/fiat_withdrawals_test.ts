@@ -5,27 +5,11 @@
 import { findSystemAccount, findWallet } from "../../db/ledger.ts";
 import { manualClock } from "../../domain/clock.ts";
 import { processDisbursement } from "../../domain/fiat_out/disburse.ts";
-import { postJournal } from "../../domain/ledger.ts";
 import { Decimal } from "../../domain/money.ts";
 import { signCallback } from "../../rails/fiat/signing.ts";
 import { assert, assertEquals } from "../assert.ts";
 import { startTestGateway, type TestGateway } from "../helpers.ts";
-import { eventTypes, idem } from "../money_out_helpers.ts";
-
-async function creditXof(gw: TestGateway, merchantId: string, rail: "MOMO" | "CARD", amount: string) {
-  const world = await findSystemAccount(gw.db, "WORLD", false, rail);
-  const wallet = await findWallet(gw.db, merchantId, false, "XOF", rail);
-  await postJournal(gw.db, {
-    reference: `test-credit:${crypto.randomUUID()}`,
-    kind: "TEST_CREDIT",
-    merchantId,
-    isSandbox: false,
-    postings: [{ accountId: world.id, amount: new Decimal(amount).negated() }, {
-      accountId: wallet!.id,
-      amount,
-    }],
-  });
-}
+import { creditWallet, eventTypes, idem } from "../money_out_helpers.ts";
 
 async function xofBalance(gw: TestGateway, merchantId: string, rail: "MOMO" | "CARD"): Promise<string> {
   return new Decimal((await findWallet(gw.db, merchantId, false, "XOF", rail))!.balance).toFixed(0);
@@ -73,8 +57,8 @@ Deno.test("XOF withdrawals: momo and bank, review, failures, late answers, ledge
       return messages.length;
     };
     const get = async (id: string) => (await gw.request("GET", `/v1/withdrawals/${id}`, { key })).json.data;
-    await creditXof(gw, m.merchantId, "MOMO", "100000");
-    await creditXof(gw, m.merchantId, "CARD", "50000");
+    await creditWallet(gw, m.merchantId, false, "MOMO", "100000");
+    await creditWallet(gw, m.merchantId, false, "CARD", "50000");
 
     await t.step("no destination: FIAT_DESTINATION_REQUIRED; nothing debited", async () => {
       const res = await withdraw({ amount: "10000", currency: "XOF", rail: "MOMO" });

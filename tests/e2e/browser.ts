@@ -1,6 +1,6 @@
 // Headless Chromium for end-to-end tests, driven by playwright-core. Never downloads a browser: it uses
 // the system's (Debian package `chromium`; `apt-get install -y chromium` where missing).
-import { type Browser, type BrowserContext, chromium } from "playwright-core";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 
 export const CHROMIUM_PATH = "/usr/bin/chromium";
 
@@ -45,4 +45,22 @@ export async function phoneContext(
     await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: options.origin });
   }
   return context;
+}
+
+/**
+ * Collects what a page test asserts stays empty: requests leaving the given origins (data: URLs aside),
+ * console errors and uncaught page errors.
+ */
+export function watchPage(page: Page, origins: string[]): { foreign: string[]; problems: string[] } {
+  const foreign: string[] = [];
+  const problems: string[] = [];
+  page.on("request", (r) => {
+    const url = r.url();
+    if (!url.startsWith("data:") && !origins.some((o) => url.startsWith(o))) foreign.push(url);
+  });
+  page.on("console", (msg) => {
+    if (msg.type() === "error") problems.push(`${msg.text()} ${msg.location().url}`);
+  });
+  page.on("pageerror", (e) => problems.push(e.message));
+  return { foreign, problems };
 }

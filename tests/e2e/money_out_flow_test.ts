@@ -3,7 +3,7 @@
 // 20 with every webhook signed; then withdrawals through operator review: approved and confirmed, one
 // rejected, one cancelled, with the balance restored.
 import { assert, assertEquals } from "../assert.ts";
-import { startGateway, until } from "./process.ts";
+import { jsonClient, startGateway, until } from "./process.ts";
 import { startReceiver } from "./receiver.ts";
 
 const ADMIN_TOKEN = "e2e-admin-token-0123456789";
@@ -16,16 +16,7 @@ Deno.test({
     const dataDir = await Deno.makeTempDir({ prefix: "gateway-e2e-moneyout-" });
     const receiver = startReceiver();
     const gw = await startGateway({ DATA_DIR: dataDir, ADMIN_TOKEN, DEVNET_BLOCK_MS: "300" });
-    const call = async (method: string, path: string, headers: Record<string, string>, body?: unknown) => {
-      const res = await fetch(`${gw.url}${path}`, {
-        method,
-        headers: { ...headers, ...(body ? { "content-type": "application/json" } : {}) },
-        body: body ? JSON.stringify(body) : undefined,
-      });
-      return { status: res.status, json: await res.json() };
-    };
-    const admin = (method: string, path: string, body?: unknown) =>
-      call(method, path, { authorization: `Bearer ${ADMIN_TOKEN}` }, body);
+    const { call, admin } = jsonClient(gw.url, ADMIN_TOKEN);
     const balanceOf = async (address: string) =>
       (await (await fetch(`${gw.url}/devnet/control/balance/${address}`)).json()).usdt as string;
     try {

@@ -111,3 +111,18 @@ export async function until<T>(
   }
   throw new Error(`timed out waiting for ${what}`);
 }
+
+/** JSON calls to a running gateway: `call` with any headers, `admin` with the operator token. */
+export function jsonClient(baseUrl: string, adminToken: string) {
+  const call = async (method: string, path: string, headers: Record<string, string>, body?: unknown) => {
+    const res = await fetch(`${baseUrl}${path}`, {
+      method,
+      headers: { ...headers, ...(body ? { "content-type": "application/json" } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    return { status: res.status, json: await res.json() };
+  };
+  const admin = (method: string, path: string, body?: unknown) =>
+    call(method, path, { authorization: `Bearer ${adminToken}` }, body);
+  return { call, admin };
+}

@@ -14,7 +14,7 @@ import { contractFor } from "../contract.ts";
 import { assert, assertEquals, assertMatch } from "../assert.ts";
 import { startTestGateway } from "../helpers.ts";
 import { linkIn, makeRecurringPaylink, outbox, paidCheckout, renewalsOf } from "../subscription_fixture.ts";
-import { hasChromium, launchBrowser, phoneContext } from "./browser.ts";
+import { hasChromium, launchBrowser, phoneContext, watchPage } from "./browser.ts";
 
 const SHOTS = new URL("./screenshots/", import.meta.url).pathname;
 
@@ -45,17 +45,7 @@ Deno.test({
 
       const context = await phoneContext(browser);
       const page = await context.newPage();
-      const foreign: string[] = [];
-      const problems: string[] = [];
-      page.on("request", (r) => {
-        if (!r.url().startsWith(base) && !r.url().startsWith("data:")) foreign.push(r.url());
-      });
-      page.on("console", (msg) => {
-        if (msg.type() === "error") {
-          problems.push(`${msg.text()} ${msg.location().url}`);
-        }
-      });
-      page.on("pageerror", (e) => problems.push(e.message));
+      const { foreign, problems } = watchPage(page, [base]);
 
       await page.goto(`${base}${renewalPath}`);
       assertMatch(await page.locator("h1").innerText(), /Renouvellement de l'abonnement/);
@@ -192,17 +182,7 @@ Deno.test({
 
       const context = await phoneContext(browser);
       const page = await context.newPage();
-      const foreign: string[] = [];
-      const problems: string[] = [];
-      page.on("request", (r) => {
-        if (!r.url().startsWith(base) && !r.url().startsWith("data:")) foreign.push(r.url());
-      });
-      page.on("console", (msg) => {
-        if (msg.type() === "error") {
-          problems.push(`${msg.text()} ${msg.location().url}`);
-        }
-      });
-      page.on("pageerror", (e) => problems.push(e.message));
+      const { foreign, problems } = watchPage(page, [base]);
       page.on("response", (r) => {
         if (r.status() >= 400) problems.push(`${r.status()} ${r.url()}`);
       });

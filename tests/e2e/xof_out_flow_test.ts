@@ -7,7 +7,7 @@
 // the unit after every step.
 import { Decimal } from "../../domain/money.ts";
 import { assert, assertEquals, assertMatch } from "../assert.ts";
-import { startGateway, until } from "./process.ts";
+import { jsonClient, startGateway, until } from "./process.ts";
 import { startReceiver } from "./receiver.ts";
 
 const ADMIN_TOKEN = "e2e-admin-token-0123456789";
@@ -32,16 +32,7 @@ Deno.test({
     const receiver = startReceiver();
     // Nothing about the cooldown is set: development's default must let a fresh server withdraw at once.
     const gw = await startGateway({ DATA_DIR: dataDir, ADMIN_TOKEN, SIMULATOR_DELAY_MS: "300" });
-    const call = async (method: string, path: string, headers: Record<string, string>, body?: unknown) => {
-      const res = await fetch(`${gw.url}${path}`, {
-        method,
-        headers: { ...headers, ...(body ? { "content-type": "application/json" } : {}) },
-        body: body ? JSON.stringify(body) : undefined,
-      });
-      return { status: res.status, json: await res.json() };
-    };
-    const admin = (method: string, path: string, body?: unknown) =>
-      call(method, path, { authorization: `Bearer ${ADMIN_TOKEN}` }, body);
+    const { call, admin } = jsonClient(gw.url, ADMIN_TOKEN);
     try {
       const created = await admin("POST", "/admin/api/merchants", {
         name: "Boutique Ouaga",
