@@ -11,6 +11,10 @@ import { openPostgres } from "../db/postgres.ts";
 export type BenchOptions = {
   /** A tiny run on one database, only to prove the bench still works end to end (CI); figures mean nothing. */
   smoke: boolean;
+  /** `--seconds=N`: how long a timed phase lasts instead of the bench's default (benches that have phases). */
+  seconds?: number;
+  /** `--only=pglite|postgres`: one database instead of both (a full run's default). */
+  only?: "pglite" | "postgres";
 };
 
 /** Where a bench runs when DATABASE_URL is unset but a local server answers. */
@@ -64,6 +68,11 @@ export async function postgresTarget(url: string, poolSize: number): Promise<Ben
 export async function benchTargets(options: BenchOptions): Promise<Array<() => Promise<BenchTarget>>> {
   const pg = await findPostgres(options);
   if (options.smoke) return [pg ? () => postgresTarget(pg.url, pg.poolSize) : pgliteTarget];
+  if (options.only === "pglite") return [pgliteTarget];
+  if (options.only === "postgres") {
+    if (!pg) throw new Error("--only=postgres: DATABASE_URL unset and 127.0.0.1:5432 not answering");
+    return [() => postgresTarget(pg.url, pg.poolSize)];
+  }
   if (!pg) console.log("PostgreSQL: DATABASE_URL unset and 127.0.0.1:5432 not answering; PGlite only.");
   return pg ? [pgliteTarget, () => postgresTarget(pg.url, pg.poolSize)] : [pgliteTarget];
 }
@@ -296,4 +305,41 @@ function summarizeLoad(elapsedMs: number, latencies: Float64Array, codes: Uint16
 /** A summary of HTTP statuses such as "201 x5000" or "201 x4990, 429 x10". */
 export function formatStatuses(statuses: Record<number, number>): string {
   return Object.entries(statuses).sort().map(([status, n]) => `${status} x${n}`).join(", ");
+}
+
+/**
+ * CPU time used so far, in ms: this process's main thread (where the gateway's JavaScript runs), the whole
+ * process (load worker and PGlite included), and the local PostgreSQL server's processes when /proc shows
+ * them (undefined elsewhere). Differences between two snapshots say where a phase's time went.
+ */
+export type CpuSnapshot = { mainMs: number; processMs: number; postgresMs?: number };
+
+const TICK_MS = 10; // USER_HZ is 100 on Linux
+
+function ticksOf(stat: string): number {
+  // Fields after the parenthesised command name: utime is the 12th, stime the 13th.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+export function cpuSnapshot(): CpuSnapshot {
+  try {
+    const mainMs = ticksOf(Deno.readTextFileSync(`/proc/self/task/${Deno.pid}/stat`)) * TICK_MS;
+    const processMs = ticksOf(Deno.readTextFileSync("/proc/self/stat")) * TICK_MS;
+    let postgresTicks = 0;
+    let seen = false;
+    for (const entry of Deno.readDirSync("/proc")) {
+      if (!/^\d+$/.test(entry.name)) continue;
+      try {
+        if (Deno.readTextFileSync(`/proc/${entry.name}/comm`).trim() !== "postgres") continue;
+        postgresTicks += ticksOf(Deno.readTextFileSync(`/proc/${entry.name}/stat`));
+        seen = true;
+      } catch {
+        // gone meanwhile, or not ours to read
+      }
+    }
+    return { mainMs, processMs, postgresMs: seen ? postgresTicks * TICK_MS : undefined };
+  } catch {
+    return { mainMs: NaN, processMs: NaN };
+  }
 }

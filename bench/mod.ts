@@ -41,7 +41,9 @@ const BENCHES: Record<string, { about: string; run: (options: BenchOptions) => P
 
 function usage(): string {
   const lines = Object.entries(BENCHES).map(([name, b]) => `  ${name.padEnd(10)} ${b.about}`);
-  return `usage: deno task bench <name> [--smoke]\n       deno task bench --list\n\n${lines.join("\n")}`;
+  return `usage: deno task bench <name> [--smoke] [--seconds=N] [--only=pglite|postgres]\n       deno task bench --list\n\n${
+    lines.join("\n")
+  }`;
 }
 
 if (import.meta.main) {
@@ -51,14 +53,26 @@ if (import.meta.main) {
     Deno.exit(0);
   }
   const smoke = args.includes("--smoke");
-  const rest = args.filter((a) => a !== "--smoke");
+  const seconds = args.find((a) => a.startsWith("--seconds="))?.slice("--seconds=".length);
+  const only = args.find((a) => a.startsWith("--only="))?.slice("--only=".length);
+  if (
+    (seconds !== undefined && !(Number(seconds) > 0)) || (only && only !== "pglite" && only !== "postgres")
+  ) {
+    console.error(usage());
+    Deno.exit(2);
+  }
+  const rest = args.filter((a) => a !== "--smoke" && !a.startsWith("--seconds=") && !a.startsWith("--only="));
   const name = rest[0];
   const bench = name ? BENCHES[name] : undefined;
   if (!bench || rest.length !== 1) {
     console.error(name && !bench ? `unknown bench: ${name}\n\n${usage()}` : usage());
     Deno.exit(2);
   }
-  await bench.run({ smoke });
+  await bench.run({
+    smoke,
+    seconds: seconds === undefined ? undefined : Number(seconds),
+    only: only as "pglite" | "postgres" | undefined,
+  });
   // Drivers may keep timers alive (pool idle timeouts); a bench is done when it has printed.
   Deno.exit(0);
 }

@@ -19,6 +19,7 @@ import {
   type BenchOptions,
   type BenchTarget,
   benchTargets,
+  cpuSnapshot,
   fmt,
   formatStatuses,
   formatTable,
@@ -39,6 +40,8 @@ type Phase = {
   chunkRates: number[];
   p50: number;
   p99: number;
+  /** CPU ms per 201: the gateway's main thread, this whole process, the PostgreSQL server (if local). */
+  cpuPerCreated: { main: number; process: number; postgres?: number };
 };
 type Result = {
   target: string;
@@ -114,6 +117,7 @@ async function measure(
   const chunkRates: number[] = [];
   let elapsedMs = 0;
   let sent = 0;
+  const cpuBefore = cpuSnapshot();
   for (;;) {
     const total = "total" in limit ? Math.min(chunk, limit.total - sent) : chunk;
     if (total <= 0) break;
@@ -135,7 +139,15 @@ async function measure(
     if ("seconds" in limit && elapsedMs >= limit.seconds * 1000) break;
   }
   const created = statuses[201] ?? 0;
+  const cpuAfter = cpuSnapshot();
+  const per = (after?: number, before?: number) =>
+    after === undefined || before === undefined ? undefined : (after - before) / Math.max(1, created);
   return {
+    cpuPerCreated: {
+      main: per(cpuAfter.mainMs, cpuBefore.mainMs)!,
+      process: per(cpuAfter.processMs, cpuBefore.processMs)!,
+      postgres: per(cpuAfter.postgresMs, cpuBefore.postgresMs),
+    },
     label,
     seconds: elapsedMs / 1000,
     created,
@@ -147,9 +159,10 @@ async function measure(
   };
 }
 
-async function benchTarget(target: BenchTarget, load: LoadGenerator, smoke: boolean): Promise<Result> {
+async function benchTarget(target: BenchTarget, load: LoadGenerator, options: BenchOptions): Promise<Result> {
   const { db } = target;
-  const seconds = smoke ? 3 : 60;
+  const smoke = options.smoke;
+  const seconds = options.seconds ?? (smoke ? 3 : 60);
   const warmRequests = smoke ? 300 : 5000;
   const chunk = smoke ? 200 : 1000;
   const gw: BenchGateway = await startBenchGateway(db);
@@ -239,7 +252,7 @@ export async function runPayinBench(
     for (const open of targets) {
       const target = await open();
       try {
-        results.push(await benchTarget(target, load, smoke));
+        results.push(await benchTarget(target, load, options));
       } finally {
         await target.cleanup();
       }
@@ -264,7 +277,14 @@ export async function runPayinBench(
         `pre-fill of ${r.fill.addresses} addresses took ${fmt(r.fill.ms / 1000, 1)} s ` +
         `(${fmt(r.fill.ms / Math.max(1, r.fill.addresses), 3)} ms each)`,
     );
-    for (const p of [r.cold, r.baseline, r.warm]) console.log(`  ${p.label}: ${formatStatuses(p.statuses)}`);
+    for (const p of [r.cold, r.baseline, r.warm]) {
+      const cpu = p.cpuPerCreated;
+      console.log(
+        `  ${p.label}: ${formatStatuses(p.statuses)}; CPU ms per 201: main thread ${fmt(cpu.main, 3)}, ` +
+          `whole bench process ${fmt(cpu.process, 3)}` +
+          (cpu.postgres === undefined ? "" : `, PostgreSQL server ${fmt(cpu.postgres, 3)}`),
+      );
+    }
   }
   const summary = results.map((r) =>
     `${r.target} cold ${fmt(r.cold.perSecond)} created/s = ${
