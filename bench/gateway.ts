@@ -1,17 +1,16 @@
 // A whole gateway in this process for the benches, wired as tests/helpers.ts does but on a bench
 // database (bench/lib.ts targets), an on-disk KV in a temp dir as the server uses, a discarding job
-// queue (but for the address pool refill, which runs on the KV queue as in the server), and the in-memory
-// TRON devnet behind a client whose node requests are counted.
+// queue, and the in-memory TRON devnet behind a client whose node requests are counted.
 import { fixedRateSource } from "../rails/fx/mod.ts";
 import { createApp } from "../api/app.ts";
 import { type Config, parseConfig } from "../config.ts";
 import type { Db } from "../db/mod.ts";
 import { systemClock } from "../domain/clock.ts";
 import { SecretBox } from "../domain/crypto.ts";
-import type { Deps, JobMessage } from "../domain/deps.ts";
-import { dispatchJob } from "../jobs/mod.ts";
+import type { Deps } from "../domain/deps.ts";
 import { createLogger } from "../domain/log.ts";
 import { createMerchant, updateMerchantSettings } from "../domain/merchants.ts";
+import { addressPoolSettled } from "../domain/address_pool.ts";
 import { createTronClient } from "../rails/tron/client.ts";
 import { createTronResources } from "../rails/tron/resources.ts";
 import { createDevnet, type Devnet } from "../rails/tron/devnet/mod.ts";
@@ -58,13 +57,9 @@ export async function startBenchGateway(db: Db): Promise<BenchGateway> {
     clock: systemClock,
     config,
     secrets: await SecretBox.fromAppSecret(config.appSecret!),
-    // Jobs are not run by the benches (webhook deliveries only exist when a merchant has endpoints), except
-    // the address pool refill that pay-in creation asks for: it is part of what creation costs.
-    queue: {
-      async enqueue(message: JobMessage) {
-        if (message.type === "address-pool.refill") await kv.enqueue(message);
-      },
-    },
+    // Jobs are not run by the benches (webhook deliveries only exist when a merchant has endpoints). The
+    // address pool refills in the process, as in the server: part of what creation costs.
+    queue: { enqueue: () => Promise.resolve() },
     log: createLogger("error", (line) => console.error(line)),
     fetch,
     tron,
@@ -72,17 +67,9 @@ export async function startBenchGateway(db: Db): Promise<BenchGateway> {
     rates: fixedRateSource(config.fx.fixedUsdtEur),
   };
   const deps = base as Deps;
-  let closed = false;
-  kv.listenQueue(async (message: unknown) => {
-    try {
-      await dispatchJob(message as JobMessage, deps);
-    } catch (err) {
-      if (!closed) console.error(`bench job failed: ${err}`);
-    }
-  });
   const app = createApp(deps, { devnet });
   const close = async () => {
-    closed = true;
+    await addressPoolSettled(db);
     await devnet.stop();
     kv.close();
     await Deno.remove(kvDir, { recursive: true });

@@ -4,16 +4,16 @@
 // width, on the same database in the same run. Each sits behind its own Deno.serve on 127.0.0.1.
 //
 // Cold first: the gateway starts with its address pool EMPTY, so the run includes what a fresh server
-// does (requests deriving for themselves, the refill asked for on the KV queue and running beside them).
+// does (requests deriving for themselves, the in-process refill running beside them).
 // Then the baseline for as long, then the gateway again with the pool filled beforehand, printed beside.
 // Load comes from a Worker (bench/lib.ts LoadGenerator), sent in chunks until the duration is up.
 //
 // `--smoke`: a few seconds per phase, to keep the bench from rotting in CI.
 import { Hono } from "hono";
-import { countFree } from "../db/deposit_addresses.ts";
+import { nextIndex } from "../db/deposit_addresses.ts";
 import type { Db } from "../db/mod.ts";
 import { hashApiKey } from "../domain/api_keys.ts";
-import { fillAddressPool } from "../domain/address_pool.ts";
+import { ACCOUNT_INDEX, addressPoolFree, fillAddressPool } from "../domain/address_pool.ts";
 import { type BenchGateway, startBenchGateway } from "./gateway.ts";
 import {
   type BenchOptions,
@@ -174,8 +174,9 @@ async function benchTarget(target: BenchTarget, load: LoadGenerator, options: Be
     baselineServer = serve(baselineApp(db).fetch);
     const url = (s: Deno.HttpServer<Deno.NetAddr>) => `http://127.0.0.1:${s.addr.port}/v1/payments`;
     const key = gw.merchant.liveSecret;
-    const empty = await countFree(db, false);
-    if (empty.free !== 0) throw new Error("the pool should start empty");
+    if (addressPoolFree(db).live !== 0 || await nextIndex(db, ACCOUNT_INDEX.live) !== 0) {
+      throw new Error("the pool should start empty");
+    }
     console.log(`${target.label}: cold gateway (pool empty) for ${seconds} s...`);
     const cold = await measure(
       load,
@@ -187,7 +188,7 @@ async function benchTarget(target: BenchTarget, load: LoadGenerator, options: Be
         seconds,
       },
     );
-    const derivedDuringCold = (await countFree(db, false)).nextIndex;
+    const derivedDuringCold = await nextIndex(db, ACCOUNT_INDEX.live);
     console.log(`${target.label}: bare baseline for ${seconds} s...`);
     const baseline = await measure(load, chunk, "bare Hono: key lookup + INSERT", url(baselineServer), key, {
       seconds,
@@ -196,13 +197,10 @@ async function benchTarget(target: BenchTarget, load: LoadGenerator, options: Be
       `${target.label}: filling the pool with ${warmRequests} addresses, then the gateway again...`,
     );
     const start = performance.now();
-    let addresses = 0;
-    for (
-      let n;
-      (n = await fillAddressPool(gw.deps, { isSandbox: false, target: warmRequests, batch: 1000 })) > 0;
-    ) {
-      addresses += n;
-    }
+    const addresses = await fillAddressPool(
+      { ...gw.deps, config: { ...gw.deps.config, addressPoolSize: warmRequests } },
+      false,
+    );
     const fill = { addresses, ms: performance.now() - start };
     const warm = await measure(load, chunk, "POST /v1/payments, pool pre-filled", url(gatewayServer), key, {
       total: warmRequests,
@@ -273,7 +271,7 @@ export async function runPayinBench(
   console.log("");
   for (const r of results) {
     console.log(
-      `${r.target}: cold run derived ${r.derivedDuringCold} addresses (on the spot or by the queued refill); ` +
+      `${r.target}: cold run reserved ${r.derivedDuringCold} address indexes (derived on the spot or by the refill); ` +
         `pre-fill of ${r.fill.addresses} addresses took ${fmt(r.fill.ms / 1000, 1)} s ` +
         `(${fmt(r.fill.ms / Math.max(1, r.fill.addresses), 3)} ms each)`,
     );

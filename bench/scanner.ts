@@ -18,7 +18,6 @@
 // wrapping the TRON client's fetch (bench/gateway.ts). `--smoke` runs the same phases tiny.
 import { lastBlock } from "../db/chain.ts";
 import { authenticateApiKey } from "../domain/auth.ts";
-import { qrPngDataUrl } from "../rails/tron/qr.ts";
 import { startBenchGateway } from "./gateway.ts";
 import {
   type BenchOptions,
@@ -30,13 +29,10 @@ import {
   percentile,
 } from "./lib.ts";
 import {
-  type Address,
   createPayins,
-  deriveAddresses,
   floorBlocksPerSecondOf,
   type Payee,
   produceBlock,
-  seedAddresses,
   sleep,
   WatchedScanner,
 } from "./scanner_setup.ts";
@@ -159,16 +155,14 @@ async function live(
 async function benchTarget(
   target: BenchTarget,
   sizes: Sizes,
-  addresses: Address[],
-  qrPng: string,
+  count: number,
 ): Promise<TargetResult> {
   const gw = await startBenchGateway(target.db);
   try {
-    console.log(`${target.label}: seeding ${addresses.length} pay-ins...`);
+    console.log(`${target.label}: seeding ${count} pay-ins...`);
     const seedStart = performance.now();
-    await seedAddresses(target.db, addresses, qrPng);
     const caller = await authenticateApiKey(gw.deps, gw.merchant.liveSecret);
-    const payins = await createPayins(gw, caller, addresses.length);
+    const payins = await createPayins(gw, caller, count);
     const seedMs = performance.now() - seedStart;
     let cursor = 0;
     const nextPayees = () => payins.slice(cursor, cursor += TRANSFERS_PER_BLOCK);
@@ -244,17 +238,14 @@ export async function runScannerBench(options: BenchOptions): Promise<void> {
   const targets = await benchTargets(options);
   const paid = (sizes.coldBlocks + sizes.liveBlocks + sizes.warmBlocks) * TRANSFERS_PER_BLOCK;
   // Enough that `waiting` pay-ins are still unpaid when the live phase starts.
-  const start = performance.now();
-  const addresses = deriveAddresses(sizes.waiting + sizes.coldBlocks * TRANSFERS_PER_BLOCK);
-  if (addresses.length < paid) throw new Error("not enough pay-ins for the blocks");
-  const qrPng = await qrPngDataUrl(addresses[0].address);
-  const deriveMs = performance.now() - start;
+  const count = sizes.waiting + sizes.coldBlocks * TRANSFERS_PER_BLOCK;
+  if (count < paid) throw new Error("not enough pay-ins for the blocks");
 
   const results: TargetResult[] = [];
   for (const open of targets) {
     const target = await open();
     try {
-      results.push(await benchTarget(target, sizes, addresses, qrPng));
+      results.push(await benchTarget(target, sizes, count));
     } finally {
       await target.cleanup();
     }
@@ -268,11 +259,10 @@ export async function runScannerBench(options: BenchOptions): Promise<void> {
   );
   console.log(render(results));
   console.log("");
-  console.log(`Derived ${addresses.length} pool addresses once in ${fmt(deriveMs / 1000, 1)} s (shared).`);
   for (const r of results) {
     const [cold, liveRun, warm] = r.phases;
     console.log(
-      `${r.target}: seeded ${addresses.length} pay-ins in ${fmt(r.seedMs / 1000, 1)} s; settlement after ` +
+      `${r.target}: seeded ${count} pay-ins in ${fmt(r.seedMs / 1000, 1)} s; settlement after ` +
         `the cold catch-up: ${cold.settle!.payins} pay-ins in ${
           fmt(cold.settle!.ms / 1000, 1)
         } s, after the ` +

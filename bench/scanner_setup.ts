@@ -1,59 +1,19 @@
 // What the scanner bench sets up and watches: waiting pay-ins, blocks full of exact payments, and a
 // scanner whose node requests and block commits are observed from outside (it is run unmodified).
 //
-// Pay-ins are created with the domain function (createUsdtPayin, so exactly what creation writes), many
-// per transaction to keep the seed fast. Their addresses come from the pool: real BIP32 addresses of the
-// live account, inserted with the pool's own SQL; every row carries the same real QR PNG because the
-// scanner never reads it and drawing thousands of them would only slow the seed.
-import { insertAddresses } from "../db/deposit_addresses.ts";
+// Pay-ins are created with the domain function (createUsdtPayin, so exactly what creation writes, real
+// BIP32 addresses of the live account included), many per transaction to keep the seed fast.
 import type { Db } from "../db/mod.ts";
-import { ACCOUNT_INDEX } from "../domain/address_pool.ts";
 import type { Caller } from "../domain/auth.ts";
 import { scanChain, type ScanReport } from "../domain/chain_scanner.ts";
 import { createUsdtPayin } from "../domain/payins/create.ts";
-import { createDeriver } from "../rails/tron/hd.ts";
 import type { BenchGateway } from "./gateway.ts";
 
-const MNEMONIC = "test test test test test test test test test test test junk";
 const SEED_BATCH = 250;
 
-export type Address = { address: string; addressHex: string; index: number };
 export type Payee = { address: string; units: bigint };
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Derives the pool's addresses (live account) once; the same rows go into every database. */
-export function deriveAddresses(count: number): Address[] {
-  const deriver = createDeriver(MNEMONIC, ACCOUNT_INDEX.live);
-  return Array.from({ length: count }, (_, index) => {
-    const d = deriver.derive(index);
-    return { address: d.address, addressHex: d.addressHex, index };
-  });
-}
-
-export async function seedAddresses(db: Db, addresses: Address[], qrPng: string): Promise<void> {
-  // Seeded rows take their indexes from the account's counter, as every deriver does (migration 006), so
-  // a pool refill during the bench derives new indexes rather than ones already seeded and claimed.
-  const next = Math.max(-1, ...addresses.map((a) => a.index)) + 1;
-  await db.query(
-    `INSERT INTO address_index_counters (account_index, next_index) VALUES ($1, $2)
-     ON CONFLICT (account_index) DO UPDATE SET next_index = GREATEST(address_index_counters.next_index, $2)`,
-    [ACCOUNT_INDEX.live, next],
-  );
-  for (let i = 0; i < addresses.length; i += 500) {
-    await insertAddresses(
-      db,
-      addresses.slice(i, i + 500).map((a) => ({
-        address: a.address,
-        addressHex: a.addressHex,
-        isSandbox: false,
-        accountIndex: ACCOUNT_INDEX.live,
-        index: a.index,
-        qrPng,
-      })),
-    );
-  }
-}
 
 /** Creates `count` live pay-ins of 10 USDT through createUsdtPayin; answers their addresses and amounts. */
 export async function createPayins(gw: BenchGateway, caller: Caller, count: number): Promise<Payee[]> {

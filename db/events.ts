@@ -50,17 +50,21 @@ export type EventRowInput = Owner & {
 };
 
 /**
- * `alongside` is a data-modifying statement (placeholders from $11) that must happen atomically with the
- * event, e.g. the row the event reports: it runs as a CTE of the same statement, and the event is only
- * written when it produced a row.
+ * A data-modifying statement (placeholders from $11) that must happen atomically with the event, e.g. the
+ * row the event reports: it runs as a CTE of the same statement, and the event is only written when it
+ * produced a row. `before` are further data-modifying statements (the same placeholder numbering) run as
+ * CTEs of that statement too, e.g. rows the first one's foreign keys need.
  */
+export type AlongsideStatement = { sql: string; params: unknown[]; before?: string[] };
+
 export async function insertEventWithDeliveries(
   db: Db,
   e: EventRowInput,
-  alongside?: { sql: string; params: unknown[] },
+  alongside?: AlongsideStatement,
 ): Promise<string[]> {
+  const before = (alongside?.before ?? []).map((sql, i) => `pre${i} AS (${sql}), `).join("");
   const rows = await db.query<{ id: string }>(
-    `WITH ${alongside ? `src AS (${alongside.sql}), ` : ""}ev AS (
+    `WITH ${before}${alongside ? `src AS (${alongside.sql}), ` : ""}ev AS (
        INSERT INTO events (id, merchant_id, is_sandbox, is_test, type, data, created_at)
        SELECT $1, $2, $3, $4, $5::text, $6::text::jsonb, $7::timestamptz ${
       alongside ? "FROM src" : ""

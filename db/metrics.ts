@@ -7,8 +7,6 @@ export type DatabaseGauges = {
   deliveriesFailing: number;
   deliveriesFailed: number;
   payinsExpiryDue: number;
-  freeAddressesLive: number;
-  freeAddressesSandbox: number;
   scannerHead: number | null;
   scannerLastBlock: number | null;
 };
@@ -24,8 +22,6 @@ export async function readDatabaseGauges(db: Db, now: Date): Promise<DatabaseGau
        (SELECT count(*) FROM webhook_deliveries WHERE status = 'FAILED')::int AS deliveries_failed,
        (SELECT count(*) FROM payins WHERE status = 'AWAITING_PAYMENT' AND expires_at <= $1)::int
          AS payins_expiry_due,
-       (SELECT count(*) FROM deposit_addresses WHERE payin_id IS NULL AND NOT is_sandbox)::int AS free_live,
-       (SELECT count(*) FROM deposit_addresses WHERE payin_id IS NULL AND is_sandbox)::int AS free_sandbox,
        (SELECT max(head_seen) FROM chain_cursor)::bigint AS scanner_head,
        (SELECT max(number) FROM chain_blocks)::bigint AS scanner_last`,
     [now],
@@ -37,8 +33,6 @@ export async function readDatabaseGauges(db: Db, now: Date): Promise<DatabaseGau
     deliveriesFailing: Number(row.deliveries_failing),
     deliveriesFailed: Number(row.deliveries_failed),
     payinsExpiryDue: Number(row.payins_expiry_due),
-    freeAddressesLive: Number(row.free_live),
-    freeAddressesSandbox: Number(row.free_sandbox),
     scannerHead: num(row.scanner_head),
     scannerLastBlock: num(row.scanner_last),
   };

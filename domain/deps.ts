@@ -17,7 +17,6 @@ export type JobMessage =
   | { type: "tron.scan"; loopId: string }
   | { type: "outbound.send"; outboundId: string }
   | { type: "treasury.sweep"; urgent?: boolean }
-  | { type: "address-pool.refill"; isSandbox: boolean }
   | { type: "bulk.advance"; batchId: string }
   | { type: "fiat.disburse"; disbursementId: string }
   | { type: "mail.send"; mailId: string }

@@ -1,6 +1,6 @@
 // The specification's event catalogue, and `emitEvent`: the event row and its webhook deliveries are
 // written with the change they report (same transaction), and queued only once that commits.
-import { insertEventWithDeliveries } from "../db/events.ts";
+import { type AlongsideStatement, insertEventWithDeliveries } from "../db/events.ts";
 import type { Deps } from "./deps.ts";
 import { newId } from "./ids.ts";
 import type { OutboundRow } from "../db/outbound.ts";
@@ -126,7 +126,7 @@ export type EmitEventInput = {
   data: Record<string, unknown>;
   isTest?: boolean;
   /** A statement from db/ that must commit with the event, in the same round trip (e.g. the new row). */
-  alongside?: { sql: string; params: unknown[] };
+  alongside?: AlongsideStatement;
 };
 
 export type EmittedEvent = { eventId: string; deliveryIds: string[] };

@@ -2,6 +2,7 @@
 // sums the processes) and the shared state read from the database at scrape time (the same from every
 // process, so take max, not sum, across them).
 import { readDatabaseGauges } from "../db/metrics.ts";
+import { addressPoolFree } from "./address_pool.ts";
 import type { Deps } from "./deps.ts";
 
 type RequestKey = string;
@@ -42,6 +43,7 @@ export async function renderMetrics(
   requests: RequestMetrics,
 ): Promise<string> {
   const g = await readDatabaseGauges(deps.db, deps.clock.now());
+  const pool = addressPoolFree(deps.db);
   const reqs = requests.entries();
   const labels = (r: (typeof reqs)[number]) =>
     `method="${label(r.method)}",route="${label(r.route)}",status="${r.status}"`;
@@ -87,10 +89,15 @@ export async function renderMetrics(
         `gateway_jobs_due{job="payin.expire"} ${g.payinsExpiryDue}`,
       ],
     ),
-    ...family("gateway_address_pool_free", "gauge", "Derived deposit addresses not yet given to a pay-in.", [
-      `gateway_address_pool_free{mode="live"} ${g.freeAddressesLive}`,
-      `gateway_address_pool_free{mode="sandbox"} ${g.freeAddressesSandbox}`,
-    ]),
+    ...family(
+      "gateway_address_pool_free",
+      "gauge",
+      "Deposit addresses this process derived ahead and has not yet given to a pay-in.",
+      [
+        `gateway_address_pool_free{mode="live"} ${pool.live}`,
+        `gateway_address_pool_free{mode="sandbox"} ${pool.sandbox}`,
+      ],
+    ),
     ...family("gateway_scanner_head_block", "gauge", "Latest TRON block the scanner saw at the node.", [
       ...(g.scannerHead === null ? [] : [`gateway_scanner_head_block ${g.scannerHead}`]),
     ]),

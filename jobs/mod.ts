@@ -1,9 +1,8 @@
 // Registers the background work: the single KV queue listener and the cron safety nets.
 // Every handler is idempotent: KV messages may repeat or vanish, and several processes may run them.
+import { fillAddressPool } from "../domain/address_pool.ts";
 import type { Deps, JobMessage } from "../domain/deps.ts";
 import {
-  handleAddressPoolRefill,
-  handleAddressPoolTopUp,
   handleFiatReconcile,
   handleIdempotencyPurge,
   handlePayinExpiry,
@@ -34,8 +33,6 @@ export async function dispatchJob(message: JobMessage, deps: Deps): Promise<void
       return await handleOutboundSend(message, deps);
     case "treasury.sweep":
       return await handleTreasurySweep(message, deps);
-    case "address-pool.refill":
-      return await handleAddressPoolRefill(message, deps);
     case "bulk.advance":
       return await handleBulkAdvance(message, deps);
     case "fiat.disburse":
@@ -82,7 +79,6 @@ export function registerJobs(deps: Deps): { stop(): void } {
   cron("treasury-sweep", "* * * * *", handleSweepCron);
   cron("fiat-reconcile", "* * * * *", handleFiatReconcile);
   cron("fiat-disbursement-sweep", "* * * * *", handleDisbursementSweep);
-  cron("address-pool-top-up", "* * * * *", handleAddressPoolTopUp);
   cron("paylink-release-sweep", "* * * * *", handlePaylinkReleaseSweep);
   cron("subscription-renewals", "* * * * *", handleSubscriptionCron);
   cron("mail-outbox-sweep", "* * * * *", handleMailSweep);
@@ -92,7 +88,8 @@ export function registerJobs(deps: Deps): { stop(): void } {
   // Start at once rather than at the first cron minute.
   queueMicrotask(() => {
     ensureTronScanLoop(deps).catch((err) => deps.log.error("scanner start failed", { error: String(err) }));
-    handleAddressPoolTopUp(deps).catch((err) =>
+    // Live pay-ins then take addresses derived ahead from the first request on.
+    fillAddressPool(deps, false).catch((err) =>
       deps.log.error("address pool fill failed", { error: String(err) })
     );
   });

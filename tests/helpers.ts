@@ -10,6 +10,7 @@ import { migrate } from "../db/migrate.ts";
 import type { Db } from "../db/mod.ts";
 import { type Clock, systemClock } from "../domain/clock.ts";
 import { SecretBox } from "../domain/crypto.ts";
+import { addressPoolSettled } from "../domain/address_pool.ts";
 import type { Deps, JobMessage } from "../domain/deps.ts";
 import { memoryLogger } from "../domain/log.ts";
 import { type CreatedMerchant, createMerchant } from "../domain/merchants.ts";
@@ -191,6 +192,7 @@ export async function startTestGateway(
       sims.simulators.stop();
       await devnet.stop();
       kv.close();
+      await addressPoolSettled(db);
       await db.close();
       await drop();
       if (contractViolations.length > 0) {

@@ -1,7 +1,13 @@
 // Creating a USDT pay-in: checks, a fresh deposit address, then the row, its claim and `payin.created` at once.
-import { PG_UNIQUE_VIOLATION, pgErrorCode } from "../../db/mod.ts";
+import { addressClaimStatement } from "../../db/deposit_addresses.ts";
+import { PG_UNIQUE_VIOLATION, pgConstraint, pgErrorCode } from "../../db/mod.ts";
 import { type NewPayin, newPayinRow, payinInsertStatement, type PayinRow } from "../../db/payins.ts";
-import { type DepositAddress, returnDepositAddress, takeDepositAddress } from "../address_pool.ts";
+import {
+  type DepositAddress,
+  returnDepositAddress,
+  takeDepositAddress,
+  WATCH_AFTER_EXPIRY_MS,
+} from "../address_pool.ts";
 import type { Caller } from "../auth.ts";
 import type { Deps } from "../deps.ts";
 import { AppError } from "../errors.ts";
@@ -97,28 +103,37 @@ export async function createUsdtPayin(
     expiresAt,
     now,
   };
-  // The pay-in, the claim of its address (a trigger on the INSERT), payin.created and its deliveries: one
-  // atomic statement, one round trip, one commit.
+  // The address's claim, the pay-in, payin.created and its deliveries: one atomic statement, one round
+  // trip, one commit.
   for (let attempt = 1;; attempt++) {
     const deposit = preTaken && attempt === 1 ? preTaken : await takeDepositAddress(deps, isSandbox);
     const newPayin: NewPayin = { ...draft, address: deposit.address };
     const payin = newPayinRow(newPayin);
+    const claim = addressClaimStatement({
+      ...deposit,
+      isSandbox,
+      payinId: id,
+      claimedAt: now,
+      watchUntil: new Date(expiresAt.getTime() + WATCH_AFTER_EXPIRY_MS),
+    }, 11);
+    const insert = payinInsertStatement(newPayin, 11 + claim.params.length);
     try {
       await emitEvent(deps, {
         merchantId: caller.merchantId,
         isSandbox,
         type: "payin.created",
         data: payinEventData(deps.config, payin, "payin.created"),
-        alongside: payinInsertStatement(newPayin, 11),
+        alongside: { before: [claim.sql], sql: insert.sql, params: [...claim.params, ...insert.params] },
       });
       logPayinState(deps, payin, null);
       return { payin, qrPng: qrPngDataUrlSync(deposit.address) };
     } catch (err) {
-      const text = String(err);
-      // Only if this process kept a lease past its end and another took the address: take another one.
-      if (text.includes("is already claimed") && attempt < 3) continue;
-      if (pgErrorCode(err) === PG_UNIQUE_VIOLATION && text.includes("payins_external_ref_unique")) {
-        if (!preTaken) returnDepositAddress(deps, isSandbox, deposit);
+      const unique = pgErrorCode(err) === PG_UNIQUE_VIOLATION;
+      // Never expected (ranges are reserved, so no index is derived twice): an address already recorded
+      // is skipped, not handed back, and another is taken.
+      if (unique && pgConstraint(err) === "deposit_addresses_pkey" && attempt < 3) continue;
+      if (!preTaken) returnDepositAddress(deps, isSandbox, deposit);
+      if (unique && String(err).includes("payins_external_ref_unique")) {
         throw new AppError(
           "DUPLICATE_EXTERNAL_REF",
           `externalRef ${input.externalRef} was already used by this merchant`,

@@ -1,13 +1,19 @@
 // Pay-in creation under a burst on an EMPTY address pool (a fresh server): every request is created, each
-// with its own address, derived from indexes nobody else derived; the pool refill is asked for on the
-// queue and runs safely twice at once.
+// with its own address, derived from indexes nobody else derived; the pool refills in the background and
+// two processes sharing the database never derive the same index.
 import { Buffer } from "node:buffer";
 import jsQR from "jsqr";
 import { PNG } from "pngjs";
-import { countFree } from "../../db/deposit_addresses.ts";
-import { ACCOUNT_INDEX, fillAddressPool } from "../../domain/address_pool.ts";
+import { nextIndex } from "../../db/deposit_addresses.ts";
+import type { Db } from "../../db/mod.ts";
+import {
+  ACCOUNT_INDEX,
+  addressPoolFree,
+  addressPoolSettled,
+  fillAddressPool,
+  takeDepositAddress,
+} from "../../domain/address_pool.ts";
 import { updateMerchantSettings } from "../../domain/merchants.ts";
-import { dispatchJob } from "../../jobs/mod.ts";
 import { createDeriver } from "../../rails/tron/hd.ts";
 import { assert, assertEquals } from "../assert.ts";
 import { startTestGateway } from "../helpers.ts";
@@ -19,6 +25,8 @@ function qrText(dataUrl: string): string | undefined {
   return decodeQr(new Uint8ClampedArray(png.data), png.width, png.height)?.data;
 }
 
+type ClaimRow = { address: string; derivation_index: number; payin_id: string };
+
 Deno.test("pay-in creation on an empty address pool", async (t) => {
   const gw = await startTestGateway();
   const m = await gw.createMerchant("Burst");
@@ -26,131 +34,125 @@ Deno.test("pay-in creation on an empty address pool", async (t) => {
   await updateMerchantSettings(gw.deps, m.merchantId, {
     rateLimits: { "POST /v1/payments": 10_000, default: 10_000 },
   });
-  const create = () => gw.request("POST", "/v1/payments", { key: m.keys.liveSecret, body: { amount: "10" } });
+  const create = (body: Record<string, unknown> = { amount: "10" }) =>
+    gw.request("POST", "/v1/payments", { key: m.keys.liveSecret, body });
   const live = createDeriver(gw.deps.config.tron.mnemonic!, ACCOUNT_INDEX.live);
+  const claims = () =>
+    gw.db.query<ClaimRow>(
+      "SELECT address, derivation_index, payin_id FROM deposit_addresses WHERE NOT is_sandbox",
+    );
 
   try {
     await t.step("50 concurrent creations all answer 201, each with its own address", async () => {
-      assertEquals((await countFree(gw.db, false)).free, 0);
-      const answers = await Promise.all(Array.from({ length: 50 }, create));
+      assertEquals(addressPoolFree(gw.db).live, 0);
+      assertEquals(await nextIndex(gw.db, ACCOUNT_INDEX.live), 0);
+      const answers = await Promise.all(Array.from({ length: 50 }, () => create()));
       assertEquals(answers.map((a) => a.status), answers.map(() => 201));
       const addresses = new Set(answers.map((a) => a.json.data.address as string));
       assertEquals(addresses.size, 50);
-      // Each address is the BIP44 address of the index recorded beside it, and no index was used twice.
-      const rows = await gw.db.query<{ address: string; derivation_index: number; payin_id: string }>(
-        "SELECT address, derivation_index, payin_id FROM deposit_addresses WHERE NOT is_sandbox",
-      );
-      const byAddress = new Map(rows.map((r) => [r.address, r]));
+      // Each address is the BIP44 address of the index recorded beside it, claimed by its pay-in.
+      const byAddress = new Map((await claims()).map((r) => [r.address, r]));
+      assertEquals(byAddress.size, 50);
       for (const a of answers) {
         const row = byAddress.get(a.json.data.address)!;
         assertEquals(row.payin_id, a.json.data.transactionId);
         assertEquals(live.derive(row.derivation_index).address, row.address);
       }
-      assertEquals(new Set(rows.map((r) => r.derivation_index)).size, rows.length);
     });
 
     await t.step("the QR code handed back decodes to the pay-in's address", async () => {
       const res = await create();
       assertEquals(res.status, 201);
       assertEquals(qrText(res.json.data.qrCodeUrl), res.json.data.address);
-      // Drawn for the answer, never stored in the pool (migration 015): its rows stay small.
+      // Drawn for the answer, never stored.
       const stored = await gw.db.query<{ n: number }>(
         "SELECT count(*)::int AS n FROM deposit_addresses WHERE qr_png IS NOT NULL",
       );
       assertEquals(stored[0].n, 0);
     });
 
-    await t.step("an empty or low pool asks for a refill on the queue", () => {
-      const refills = gw.enqueued.filter((e) => e.message.type === "address-pool.refill");
-      assert(refills.length >= 1, "no refill requested");
-      assertEquals(refills[0].message, { type: "address-pool.refill", isSandbox: false });
-    });
-
-    await t.step("two refills at once fill the pool without deriving any index twice", async () => {
-      const message = { type: "address-pool.refill" as const, isSandbox: false };
-      await Promise.all([dispatchJob(message, gw.deps), dispatchJob(message, gw.deps)]);
-      const { free, nextIndex } = await countFree(gw.db, false);
+    await t.step("the pool refills in the background from ranges this process reserved", async () => {
+      await addressPoolSettled(gw.db);
       const target = gw.deps.config.addressPoolSize;
-      assert(free >= target, `free ${free} < target ${target}`);
-      // No index derived twice; the few reserved but unused ones (this process's spare range) are gaps.
-      const [{ rows, distinct }] = await gw.db.query<{ rows: number; distinct: number }>(
-        `SELECT count(*)::int AS rows, count(DISTINCT derivation_index)::int AS distinct
-           FROM deposit_addresses WHERE account_index = $1`,
-        [ACCOUNT_INDEX.live],
-      );
-      assertEquals(distinct, rows);
-      assert(nextIndex - rows < 16, `${nextIndex - rows} indexes unused`);
-      for (
-        const r of await gw.db.query<{ address: string; derivation_index: number }>(
-          "SELECT address, derivation_index FROM deposit_addresses WHERE NOT is_sandbox AND payin_id IS NULL",
-        )
-      ) assertEquals(live.derive(r.derivation_index).address, r.address);
+      assert(addressPoolFree(gw.db).live >= target, `${addressPoolFree(gw.db).live} < ${target}`);
+      // Nothing is written for an address until a pay-in claims it.
+      const [{ n }] = await gw.db.query<{ n: number }>("SELECT count(*)::int AS n FROM deposit_addresses");
+      assertEquals(n, 51);
     });
 
-    await t.step("with a full pool, creation claims from it and derives nothing", async () => {
-      const before = await countFree(gw.db, false);
+    await t.step("with a full pool, creation reserves and derives nothing", async () => {
+      const reserved = await nextIndex(gw.db, ACCOUNT_INDEX.live);
+      const free = addressPoolFree(gw.db).live;
       const res = await create();
       assertEquals(res.status, 201);
-      const after = await countFree(gw.db, false);
-      assertEquals(after.nextIndex, before.nextIndex);
-      assertEquals(after.free, before.free - 1);
+      assertEquals(await nextIndex(gw.db, ACCOUNT_INDEX.live), reserved);
+      assertEquals(addressPoolFree(gw.db).live, free - 1);
     });
 
-    await t.step("a failed creation leaves its address free for the next one", async () => {
-      const first = await gw.request("POST", "/v1/payments", {
-        key: m.keys.liveSecret,
-        body: { amount: "10", externalRef: "order-1" },
-      });
-      assertEquals(first.status, 201);
-      const duplicate = await gw.request("POST", "/v1/payments", {
-        key: m.keys.liveSecret,
-        body: { amount: "10", externalRef: "order-1" },
-      });
+    await t.step("a refused creation hands its address back for the next one", async () => {
+      assertEquals((await create({ amount: "10", externalRef: "order-1" })).status, 201);
+      const free = addressPoolFree(gw.db).live;
+      const duplicate = await create({ amount: "10", externalRef: "order-1" });
       assertEquals(duplicate.json.error.code, "DUPLICATE_EXTERNAL_REF");
-      const [{ unclaimedGap }] = await gw.db.query<{ unclaimedGap: number }>(
-        `SELECT count(*)::int AS "unclaimedGap" FROM deposit_addresses
-          WHERE NOT is_sandbox AND payin_id IS NULL
-            AND derivation_index < (SELECT max(derivation_index) FROM deposit_addresses WHERE payin_id IS NOT NULL)`,
-      );
+      assertEquals(addressPoolFree(gw.db).live, free);
+      const claimedIndexes = (await claims()).map((r) => r.derivation_index);
       const next = await create();
       assertEquals(next.status, 201);
-      const [{ after }] = await gw.db.query<{ after: number }>(
-        `SELECT count(*)::int AS after FROM deposit_addresses
-          WHERE NOT is_sandbox AND payin_id IS NULL
-            AND derivation_index < (SELECT max(derivation_index) FROM deposit_addresses WHERE payin_id IS NOT NULL)`,
-      );
-      assert(
-        after <= unclaimedGap,
-        `the refused creation's address was skipped (${unclaimedGap} -> ${after})`,
-      );
+      // The next pay-in got the lowest index not yet claimed: the refused one's, not a skipped one.
+      const row = (await claims()).find((r) => r.payin_id === next.json.data.transactionId)!;
+      assertEquals(row.derivation_index, Math.max(...claimedIndexes) + 1);
+    });
+
+    await t.step("two processes on one database never derive the same index", async () => {
+      // Another process's pools: the pool is per database handle, so a second handle on the same
+      // database stands for a second gateway process.
+      const other: Db = { ...gw.db };
+      const otherDeps = { ...gw.deps, db: other };
+      const both = await Promise.all([
+        ...Array.from({ length: 300 }, () => takeDepositAddress(gw.deps, false)),
+        ...Array.from({ length: 300 }, () => takeDepositAddress(otherDeps, false)),
+        fillAddressPool(otherDeps, false),
+      ]);
+      const taken = both.filter((x) => typeof x === "object");
+      assertEquals(new Set(taken.map((a) => a.derivationIndex)).size, 600);
+      for (const a of taken.slice(0, 20)) assertEquals(live.derive(a.derivationIndex).address, a.address);
+      const claimed = new Set((await claims()).map((r) => r.derivation_index));
+      assert(taken.every((a) => !claimed.has(a.derivationIndex)), "an index already claimed was handed out");
+      await addressPoolSettled(other);
     });
 
     await t.step("the database refuses a second pay-in on a claimed address", async () => {
       const [row] = await gw.db.query<{ id: string; address: string; merchant_id: string }>(
         "SELECT id, address, merchant_id FROM payins WHERE address IS NOT NULL LIMIT 1",
       );
-      let refused = "";
-      try {
-        await gw.db.query(
-          `INSERT INTO payins (id, merchant_id, is_sandbox, payment_method, status, currency, amount,
-             amount_expected, address, expires_at)
-           VALUES ('pay_twin', $1, false, 'USDT_TRC20', 'AWAITING_PAYMENT', 'USDT_TRC20', 10, 11.5, $2, now())`,
-          [row.merchant_id, row.address],
-        );
-      } catch (err) {
-        refused = String(err);
-      }
-      assert(refused.includes("already claimed"), refused);
+      const refusal = async (sql: string, params: unknown[]) => {
+        try {
+          await gw.db.query(sql, params);
+          return "";
+        } catch (err) {
+          return String(err);
+        }
+      };
+      const twin = await refusal(
+        `INSERT INTO payins (id, merchant_id, is_sandbox, payment_method, status, currency, amount,
+           amount_expected, address, expires_at)
+         VALUES ('pay_twin', $1, false, 'USDT_TRC20', 'AWAITING_PAYMENT', 'USDT_TRC20', 10, 11.5, $2, now())`,
+        [row.merchant_id, row.address],
+      );
+      assert(twin.includes("payins_address_claimed"), twin);
+      const reclaim = await refusal(
+        `INSERT INTO deposit_addresses (address, address_hex, is_sandbox, account_index, derivation_index,
+           payin_id, claimed_at, watch_until)
+         SELECT address, address_hex, is_sandbox, account_index, derivation_index, 'pay_twin', now(), now()
+           FROM deposit_addresses WHERE address = $1`,
+        [row.address],
+      );
+      assert(reclaim.includes("deposit_addresses_pkey"), reclaim);
       const owner = await gw.db.query<{ payin_id: string }>(
         "SELECT payin_id FROM deposit_addresses WHERE address = $1",
         [row.address],
       );
       assertEquals(owner[0].payin_id, row.id);
-    });
-
-    await t.step("a full pool is left alone by the refill", async () => {
-      await fillAddressPool(gw.deps, { isSandbox: false });
-      assertEquals(await fillAddressPool(gw.deps, { isSandbox: false }), 0);
     });
   } finally {
     await gw.close();

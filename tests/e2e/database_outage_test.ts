@@ -54,7 +54,7 @@ Deno.test({
       gw.devnet.mine(2);
       await scanChain(gw.deps);
       // Addresses derived ahead, as the server's pool job does: the load measures the database, not HD maths.
-      await fillAddressPool(gw.deps, { isSandbox: false, target: 400, batch: 400 });
+      await fillAddressPool({ ...gw.deps, config: { ...gw.deps.config, addressPoolSize: 400 } }, false);
 
       // Before the outage: a pay-in paid on chain but not yet scanned, and deliveries queued, not sent.
       const paid = await gw.request("POST", "/v1/payments", { key, body: { amount: "10" } });
