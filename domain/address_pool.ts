@@ -3,8 +3,9 @@
 // of the account's counter (db/deposit_addresses.ts reserveIndexes), so no two derivers (processes, or a
 // refill and a request in one process) ever derive the same index. Nothing is written for an address
 // until a pay-in claims it: the creation statement records it, already claimed (addressClaimStatement).
-// The refill starts in the process as soon as fewer than half of ADDRESS_POOL_SIZE remain; a request that
-// finds the pool empty derives a small batch itself (a public derivation each, about 0.1 ms), so a burst
+// The refill starts in the process as soon as fewer than half of ADDRESS_POOL_SIZE remain, deriving from
+// the range already reserved; a request that finds the pool empty derives a small batch itself (a public
+// derivation each, about 0.1 ms), reserving the next range first when the last is used up, so a burst
 // never fails. Live and sandbox use different BIP44 accounts.
 import { reserveIndexes } from "../db/deposit_addresses.ts";
 import type { Db } from "../db/mod.ts";
@@ -16,7 +17,10 @@ export const ACCOUNT_INDEX = { live: 0, sandbox: 1 } as const;
 export const WATCH_AFTER_EXPIRY_MS = 7 * 24 * 60 * 60 * 1000;
 /** Addresses derived at once (their affine conversion shares one field inversion). */
 const DERIVE_BATCH = 16;
-/** Indexes reserved at once when the pool is smaller: one counter update per this many pay-ins at least. */
+/**
+ * Indexes reserved at once: twice ADDRESS_POOL_SIZE (so the background refill has a range to derive from)
+ * and at least this many, so a counter update is paid once per that many pay-ins at most.
+ */
 const MIN_RESERVATION = 64;
 
 /** An address ready to be claimed: where it comes from is recorded with the claim. */
@@ -59,12 +63,18 @@ class ModePool {
     return accountOf(this.isSandbox);
   }
 
-  /** Derives up to one batch from the reserved range, reserving a new range first when it is used up. */
-  async deriveBatch(deps: PoolDeps): Promise<void> {
+  /**
+   * Derives up to one batch from the reserved range. When the range is used up, only a caller that may
+   * touch the database (a request, on its own handle) reserves the next one, and only while it still finds
+   * nothing ready: callers waiting on that reservation derive a batch each only if none is ready yet.
+   * Answers false when there was nothing to derive from.
+   */
+  async deriveBatch(deps: PoolDeps, mayReserve: boolean): Promise<boolean> {
     while (this.#next >= this.#end) {
-      // One reservation at a time per process; whoever waited on it derives from the range it got.
+      if (!mayReserve) return false;
+      // One reservation at a time per process and mode.
       if (!this.#reserving) {
-        const count = Math.max(MIN_RESERVATION, deps.config.addressPoolSize);
+        const count = Math.max(MIN_RESERVATION, 2 * deps.config.addressPoolSize);
         this.#reserving = reserveIndexes(deps.db, this.account, count)
           .then((start) => {
             this.#next = start;
@@ -73,6 +83,7 @@ class ModePool {
           .finally(() => this.#reserving = undefined);
       }
       await this.#reserving;
+      if (this.ready.length > 0) return true;
     }
     const mnemonic = deps.config.tron.mnemonic;
     if (!mnemonic) throw new Error("TRON mnemonic not loaded: the runtime must provide one");
@@ -83,19 +94,22 @@ class ModePool {
     derived.forEach((d, i) =>
       this.ready.push({ ...d, accountIndex: this.account, derivationIndex: start + i })
     );
+    return true;
   }
 
-  /** Tops the pool up to ADDRESS_POOL_SIZE in the background, a batch per turn of the event loop. */
+  /**
+   * Tops the pool up to ADDRESS_POOL_SIZE in the background, a batch per turn of the event loop, from the
+   * range already reserved: the background never touches the database (the handle that asked may be a
+   * transaction that has ended since, and a database that is away is the requests' to report).
+   */
   startFill(deps: PoolDeps): Promise<void> {
     this.#filling ??= (async () => {
       try {
-        while (this.ready.length < deps.config.addressPoolSize) {
-          await this.deriveBatch(deps);
+        while (this.ready.length < deps.config.addressPoolSize && await this.deriveBatch(deps, false)) {
           // Let requests run between batches: a refill never holds the process for more than one.
           await new Promise((resolve) => setTimeout(resolve, 0));
         }
       } catch (err) {
-        // The next creation derives for itself (and reports a database that is away) anyway.
         deps.log.warn("address pool refill failed", { isSandbox: this.isSandbox, error: String(err) });
       } finally {
         this.#filling = undefined;
@@ -130,7 +144,7 @@ export async function takeDepositAddress(deps: PoolDeps, isSandbox: boolean): Pr
       if (pool.ready.length < deps.config.addressPoolSize / 2) void pool.startFill(deps);
       return next;
     }
-    await pool.deriveBatch(deps);
+    await pool.deriveBatch(deps, true);
   }
 }
 
@@ -143,7 +157,7 @@ export function returnDepositAddress(deps: Pick<Deps, "db">, isSandbox: boolean,
 export async function fillAddressPool(deps: PoolDeps, isSandbox: boolean): Promise<number> {
   const pool = poolOf(deps.db, isSandbox);
   const before = pool.ready.length;
-  while (pool.ready.length < deps.config.addressPoolSize) await pool.deriveBatch(deps);
+  while (pool.ready.length < deps.config.addressPoolSize) await pool.deriveBatch(deps, true);
   return pool.ready.length - before;
 }
 
