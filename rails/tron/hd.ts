@@ -3,9 +3,8 @@
 import { HDKey } from "@scure/bip32";
 import * as bip39 from "@scure/bip39";
 import { wordlist as english } from "@scure/bip39/wordlists/english.js";
-import { addressFromPublicKey, toBase58Address, toHex } from "./devnet/crypto.ts";
+import { addressesFromPublicKey, addressFromPublicKey, toBase58Address, toHex } from "./devnet/crypto.ts";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
-import { bytesToNumberBE } from "@noble/curves/utils.js";
 import { hmac } from "@noble/hashes/hmac.js";
 import { sha512 } from "@noble/hashes/sha2.js";
 import { childPublicKeys } from "./secp256k1_base.ts";
@@ -77,7 +76,15 @@ export interface TronAddressDeriver {
   addresses(start: number, count: number): Array<{ address: string; addressHex: string }>;
 }
 
-const CURVE_ORDER = secp256k1.Point.CURVE().n;
+const LARGEST_SCALAR = secp256k1.Point.Fn.toBytes(secp256k1.Point.CURVE().n - 1n);
+
+/** True when the 32 big-endian bytes are a number in [1, n), n the curve order (no BigInt made). */
+function isScalar(bytes: Uint8Array): boolean {
+  if (bytes.every((b) => b === 0)) return false;
+  // bytes <= n - 1, compared from the most significant byte.
+  for (let i = 0; i < 32; i++) if (bytes[i] !== LARGEST_SCALAR[i]) return bytes[i] < LARGEST_SCALAR[i];
+  return true;
+}
 
 /**
  * Public (non-hardened) BIP32 derivation from the extended public key of m/44'/195'/account'/0:
@@ -99,32 +106,29 @@ export function createAddressDeriver(mnemonic: string, account: number): TronAdd
   const data = new Uint8Array(37);
   data.set(parentPublic, 0);
   const view = new DataView(data.buffer);
-  // HMAC-SHA512 keyed by the chain code: the keyed state is computed once, each index clones it.
+  // HMAC-SHA512 keyed by the chain code: the keyed state is computed once, each index copies it into one
+  // reused instance (a clone per index would allocate one).
   const keyed = hmac.create(sha512, chainCode);
+  const scratch = keyed.clone();
+  const digest = new Uint8Array(64);
   const tweakOf = (index: number) => {
     checkIndex(index, "index");
     view.setUint32(33, index, false);
-    const tweak = keyed.clone().update(data).digest().subarray(0, 32);
-    const n = bytesToBigInt(tweak);
+    keyed._cloneInto(scratch).update(data).digestInto(digest);
+    const tweak = digest.slice(0, 32);
     // BIP32: such an index is invalid (probability about 2^-127); skip to the next one.
-    if (n === 0n || n >= CURVE_ORDER) throw new Error(`index ${index} is not derivable`);
+    if (!isScalar(tweak)) throw new Error(`index ${index} is not derivable`);
     return tweak;
-  };
-  const encode = (publicKey: Uint8Array) => {
-    const addressHex = addressFromPublicKey(publicKey);
-    return { address: toBase58Address(addressHex), addressHex };
   };
   return {
     account,
-    address: (index: number) => encode(childPublicKeys(parentPoint, [tweakOf(index)])[0]),
+    address: (index: number) => addressesFromPublicKey(childPublicKeys(parentPoint, [tweakOf(index)])[0]),
     addresses(start: number, count: number) {
       const tweaks = Array.from({ length: count }, (_, i) => tweakOf(start + i));
-      return childPublicKeys(parentPoint, tweaks).map(encode);
+      return childPublicKeys(parentPoint, tweaks).map((publicKey) => addressesFromPublicKey(publicKey));
     },
   };
 }
-
-const bytesToBigInt = bytesToNumberBE;
 
 function normalize(mnemonic: string): string {
   return mnemonic.normalize("NFKD").trim().split(/\s+/).join(" ");

@@ -11,7 +11,19 @@ import {
   tronPath,
 } from "../../rails/tron/hd.ts";
 import { isTronAddress, toBase58Address, toHexAddress } from "../../rails/tron/address.ts";
-import { addressFromPrivateKey } from "../../rails/tron/devnet/crypto.ts";
+import {
+  addressesFromPublicKey,
+  addressFromPrivateKey,
+  addressFromPublicKey,
+  base58CheckEncode,
+  base58Encode,
+  keccak256,
+  sha256,
+  toHex,
+} from "../../rails/tron/devnet/crypto.ts";
+import { base58 } from "@scure/base";
+import { keccak_256 } from "@noble/hashes/sha3.js";
+import { sha256 as nobleSha256 } from "@noble/hashes/sha2.js";
 
 const MNEMONIC = "test test test test test test test test test test test junk";
 
@@ -88,6 +100,25 @@ Deno.test("hd: a batch of addresses (one shared inversion) is exactly the addres
   }
 });
 
+Deno.test("hd: batches of 16 over many indexes of accounts 0 and 1 are exactly @scure/bip32's", () => {
+  for (const account of [0, 1]) {
+    const full = createDeriver(MNEMONIC, account);
+    const fast = createAddressDeriver(MNEMONIC, account);
+    const starts = [
+      16,
+      4_096,
+      2 ** 31 - 16,
+      ...Array.from({ length: 22 }, () => Math.floor(Math.random() * (2 ** 31 - 16))),
+    ];
+    for (const start of starts) {
+      fast.addresses(start, 16).forEach((a, i) => {
+        const { address, addressHex } = full.derive(start + i);
+        assertEquals(a, { address, addressHex }, `account ${account} index ${start + i}`);
+      });
+    }
+  }
+});
+
 Deno.test("hd: mnemonics are 24 English words, validated; bad input is refused", () => {
   const m = generateMnemonic();
   assertEquals(m.split(" ").length, 24);
@@ -136,6 +167,15 @@ Deno.test("hd: the fixed-base comb gives @noble/curves' parent + tweak * G, spec
     n - 1n,
     n - 2n,
     1n << 255n,
+    // Signed 12-bit digits at their edges: +2048 (no carry), -2047 and -1 (carries running up every window).
+    BigInt("0x" + "800".repeat(21) + "0"),
+    BigInt("0x" + "801".repeat(21) + "0"),
+    BigInt("0x" + "fff".repeat(21) + "0") % n,
+    (1n << 252n) - 1n,
+    4095n,
+    2048n,
+    2049n,
+    1n << 252n,
     ...Array.from({ length: 200 }, () => {
       const random = crypto.getRandomValues(new Uint8Array(32));
       return random.reduce((k, b) => (k << 8n) | BigInt(b), 0n) % (n - 1n) + 1n;
@@ -145,6 +185,15 @@ Deno.test("hd: the fixed-base comb gives @noble/curves' parent + tweak * G, spec
   tweaks.forEach((k, i) => assertEquals(ours[i], G.multiply(k).add(parent).toBytes(false), `tweak ${k}`));
   // A partial sum equal to a table point (parent 5G, tweak 5) is the doubling case: handed to noble.
   assertEquals(childPublicKeys(G.multiply(5n), [be(5n)])[0], G.multiply(10n).toBytes(false));
+  // Equal sums one level up the tree: points [parent, 3G, 5 * 4096G, 7 * 2^24G] with parent + 3G equal to
+  // the sum of the other two. Handed to noble, the other tweaks of the batch unaffected.
+  const pair = 5n * 4096n + 7n * (1n << 24n);
+  const parent2 = G.multiply(pair - 3n);
+  const batch = [1n << 200n, pair + 3n, n - 2n];
+  assertEquals(
+    childPublicKeys(parent2, batch.map(be)),
+    batch.map((k) => G.multiply(k).add(parent2).toBytes(false)),
+  );
   // The point at infinity (parent -5G, tweak 5) is no public key: refused, as BIP32 says.
   let refused = false;
   try {
@@ -153,4 +202,26 @@ Deno.test("hd: the fixed-base comb gives @noble/curves' parent + tweak * G, spec
     refused = true;
   }
   assert(refused);
+});
+
+Deno.test("crypto: hashes, hex and base58 answer as @noble/hashes and @scure/base, the scratch states reused", () => {
+  for (let length = 0; length < 300; length += length < 70 ? 1 : 37) {
+    const bytes = crypto.getRandomValues(new Uint8Array(length));
+    if (length > 2) bytes.fill(0, 0, length % 4);
+    assertEquals(sha256(bytes), nobleSha256(bytes));
+    assertEquals(keccak256(bytes), keccak_256(bytes));
+    assertEquals(toHex(bytes), Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join(""));
+    assertEquals(base58Encode(bytes), base58.encode(bytes), `base58 of ${toHex(bytes)}`);
+  }
+  for (const bytes of [[0], [0, 0, 0], [0, 1], [57], [58], [255, 255], new Array(25).fill(255)]) {
+    assertEquals(base58Encode(Uint8Array.from(bytes)), base58.encode(Uint8Array.from(bytes)));
+  }
+  const payload = Uint8Array.from([0x41, ...crypto.getRandomValues(new Uint8Array(20))]);
+  const checksum = nobleSha256(nobleSha256(payload)).subarray(0, 4);
+  assertEquals(base58CheckEncode(payload), base58.encode(Uint8Array.from([...payload, ...checksum])));
+  const publicKey = secp256k1.getPublicKey(secp256k1.utils.randomSecretKey(), false);
+  const addressHex = "41" + toHex(keccak_256(publicKey.subarray(1)).subarray(12));
+  assertEquals(addressFromPublicKey(publicKey), addressHex);
+  assertEquals(addressesFromPublicKey(publicKey), { address: toBase58Address(addressHex), addressHex });
+  assertEquals(addressesFromPublicKey(publicKey).address, TronWeb.address.fromHex(addressHex));
 });

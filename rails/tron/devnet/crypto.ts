@@ -8,17 +8,26 @@ import { base58 } from "@scure/base";
 
 export const ADDRESS_PREFIX = 0x41;
 
+// Each digest starts from a copy of an empty hasher's state in one reused instance: noble's one-shot
+// functions allocate a hasher per call, which costs more than hashing a short input.
+const SHA256_EMPTY = nobleSha256.create();
+const sha256Scratch = nobleSha256.create();
+const KECCAK_EMPTY = keccak_256.create();
+const keccakScratch = keccak_256.create();
+
 export function sha256(bytes: Uint8Array): Uint8Array {
-  return nobleSha256(bytes);
+  return SHA256_EMPTY._cloneInto(sha256Scratch).update(bytes).digest();
 }
 
 export function keccak256(bytes: Uint8Array): Uint8Array {
-  return keccak_256(bytes);
+  return KECCAK_EMPTY._cloneInto(keccakScratch).update(bytes).digest();
 }
+
+const HEX_BYTES = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, "0"));
 
 export function toHex(bytes: Uint8Array): string {
   let out = "";
-  for (const b of bytes) out += b.toString(16).padStart(2, "0");
+  for (const b of bytes) out += HEX_BYTES[b];
   return out;
 }
 
@@ -44,9 +53,31 @@ export function utf8Hex(text: string): string {
   return toHex(new TextEncoder().encode(text));
 }
 
+const BASE58_ALPHABET = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
+/** 58^9, the largest power of 58 below 2^53: nine digits per BigInt division, then float arithmetic. */
+const BASE58_CHUNK = 58n ** 9n;
+
+/** Base58 (Bitcoin alphabet) exactly as @scure/base's base58.encode, a '1' per leading zero byte. */
+export function base58Encode(bytes: Uint8Array): string {
+  let zeros = 0;
+  while (zeros < bytes.length && bytes[zeros] === 0) zeros++;
+  let n = zeros < bytes.length ? BigInt("0x" + toHex(bytes.subarray(zeros))) : 0n;
+  let digits = "";
+  while (n > 0n) {
+    let chunk = Number(n % BASE58_CHUNK);
+    n /= BASE58_CHUNK;
+    // A lower chunk has all nine digits, zeros included; the top one stops at its highest non-zero digit.
+    for (let i = 0; i < 9 && (n > 0n || chunk > 0); i++) {
+      digits = BASE58_ALPHABET[chunk % 58] + digits;
+      chunk = Math.floor(chunk / 58);
+    }
+  }
+  return "1".repeat(zeros) + digits;
+}
+
 export function base58CheckEncode(payload: Uint8Array): string {
-  const checksum = sha256(sha256(payload)).slice(0, 4);
-  return base58.encode(concatBytes(payload, checksum));
+  const checksum = sha256(sha256(payload)).subarray(0, 4);
+  return base58Encode(concatBytes(payload, checksum));
 }
 
 export function base58CheckDecode(text: string): Uint8Array {
@@ -89,8 +120,23 @@ export function toBase58Address(hexAddress: HexAddress): string {
 }
 
 export function addressFromPublicKey(uncompressed: Uint8Array): HexAddress {
-  const hash = keccak256(uncompressed.slice(1));
-  return "41" + toHex(hash.slice(-20));
+  return toHex(addressPayload(uncompressed));
+}
+
+/** Both forms of a public key's address, without addressFromPublicKey + toBase58Address's hex round trip. */
+export function addressesFromPublicKey(
+  uncompressed: Uint8Array,
+): { address: string; addressHex: HexAddress } {
+  const payload = addressPayload(uncompressed);
+  return { address: base58CheckEncode(payload), addressHex: toHex(payload) };
+}
+
+/** 0x41 and the last 20 bytes of the keccak256 of an uncompressed (65-byte) public key without its 0x04. */
+function addressPayload(uncompressed: Uint8Array): Uint8Array {
+  const payload = new Uint8Array(21);
+  payload[0] = ADDRESS_PREFIX;
+  payload.set(keccak256(uncompressed.subarray(1)).subarray(12), 1);
+  return payload;
 }
 
 export function addressFromPrivateKey(privateKeyHex: string): HexAddress {
