@@ -10,8 +10,11 @@ import { normalizeZ } from "@noble/curves/abstract/curve.js";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 
 const Point = secp256k1.Point;
+/**
+ * The field prime. Products reduce by `% P`: V8 divides a 512-bit BigInt by p faster than it folds p's
+ * special form (2^256 - 0x1000003d1) with masks, shifts and a multiplication.
+ */
 const P = Point.CURVE().p;
-const TWO_P = 2n * P;
 
 /** Bits per comb window; digits are signed, so a window's table holds the multiples 1 .. 2^(bits - 1). */
 const WINDOW_BITS = 12;
@@ -19,21 +22,18 @@ const HALF = 1 << (WINDOW_BITS - 1);
 /** Windows of a 256-bit scalar recoded to signed digits: the last one takes the carry out of the 256th bit. */
 const WINDOWS = Math.ceil(257 / WINDOW_BITS);
 
-/** x mod p for x >= 0 (V8 divides a 512-bit BigInt by p faster than it folds p's special form). */
-const reduce = (x: bigint) => x % P;
-
 /** Inverts every (non-zero, canonical) element in place with one field inversion and 3 products each. */
 function invertAll(values: bigint[]): void {
   const n = values.length;
   if (n === 0) return;
   const prefix: bigint[] = new Array(n);
   prefix[0] = values[0];
-  for (let i = 1; i < n; i++) prefix[i] = reduce(prefix[i - 1] * values[i]);
+  for (let i = 1; i < n; i++) prefix[i] = prefix[i - 1] * values[i] % P;
   let inverse = Point.Fp.inv(prefix[n - 1]);
   for (let i = n - 1; i > 0; i--) {
     const value = values[i];
-    values[i] = reduce(inverse * prefix[i - 1]);
-    inverse = reduce(inverse * value);
+    values[i] = inverse * prefix[i - 1] % P;
+    inverse = inverse * value % P;
   }
   values[0] = inverse;
 }
@@ -43,13 +43,18 @@ type Points = { x: bigint[]; y: bigint[] };
 
 /**
  * Writes (x1, y1) + (x2, y2) at index `at` of `out`, given the inverse of x2 - x1 (the points' x differ).
- * Canonical inputs give canonical outputs; the subtractions add multiples of p to stay non-negative.
+ * Canonical inputs give canonical outputs. A remainder takes the dividend's sign, so a negative one is
+ * lifted by p: cheaper than keeping every dividend non-negative with added multiples of p.
  */
 function addInto(x1: bigint, y1: bigint, x2: bigint, y2: bigint, inverse: bigint, out: Points, at: number) {
-  const slope = reduce((y2 - y1 + P) * inverse);
-  const x3 = reduce(slope * slope + TWO_P - x1 - x2);
-  out.y[at] = reduce(slope * (x1 - x3 + P) + P - y1);
+  let slope = (y2 - y1) * inverse % P;
+  if (slope < 0n) slope += P;
+  let x3 = (slope * slope - x1 - x2) % P;
+  if (x3 < 0n) x3 += P;
+  let y3 = (slope * (x1 - x3) - y1) % P;
+  if (y3 < 0n) y3 += P;
   out.x[at] = x3;
+  out.y[at] = y3;
 }
 
 /** x2 - x1 mod p, or 1 when they are equal (then the caller must not use the sum). */
