@@ -5,7 +5,7 @@
 // until a pay-in claims it: the creation statement records it, already claimed (addressClaimStatement).
 // The refill starts in the process as soon as fewer than half of ADDRESS_POOL_SIZE remain, deriving from
 // the range already reserved; a request that finds the pool empty derives a small batch itself (a public
-// derivation each, about 0.1 ms), reserving the next range first when the last is used up, so a burst
+// derivation each, about 0.05 ms), reserving the next range first when the last is used up, so a burst
 // never fails. Live and sandbox use different BIP44 accounts.
 import { reserveIndexes } from "../db/deposit_addresses.ts";
 import type { Db } from "../db/mod.ts";
