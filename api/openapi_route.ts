@@ -35,8 +35,19 @@ function queryValue(c: Context): Record<string, string | string[]> {
   );
 }
 
-/** Headers as zod-validator hands them over: every one, under the schema's spelling of its name. */
-function headerValue(c: Context, schemaNames: Map<string, string>): Record<string, string> {
+/**
+ * Headers as zod-validator hands them over: every one, under the schema's spelling of its name. A schema
+ * that strips unknown properties (z.object) reads only its own names, so only those are looked up.
+ */
+function headerValue(c: Context, schema: z.ZodObject, schemaNames: Map<string, string>) {
+  if (schema._zod.def.catchall === undefined) {
+    const value: Record<string, string> = {};
+    for (const [name, schemaName] of schemaNames) {
+      const header = c.req.header(name);
+      if (header !== undefined) value[schemaName] = header;
+    }
+    return value;
+  }
   return Object.fromEntries(
     Object.entries(c.req.header()).map(([name, value]) => [schemaNames.get(name) ?? name, value]),
   );
@@ -81,7 +92,7 @@ function checkRequest({ query, headers, body: bodySchema }: LeanRequest): Middle
   const headerNames = new Map(Object.keys(headers?.shape ?? {}).map((name) => [name.toLowerCase(), name]));
   return async (c, next) => {
     if (query) await validated(c, "query", query, queryValue(c));
-    if (headers) await validated(c, "header", headers, headerValue(c, headerNames));
+    if (headers) await validated(c, "header", headers, headerValue(c, headers, headerNames));
     const contentType = c.req.header("content-type");
     if (contentType ? !JSON_CONTENT_TYPE.test(contentType) : await hasRequestBody(c)) {
       throw new HTTPException(415, { message: "Unsupported Media Type" });
