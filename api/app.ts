@@ -10,12 +10,12 @@ import { docsRoutes } from "./docs.ts";
 import type { AppEnv } from "./env.ts";
 import { notFound, onError, validationHook } from "./errors.ts";
 import { healthRoutes } from "./health.ts";
-import { countRequests, metricsRoutes, RequestMetrics } from "./metrics.ts";
+import { answeringRoute, metricsRoutes, RequestMetrics } from "./metrics.ts";
 import { rejectUnstorableInput } from "./input_guard.ts";
 import { paymentRoutes } from "./payments.ts";
 import { providerRoutes } from "./providers.ts";
 import type { Devnet } from "../rails/tron/devnet/mod.ts";
-import type { Hono } from "hono";
+import type { Context, Hono } from "hono";
 import { sandboxRoutes } from "./sandbox.ts";
 import { walletRoutes } from "./wallets.ts";
 import { webhookRoutes } from "./webhooks/mod.ts";
@@ -42,6 +42,24 @@ import { adminPaylinkRoutes, paylinkMediaRoutes, paylinkTemplateRoutes } from ".
 export const MAX_BODY_BYTES = 1024 * 1024;
 /** The routes taking multipart uploads, each with its own size cap. */
 const UPLOAD_PATH = /^\/v1\/paylinks\/[^/]+\/(cover-image|products\/[^/]+\/image|products\/import-csv)$/;
+const MULTIPART = /^multipart\/form-data\b/i;
+const REQUEST_ID = /^[\w.:-]{1,64}$/;
+/** hono/compress's default threshold: smaller answers are never compressed. */
+const COMPRESS_THRESHOLD_BYTES = 1024;
+/** The `next` handed to compress() once the answer exists: it only post-processes `c.res`. */
+const answered = () => Promise.resolve();
+
+/**
+ * Sets a header on the finished answer in place. `c.header()` would copy the whole Response (turning its
+ * body into a stream) on each call; it is only needed when the headers are immutable (a fetched Response).
+ */
+function stampHeader(c: Context, name: string, value: string): void {
+  try {
+    c.res.headers.set(name, value);
+  } catch {
+    c.header(name, value);
+  }
+}
 
 /** Every router uses this so validation failures become the VALIDATION_ERROR envelope. */
 export function newRouter() {
@@ -51,34 +69,55 @@ export function newRouter() {
 export function createApp(deps: Deps, options: { devnet?: Devnet; simulators?: { app: Hono } } = {}) {
   const app = newRouter();
   const metrics = new RequestMetrics();
-  // Outermost: counts every answer with its final status; then JSON and pages are gzipped for clients
-  // that accept it (bodies under 1 KB are left alone: the header costs more than it saves).
-  app.use("*", countRequests(metrics));
-  app.use("*", compress());
+  // Two middlewares in front of every route rather than five: each level of Hono's dispatch is an async
+  // call with its own closures, paid on every request. Outermost: counts every answer with its final
+  // status, stamps the request id and revision on it, and gzips JSON and pages of 1 KB or more for clients
+  // that accept it (smaller ones are left alone: the header costs more than it saves).
+  const compressLarge = compress();
   app.use("*", async (c, next) => {
-    c.set("deps", deps);
-    // A caller's request id is echoed and logged: only a plain token is taken, anything else is replaced.
-    const given = c.req.header("x-request-id");
-    c.set("requestId", given && /^[\w.:-]{1,64}$/.test(given) ? given : newId("req"));
-    await next();
-    c.header("GIT_REV", deps.config.gitRev);
-    c.header("X-Request-Id", c.get("requestId"));
+    const started = performance.now();
+    try {
+      c.set("deps", deps);
+      // A caller's request id is echoed and logged: only a plain token is taken, anything else is replaced.
+      const given = c.req.header("x-request-id");
+      c.set("requestId", given && REQUEST_ID.test(given) ? given : newId("req"));
+      await next();
+      stampHeader(c, "GIT_REV", deps.config.gitRev);
+      stampHeader(c, "X-Request-Id", c.get("requestId"));
+      // What compress() checks first, without its header reads: a declared length under its threshold.
+      const length = c.res.headers.get("content-length");
+      if (!(length && Number(length) < COMPRESS_THRESHOLD_BYTES)) await compressLarge(c, answered);
+    } finally {
+      metrics.record(c.req.method, answeringRoute(c), c.res.status, (performance.now() - started) / 1000);
+    }
   });
-  // JSON bodies are small; a larger one is refused before anything parses it (uploads will set their own).
+  // JSON bodies are small; a larger one is refused before anything parses it. Multipart uploads (paylink
+  // images, CSV) are capped by their own route instead. Then the input guard reads what passed.
   const jsonBodyLimit = bodyLimit({
     maxSize: MAX_BODY_BYTES,
     onError: () => {
       throw new AppError("BAD_REQUEST", `Request body larger than ${MAX_BODY_BYTES / 1024 / 1024} MB`);
     },
   });
-  // Multipart uploads (paylink images, CSV) are capped by their own route before anything parses them.
   app.use("*", (c, next) => {
-    const multipart = /^multipart\/form-data\b/i.test(c.req.header("content-type") ?? "");
-    return multipart && c.req.method === "POST" && UPLOAD_PATH.test(c.req.path)
-      ? next()
-      : jsonBodyLimit(c, next);
+    const guarded = async () => {
+      await rejectUnstorableInput(c, next);
+    };
+    if (
+      c.req.method === "POST" && UPLOAD_PATH.test(c.req.path) &&
+      MULTIPART.test(c.req.header("content-type") ?? "")
+    ) {
+      return guarded();
+    }
+    // bodyLimit's own first answer for a declared length, without making the body a stream to ask
+    // whether there is one: within the limit it makes no difference.
+    const headers = c.req.raw.headers;
+    const declared = headers.get("content-length");
+    if (declared !== null && !headers.has("transfer-encoding") && parseInt(declared, 10) <= MAX_BODY_BYTES) {
+      return guarded();
+    }
+    return jsonBodyLimit(c, guarded);
   });
-  app.use("*", rejectUnstorableInput);
   app.onError(onError);
   app.notFound(notFound);
 

@@ -72,14 +72,36 @@ function isJson(contentType: string | undefined): boolean {
   return /^application\/([a-z0-9.+-]*\+)?json\b/i.test(contentType?.trim() ?? "");
 }
 
+const OPEN_BRACE = "{".charCodeAt(0);
+const OPEN_BRACKET = "[".charCodeAt(0);
+
+/**
+ * Whether JSON text can only parse to storable strings no deeper than MAX_JSON_DEPTH, decided without
+ * parsing it: a NUL character or a lone surrogate can only come from a `\u` escape (JSON refuses raw
+ * control characters, and the text is well-formed), and no value nests deeper than the text has brackets.
+ * False means "look closer", not "refuse".
+ */
+export function plainlyStorableJson(text: string): boolean {
+  if (text.includes("\\u") || !text.isWellFormed()) return false;
+  let brackets = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if ((code === OPEN_BRACE || code === OPEN_BRACKET) && ++brackets > MAX_JSON_DEPTH) return false;
+  }
+  return true;
+}
+
 export const rejectUnstorableInput: MiddlewareHandler<AppEnv> = async (c, next) => {
   const problems: FieldProblem[] = [];
-  for (const [key, value] of new URL(c.req.url).searchParams) {
-    if (!isStorableText(key) || !isStorableText(value)) {
-      problems.push({
-        field: `query.${printable(key)}`,
-        reason: "contains a NUL character or a lone surrogate",
-      });
+  // Without a "?" there are no query parameters: the URL is not parsed for nothing.
+  if (c.req.url.includes("?")) {
+    for (const [key, value] of new URL(c.req.url).searchParams) {
+      if (!isStorableText(key) || !isStorableText(value)) {
+        problems.push({
+          field: `query.${printable(key)}`,
+          reason: "contains a NUL character or a lone surrogate",
+        });
+      }
     }
   }
   for (const name of STORED_HEADERS) {
@@ -92,14 +114,16 @@ export const rejectUnstorableInput: MiddlewareHandler<AppEnv> = async (c, next) 
   if (c.req.method !== "GET" && c.req.method !== "HEAD" && isJson(c.req.header("content-type"))) {
     // Hono caches the text, so the route's own JSON validator parses the same bytes afterwards.
     const text = await c.req.text();
-    let parsed: unknown;
-    try {
-      parsed = text === "" ? undefined : JSON.parse(text);
-    } catch {
-      parsed = undefined; // the route's validator answers malformed JSON with its own envelope
+    if (!plainlyStorableJson(text)) {
+      let parsed: unknown;
+      try {
+        parsed = text === "" ? undefined : JSON.parse(text);
+      } catch {
+        parsed = undefined; // the route's validator answers malformed JSON with its own envelope
+      }
+      const found = unstorableFields(parsed);
+      if (found.length > 0) refuse(found);
     }
-    const found = unstorableFields(parsed);
-    if (found.length > 0) refuse(found);
   }
   await next();
 };

@@ -1,6 +1,6 @@
 // GET /metrics: Prometheus text behind the operator token. Not in the OpenAPI document (not JSON, not for
-// merchants). The counting middleware sits in createApp, outermost, so it sees every final status.
-import { Hono, type MiddlewareHandler } from "hono";
+// merchants). The counting sits in createApp's outermost middleware, so it sees every final status.
+import { type Context, Hono } from "hono";
 import { routePath } from "hono/route";
 import { renderMetrics, RequestMetrics } from "../domain/metrics.ts";
 import type { AppEnv } from "./env.ts";
@@ -8,19 +8,13 @@ import { requireAdmin } from "./middleware/admin_auth.ts";
 
 export { RequestMetrics };
 
-/** Counts each answer under the pattern of the route that answered it ("(unmatched)" for a 404). */
-export function countRequests(metrics: RequestMetrics): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    const started = performance.now();
-    try {
-      await next();
-    } finally {
-      // The index of the last handler dispatched: the one that answered (or threw).
-      const pattern = routePath(c);
-      const route = !pattern || pattern.endsWith("*") ? "(unmatched)" : pattern;
-      metrics.record(c.req.method, route, c.res.status, (performance.now() - started) / 1000);
-    }
-  };
+/**
+ * The pattern of the route that answered, under which createApp counts the answer ("(unmatched)" for a
+ * 404): the last handler dispatched is the one that answered (or threw).
+ */
+export function answeringRoute(c: Context): string {
+  const pattern = routePath(c);
+  return !pattern || pattern.endsWith("*") ? "(unmatched)" : pattern;
 }
 
 export function metricsRoutes(metrics: RequestMetrics) {

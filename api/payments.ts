@@ -31,6 +31,7 @@ import {
   SandboxQuery,
 } from "./payment_schemas.ts";
 import { idempotent } from "./middleware/idempotency.ts";
+import { openapiRoute } from "./openapi_route.ts";
 
 const security = KEY_SECURITY;
 
@@ -120,7 +121,8 @@ const OtpAnswer = successSchema(
 export function paymentRoutes() {
   const r = newRouter();
 
-  r.openapi(
+  openapiRoute(
+    r,
     createRoute({
       method: "post",
       path: "/payments",
@@ -158,7 +160,8 @@ export function paymentRoutes() {
     },
   );
 
-  r.openapi(
+  openapiRoute(
+    r,
     createRoute({
       method: "post",
       path: "/card-payments",

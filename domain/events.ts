@@ -2,7 +2,7 @@
 // written with the change they report (same transaction), and queued only once that commits.
 import { type AlongsideStatement, insertEventWithDeliveries } from "../db/events.ts";
 import type { Deps } from "./deps.ts";
-import { newId } from "./ids.ts";
+import { idTimePrefix, newId } from "./ids.ts";
 import type { OutboundRow } from "../db/outbound.ts";
 import { type OutboundEvent, outboundEventData } from "./money_out/view.ts";
 import { sampleSubscriptionEventData, type SubscriptionEvent } from "./subscriptions/view.ts";
@@ -144,14 +144,22 @@ export type EnvelopeMode = {
  * are byte-identical and the signature covers what the receiver reads, mode included: a sandbox key can
  * make the gateway sign an event, never one that reads as live (docs/decisions.md).
  */
-export function webhookBody(type: string, data: unknown, createdAt: Date, mode: EnvelopeMode): string {
-  return JSON.stringify({
-    event: type,
-    data,
-    createdAt: createdAt.toISOString(),
-    livemode: mode.livemode,
-    test: mode.test,
-  });
+export function webhookBody(
+  type: string,
+  data: Record<string, unknown>,
+  createdAt: Date,
+  mode: EnvelopeMode,
+): string {
+  return webhookBodyOfJson(type, JSON.stringify(data), createdAt, mode);
+}
+
+/**
+ * webhookBody of data already serialized, so an event's data is stringified once for its row and its
+ * body: the same text JSON.stringify gives for `{event, data, createdAt, livemode, test}`.
+ */
+function webhookBodyOfJson(type: string, dataJson: string, createdAt: Date, mode: EnvelopeMode): string {
+  return `{"event":${JSON.stringify(type)},"data":${dataJson},"createdAt":"${createdAt.toISOString()}",` +
+    `"livemode":${mode.livemode},"test":${mode.test}}`;
 }
 
 /**
@@ -172,20 +180,21 @@ export async function writeEvent(
 ): Promise<EmittedEvent> {
   const now = deps.clock.now();
   const eventId = newId("evt", now.getTime());
+  const dataJson = JSON.stringify(input.data);
   const deliveryIds = await insertEventWithDeliveries(deps.db, {
     merchantId: input.merchantId,
     isSandbox: input.isSandbox,
     eventId,
     type: input.type,
     isTest: input.isTest ?? false,
-    dataJson: JSON.stringify(input.data),
-    body: webhookBody(input.type, input.data, now, {
+    dataJson,
+    body: webhookBodyOfJson(input.type, dataJson, now, {
       livemode: !input.isSandbox,
       test: input.isTest ?? false,
     }),
     now,
     // Prefix and time part of a fresh id; the database appends the random part per row.
-    deliveryIdPrefix: newId("dlv", now.getTime()).slice(0, "dlv_".length + 10),
+    deliveryIdPrefix: idTimePrefix("dlv", now.getTime()),
     onlyEndpointId: input.onlyEndpointId,
   }, input.alongside);
   for (const deliveryId of deliveryIds) {

@@ -56,8 +56,52 @@ function encodeRandom(bytes: Uint8Array): string {
   return out;
 }
 
+/** Several ids are made per request, often in the same millisecond: the time part is kept for it. */
+let lastTimeMs = NaN;
+let lastTimeText = "";
+
+function timePart(ms: number): string {
+  if (ms !== lastTimeMs) {
+    lastTimeText = encodeTime(ms);
+    lastTimeMs = ms;
+  }
+  return lastTimeText;
+}
+
+/**
+ * Random bytes for ids are drawn from the system's secure source a few kilobytes at a time rather than
+ * ten bytes per id (one call into the runtime each). Secrets (randomToken) still draw their own.
+ */
+const ID_RANDOM_POOL_BYTES = 4000;
+let idRandomPool = new Uint8Array(0);
+let idRandomUsed = 0;
+
+/** 80 random bits as 16 characters: encodeRandom of 10 bytes, five bytes (8 characters) at a time. */
+function randomPart(): string {
+  if (idRandomUsed + 10 > idRandomPool.length) {
+    idRandomPool = crypto.getRandomValues(new Uint8Array(ID_RANDOM_POOL_BYTES));
+    idRandomUsed = 0;
+  }
+  const b = idRandomPool;
+  let out = "";
+  for (let i = idRandomUsed; i < idRandomUsed + 10; i += 5) {
+    const high = b[i];
+    const low = ((b[i + 1] << 24) | (b[i + 2] << 16) | (b[i + 3] << 8) | b[i + 4]) >>> 0;
+    out += ALPHABET[high >>> 3] + ALPHABET[((high & 7) << 2) | (low >>> 30)] +
+      ALPHABET[(low >>> 25) & 31] + ALPHABET[(low >>> 20) & 31] + ALPHABET[(low >>> 15) & 31] +
+      ALPHABET[(low >>> 10) & 31] + ALPHABET[(low >>> 5) & 31] + ALPHABET[low & 31];
+  }
+  idRandomUsed += 10;
+  return out;
+}
+
 export function newId(prefix: IdPrefix, nowMs: number = Date.now()): string {
-  return `${prefix}_${encodeTime(nowMs)}${encodeRandom(crypto.getRandomValues(new Uint8Array(10)))}`;
+  return `${prefix}_${timePart(nowMs)}${randomPart()}`;
+}
+
+/** `prefix_` and the time part of an id made at `nowMs`: what a database appends random parts to. */
+export function idTimePrefix(prefix: IdPrefix, nowMs: number): string {
+  return `${prefix}_${timePart(nowMs)}`;
 }
 
 /** Length of everything after `prefix_`: 10 time characters and 16 random ones. */

@@ -23,8 +23,16 @@ export function hasAtMostDecimals(amount: string, decimals: number): boolean {
   return fraction.length <= decimals;
 }
 
+/** Text already in canonical form for each currency: what formatAmount gives back unchanged. */
+const CANONICAL_AMOUNT: Record<Currency, RegExp> = {
+  USDT_TRC20: /^(0|[1-9]\d*)\.\d{6}$/,
+  XOF: /^(0|[1-9]\d*)$/,
+};
+
 /** Canonical text of an amount: fixed to the currency's decimals (USDT 6, XOF 0). */
 export function formatAmount(amount: Decimal.Value, currency: Currency): string {
+  // Amounts formatted on the way in come back here (views, events): decimal.js would return them as they are.
+  if (typeof amount === "string" && CANONICAL_AMOUNT[currency].test(amount)) return amount;
   return new Decimal(amount).toFixed(CURRENCY_DECIMALS[currency], Decimal.ROUND_DOWN);
 }
 
