@@ -2,19 +2,6 @@
 // address as claimed by its pay-in, written by the pay-in's own creation statement.
 import type { Db } from "./mod.ts";
 
-export type DepositAddressRow = {
-  address: string;
-  address_hex: string;
-  is_sandbox: boolean;
-  account_index: number;
-  derivation_index: number;
-  payin_id: string;
-  /** Only in rows derived before migration 015: the QR code is now drawn when it is shown. */
-  qr_png: string | null;
-  claimed_at: Date;
-  watch_until: Date;
-};
-
 /**
  * Reserves `count` consecutive derivation indexes of an HD account with one atomic statement and answers
  * the first. The counter row is locked only for that statement, so derivers never wait on each other for
@@ -74,11 +61,4 @@ export function addressClaimStatement(c: AddressClaim, first: number): { sql: st
       c.watchUntil,
     ],
   };
-}
-
-export async function findDepositAddress(db: Db, address: string): Promise<DepositAddressRow | undefined> {
-  const rows = await db.query<DepositAddressRow>("SELECT * FROM deposit_addresses WHERE address = $1", [
-    address,
-  ]);
-  return rows[0];
 }
