@@ -50,6 +50,7 @@ export async function produceBlock(
 function observedDb(db: Db, onScanned: () => void): Db {
   return {
     driver: db.driver,
+    inTransaction: db.inTransaction,
     query: (text, params) => db.query(text, params),
     exec: (text) => db.exec(text),
     async tx(fn) {

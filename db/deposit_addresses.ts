@@ -1,5 +1,5 @@
-// SQL for deposit addresses: the index counters derivers reserve ranges from, and the row that records an
-// address as claimed by its pay-in, written by the pay-in's own creation statement.
+// SQL for deposit addresses: the index counters derivers reserve ranges from. The row that records an
+// address as claimed by its pay-in is written by the pay-in's own creation statement (payin_creation.ts).
 import type { Db } from "./mod.ts";
 
 /**
@@ -24,41 +24,4 @@ export async function nextIndex(db: Db, accountIndex: number): Promise<number> {
     [accountIndex],
   );
   return rows[0]?.next_index ?? 0;
-}
-
-export type AddressClaim = {
-  address: string;
-  addressHex: string;
-  isSandbox: boolean;
-  accountIndex: number;
-  derivationIndex: number;
-  payinId: string;
-  claimedAt: Date;
-  /** Transfers to the address are still looked at until then (late funds). */
-  watchUntil: Date;
-};
-
-/**
- * The INSERT recording `c.address` as claimed by its pay-in, with placeholders from `$first`, to run as a
- * CTE of the statement creating that pay-in (whose foreign key (address, id) needs this row). An address
- * already recorded is refused by the primary key: it never serves two pay-ins.
- */
-export function addressClaimStatement(c: AddressClaim, first: number): { sql: string; params: unknown[] } {
-  const $ = (n: number) => `$${first + n - 1}`;
-  return {
-    sql: `INSERT INTO deposit_addresses (address, address_hex, is_sandbox, account_index, derivation_index,
-       payin_id, claimed_at, watch_until)
-     VALUES (${$(1)}, ${$(2)}, ${$(3)}, ${$(4)}::int, ${$(5)}::int, ${$(6)}, ${$(7)}::timestamptz,
-       ${$(8)}::timestamptz)`,
-    params: [
-      c.address,
-      c.addressHex,
-      c.isSandbox,
-      c.accountIndex,
-      c.derivationIndex,
-      c.payinId,
-      c.claimedAt,
-      c.watchUntil,
-    ],
-  };
 }

@@ -49,26 +49,14 @@ export type EventRowInput = Owner & {
   onlyEndpointId?: string;
 };
 
-/**
- * A data-modifying statement (placeholders from $11) that must happen atomically with the event, e.g. the
- * row the event reports: it runs as a CTE of the same statement, and the event is only written when it
- * produced a row. `before` are further data-modifying statements (the same placeholder numbering) run as
- * CTEs of that statement too, e.g. rows the first one's foreign keys need.
- */
-export type AlongsideStatement = { sql: string; params: unknown[]; before?: string[] };
-
 export async function insertEventWithDeliveries(
   db: Db,
   e: EventRowInput,
-  alongside?: AlongsideStatement,
 ): Promise<string[]> {
-  const before = (alongside?.before ?? []).map((sql, i) => `pre${i} AS (${sql}), `).join("");
   const rows = await db.query<{ id: string }>(
-    `WITH ${before}${alongside ? `src AS (${alongside.sql}), ` : ""}ev AS (
+    `WITH ev AS (
        INSERT INTO events (id, merchant_id, is_sandbox, is_test, type, data, created_at)
-       SELECT $1, $2, $3, $4, $5::text, $6::text::jsonb, $7::timestamptz ${
-      alongside ? "FROM src" : ""
-    } RETURNING id
+       VALUES ($1, $2, $3, $4, $5::text, $6::text::jsonb, $7::timestamptz) RETURNING id
      )
      INSERT INTO webhook_deliveries (id, event_id, endpoint_id, merchant_id, is_sandbox, event_type, body,
        next_attempt_at, created_at, updated_at)
@@ -90,7 +78,6 @@ export async function insertEventWithDeliveries(
       e.deliveryIdPrefix,
       e.body,
       e.onlyEndpointId ?? null,
-      ...(alongside?.params ?? []),
     ],
   );
   return rows.map((r) => r.id);

@@ -7,6 +7,8 @@ export type Row = Record<string, unknown>;
 
 export interface Db {
   readonly driver: "pglite" | "postgres";
+  /** True on the handle `tx` gives its callback: statements join that transaction. */
+  readonly inTransaction: boolean;
   /** Runs one statement with $1..$n parameters and returns its rows. */
   query<T = Row>(text: string, params?: unknown[]): Promise<T[]>;
   /** Runs several statements separated by semicolons, without parameters (migrations). */

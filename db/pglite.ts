@@ -7,6 +7,7 @@ type Queryable = PGlite | Transaction;
 function wrap(conn: Queryable, root: PGlite, pending: Array<() => void | Promise<void>> | null): Db {
   const db: Db = {
     driver: "pglite",
+    inTransaction: pending !== null,
     async query<T>(text: string, params: unknown[] = []) {
       const res = await conn.query<T>(text, params);
       return res.rows;

@@ -30,6 +30,7 @@ function wrap(sql: Sql, root: postgres.Sql, pending: Array<() => void | Promise<
   const atRoot = () => pending === null;
   const db: Db = {
     driver: "postgres",
+    inTransaction: pending !== null,
     async query<T>(text: string, params: unknown[] = []) {
       const rows = await retryEndedSession(
         () => sql.unsafe(text, params as postgres.ParameterOrJSON<never>[], { prepare: true }),

@@ -2,7 +2,7 @@
 // usually only takes one. Each process derives from ranges of indexes it reserved with one atomic update
 // of the account's counter (db/deposit_addresses.ts reserveIndexes), so no two derivers (processes, or a
 // refill and a request in one process) ever derive the same index. Nothing is written for an address
-// until a pay-in claims it: the creation statement records it, already claimed (addressClaimStatement).
+// until a pay-in claims it: the creation statement records it, already claimed (db/payin_creation.ts).
 // The refill starts in the process as soon as fewer than half of ADDRESS_POOL_SIZE remain, deriving from
 // the range already reserved; a request that finds the pool empty derives a small batch itself (a public
 // derivation each, about 0.05 ms), reserving the next range first when the last is used up, so a burst

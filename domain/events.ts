@@ -1,6 +1,6 @@
 // The specification's event catalogue, and `emitEvent`: the event row and its webhook deliveries are
 // written with the change they report (same transaction), and queued only once that commits.
-import { type AlongsideStatement, insertEventWithDeliveries } from "../db/events.ts";
+import { insertEventWithDeliveries } from "../db/events.ts";
 import type { Deps } from "./deps.ts";
 import { idTimePrefix, newId } from "./ids.ts";
 import type { OutboundRow } from "../db/outbound.ts";
@@ -125,8 +125,6 @@ export type EmitEventInput = {
   type: EventType;
   data: Record<string, unknown>;
   isTest?: boolean;
-  /** A statement from db/ that must commit with the event, in the same round trip (e.g. the new row). */
-  alongside?: AlongsideStatement;
 };
 
 export type EmittedEvent = { eventId: string; deliveryIds: string[] };
@@ -157,7 +155,7 @@ export function webhookBody(
  * webhookBody of data already serialized, so an event's data is stringified once for its row and its
  * body: the same text JSON.stringify gives for `{event, data, createdAt, livemode, test}`.
  */
-function webhookBodyOfJson(type: string, dataJson: string, createdAt: Date, mode: EnvelopeMode): string {
+export function webhookBodyOfJson(type: string, dataJson: string, createdAt: Date, mode: EnvelopeMode): string {
   return `{"event":${JSON.stringify(type)},"data":${dataJson},"createdAt":"${createdAt.toISOString()}",` +
     `"livemode":${mode.livemode},"test":${mode.test}}`;
 }
@@ -196,7 +194,7 @@ export async function writeEvent(
     // Prefix and time part of a fresh id; the database appends the random part per row.
     deliveryIdPrefix: idTimePrefix("dlv", now.getTime()),
     onlyEndpointId: input.onlyEndpointId,
-  }, input.alongside);
+  });
   for (const deliveryId of deliveryIds) {
     deps.db.afterCommit(() => deps.queue.enqueue({ type: "webhook.deliver", deliveryId }));
   }

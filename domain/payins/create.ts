@@ -1,7 +1,6 @@
 // Creating a USDT pay-in: checks, a fresh deposit address, then the row, its claim and `payin.created` at once.
-import { addressClaimStatement } from "../../db/deposit_addresses.ts";
 import { PG_UNIQUE_VIOLATION, pgConstraint, pgErrorCode } from "../../db/mod.ts";
-import { type NewPayin, newPayinRow, payinInsertStatement, type PayinRow } from "../../db/payins.ts";
+import { newPayinRow, type PayinRow } from "../../db/payins.ts";
 import {
   type DepositAddress,
   returnDepositAddress,
@@ -11,11 +10,12 @@ import {
 import type { Caller } from "../auth.ts";
 import type { Deps } from "../deps.ts";
 import { AppError } from "../errors.ts";
-import { emitEvent } from "../events.ts";
+import { webhookBodyOfJson } from "../events.ts";
 import { effectiveFees } from "../fees.ts";
-import { newId } from "../ids.ts";
+import { idTimePrefix, newId } from "../ids.ts";
 import { qrPngDataUrlSync } from "../../rails/tron/qr.ts";
 import { Decimal, DECIMAL_STRING, formatAmount, hasAtMostDecimals } from "../money.ts";
+import { writeClaimedPayin } from "./create_batch.ts";
 import { logPayinState } from "./transition.ts";
 import { payinEventData } from "./view.ts";
 
@@ -103,28 +103,44 @@ export async function createUsdtPayin(
     expiresAt,
     now,
   };
-  // The address's claim, the pay-in, payin.created and its deliveries: one atomic statement, one round
-  // trip, one commit.
+  const eventId = newId("evt", now.getTime());
+  const deliveryIdPrefix = idTimePrefix("dlv", now.getTime());
+  // The address's claim, the pay-in, payin.created and its deliveries: one atomic statement, shared with
+  // the creations of the same moment (create_batch.ts).
   for (let attempt = 1;; attempt++) {
     const deposit = preTaken && attempt === 1 ? preTaken : await takeDepositAddress(deps, isSandbox);
-    const newPayin: NewPayin = { ...draft, address: deposit.address };
-    const payin = newPayinRow(newPayin);
-    const claim = addressClaimStatement({
-      ...deposit,
-      isSandbox,
-      payinId: id,
-      claimedAt: now,
-      watchUntil: new Date(expiresAt.getTime() + WATCH_AFTER_EXPIRY_MS),
-    }, 11);
-    const insert = payinInsertStatement(newPayin, 11 + claim.params.length);
+    const payin = newPayinRow({ ...draft, address: deposit.address });
+    const eventDataJson = JSON.stringify(payinEventData(deps.config, payin, "payin.created"));
     try {
-      await emitEvent(deps, {
+      const deliveryIds = await writeClaimedPayin(deps.db, {
+        id,
         merchantId: caller.merchantId,
         isSandbox,
-        type: "payin.created",
-        data: payinEventData(deps.config, payin, "payin.created"),
-        alongside: { before: [claim.sql], sql: insert.sql, params: [...claim.params, ...insert.params] },
+        amount: payin.amount,
+        amountExpected: payin.amount_expected,
+        networkFee: payin.network_fee,
+        address: deposit.address,
+        addressHex: deposit.addressHex,
+        accountIndex: deposit.accountIndex,
+        derivationIndex: deposit.derivationIndex,
+        externalRef: draft.externalRef,
+        metadata: draft.metadata,
+        successUrl: draft.successUrl,
+        cancelUrl: draft.cancelUrl,
+        expiresAt,
+        now,
+        watchUntil: new Date(expiresAt.getTime() + WATCH_AFTER_EXPIRY_MS),
+        eventId,
+        eventDataJson,
+        deliveryBody: webhookBodyOfJson("payin.created", eventDataJson, now, {
+          livemode: !isSandbox,
+          test: false,
+        }),
+        deliveryIdPrefix,
       });
+      for (const deliveryId of deliveryIds) {
+        deps.db.afterCommit(() => deps.queue.enqueue({ type: "webhook.deliver", deliveryId }));
+      }
       logPayinState(deps, payin, null);
       return { payin, qrPng: qrPngDataUrlSync(deposit.address) };
     } catch (err) {
@@ -133,7 +149,7 @@ export async function createUsdtPayin(
       // is skipped, not handed back, and another is taken.
       if (unique && pgConstraint(err) === "deposit_addresses_pkey" && attempt < 3) continue;
       if (!preTaken) returnDepositAddress(deps, isSandbox, deposit);
-      if (unique && String(err).includes("payins_external_ref_unique")) {
+      if (unique && pgConstraint(err) === "payins_external_ref_unique") {
         throw new AppError(
           "DUPLICATE_EXTERNAL_REF",
           `externalRef ${input.externalRef} was already used by this merchant`,
