@@ -155,7 +155,12 @@ export function webhookBody(
  * webhookBody of data already serialized, so an event's data is stringified once for its row and its
  * body: the same text JSON.stringify gives for `{event, data, createdAt, livemode, test}`.
  */
-export function webhookBodyOfJson(type: string, dataJson: string, createdAt: Date, mode: EnvelopeMode): string {
+export function webhookBodyOfJson(
+  type: string,
+  dataJson: string,
+  createdAt: Date,
+  mode: EnvelopeMode,
+): string {
   return `{"event":${JSON.stringify(type)},"data":${dataJson},"createdAt":"${createdAt.toISOString()}",` +
     `"livemode":${mode.livemode},"test":${mode.test}}`;
 }
