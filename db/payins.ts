@@ -61,8 +61,8 @@ export type NewPayin = {
   now: Date;
 };
 
-/** The INSERT of a new pay-in, with placeholders from `$first`, so it can run alone or inside a CTE. */
-export function payinInsertStatement(p: NewPayin, first = 1): { sql: string; params: unknown[] } {
+/** The INSERT of a new pay-in (fiat rails; USDT pay-ins are written by db/payin_creation.ts). */
+function payinInsertStatement(p: NewPayin): { sql: string; params: unknown[] } {
   const params = [
     p.id,
     p.merchantId,
@@ -85,16 +85,13 @@ export function payinInsertStatement(p: NewPayin, first = 1): { sql: string; par
     p.expiresAt,
     p.now,
   ];
-  const $ = (n: number) => `$${first + n - 1}`;
   return {
     sql: `INSERT INTO payins (id, merchant_id, is_sandbox, payment_method, status, currency, chain, amount,
        amount_expected, network_fee, address, external_ref, metadata, success_url, cancel_url, customer_name,
        customer_email, customer_phone, operator_code, expires_at, created_at, updated_at)
-     VALUES (${$(1)}, ${$(2)}, ${$(3)}, ${$(4)}, 'AWAITING_PAYMENT', ${$(5)}, ${$(6)}, ${$(7)}::numeric,
-       ${$(8)}::numeric, ${$(9)}::numeric, ${$(10)}, ${$(11)}, ${$(12)}::text::jsonb, ${$(13)}, ${$(14)}, ${
-      $(15)
-    },
-       ${$(16)}, ${$(17)}, ${$(18)}, ${$(19)}::timestamptz, ${$(20)}::timestamptz, ${$(20)}::timestamptz)
+     VALUES ($1, $2, $3, $4, 'AWAITING_PAYMENT', $5, $6, $7::numeric,
+       $8::numeric, $9::numeric, $10, $11, $12::text::jsonb, $13, $14, $15,
+       $16, $17, $18, $19::timestamptz, $20::timestamptz, $20::timestamptz)
      RETURNING *`,
     params,
   };

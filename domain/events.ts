@@ -200,10 +200,15 @@ export async function writeEvent(
     deliveryIdPrefix: idTimePrefix("dlv", now.getTime()),
     onlyEndpointId: input.onlyEndpointId,
   });
+  queueDeliveriesAfterCommit(deps, deliveryIds);
+  return { eventId, deliveryIds };
+}
+
+/** Queues each new delivery for its first attempt once the statement or transaction that wrote it commits. */
+export function queueDeliveriesAfterCommit(deps: Pick<Deps, "db" | "queue">, deliveryIds: string[]): void {
   for (const deliveryId of deliveryIds) {
     deps.db.afterCommit(() => deps.queue.enqueue({ type: "webhook.deliver", deliveryId }));
   }
-  return { eventId, deliveryIds };
 }
 
 const SAMPLE_ADDRESS = "TXLAQ63Xg1NAzckPwKHvzw7CSEmLMEqcdj";

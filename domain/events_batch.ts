@@ -2,7 +2,7 @@
 // block): the same rows, bodies and queueing as emitEvent (domain/events.ts), in one statement.
 import { insertEventsWithDeliveries } from "../db/events_batch.ts";
 import type { Deps } from "./deps.ts";
-import { type EmitEventInput, webhookBody } from "./events.ts";
+import { type EmitEventInput, queueDeliveriesAfterCommit, webhookBody } from "./events.ts";
 import { newId } from "./ids.ts";
 
 /**
@@ -29,7 +29,5 @@ export async function emitEvents(
     now,
     newId("dlv", now.getTime()).slice(0, "dlv_".length + 10),
   );
-  for (const deliveryId of deliveryIds) {
-    deps.db.afterCommit(() => deps.queue.enqueue({ type: "webhook.deliver", deliveryId }));
-  }
+  queueDeliveriesAfterCommit(deps, deliveryIds);
 }

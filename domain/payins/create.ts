@@ -10,7 +10,7 @@ import {
 import type { Caller } from "../auth.ts";
 import type { Deps } from "../deps.ts";
 import { AppError } from "../errors.ts";
-import { webhookBodyOfJson } from "../events.ts";
+import { queueDeliveriesAfterCommit, webhookBodyOfJson } from "../events.ts";
 import { effectiveFees } from "../fees.ts";
 import { idTimePrefix, newId } from "../ids.ts";
 import { qrPngDataUrlSync } from "../../rails/tron/qr.ts";
@@ -71,8 +71,8 @@ export async function createUsdtPayin(
   input: CreateUsdtPayinInput,
   /**
    * A deposit address the caller took from the pool before opening its transaction (a paylink checkout
-   * creates the pay-in inside one; the pool keeps its leases per database handle, and on PGlite a lease
-   * taken on the root handle would wait for that very transaction). The caller returns it on failure.
+   * creates the pay-in inside one; the pool is kept per database handle, and on PGlite reserving a range
+   * on the root handle would wait for that very transaction). The caller returns it on failure.
    */
   preTaken?: DepositAddress,
 ): Promise<{ payin: PayinRow; qrPng: string }> {
@@ -138,9 +138,7 @@ export async function createUsdtPayin(
         }),
         deliveryIdPrefix,
       });
-      for (const deliveryId of deliveryIds) {
-        deps.db.afterCommit(() => deps.queue.enqueue({ type: "webhook.deliver", deliveryId }));
-      }
+      queueDeliveriesAfterCommit(deps, deliveryIds);
       logPayinState(deps, payin, null);
       return { payin, qrPng: qrPngDataUrlSync(deposit.address) };
     } catch (err) {
