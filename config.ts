@@ -32,6 +32,7 @@ export const EnvSchema = z.object({
   PAYOUT_CONFIRMATIONS: z.coerce.number().int().min(1).max(200).default(20),
   AML_BLOCKLIST_PATH: z.string().min(1).optional(),
   SWEEP_MIN_USDT: z.string().regex(/^\d+(\.\d{1,6})?$/, "must be a USDT amount").default("10"),
+  OUTBOUND_WAIT_ALARM_SECONDS: z.coerce.number().int().min(60).max(604_800).default(900),
   FIAT_PROVIDER: z.enum(["simulator"]).default("simulator"),
   PROVIDER_CALLBACK_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   SIMULATOR_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(1500),
@@ -112,6 +113,8 @@ export type Config = {
   amlBlocklistPath?: string;
   /** A deposit address is swept once it holds at least this much credited USDT (sooner when a payout waits). */
   sweepMinUsdt: string;
+  /** An accepted payout or withdrawal waiting to be sent longer than this is an alarm (metrics, log). */
+  outboundWaitAlarmSeconds: number;
   /** Free deposit addresses kept derived ahead per mode; a refill starts when half are used. */
   addressPoolSize: number;
   /** How long a key lookup is reused in this process (0: never); revocation elsewhere waits this long. */
@@ -250,6 +253,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     },
     amlBlocklistPath: e.AML_BLOCKLIST_PATH,
     sweepMinUsdt: e.SWEEP_MIN_USDT,
+    outboundWaitAlarmSeconds: e.OUTBOUND_WAIT_ALARM_SECONDS,
     addressPoolSize: e.ADDRESS_POOL_SIZE,
     authCacheTtlMs: e.AUTH_CACHE_TTL_MS,
     authFailureLimit: e.AUTH_FAILURE_LIMIT,

@@ -4,6 +4,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { findOutboundById } from "../db/outbound.ts";
 import {
   approveOutbound,
+  cancelUnsentOutbound,
   listReviewQueue,
   rejectOutbound,
   reviewHistory,
@@ -93,6 +94,30 @@ export function adminReviewRoutes() {
       },
     );
   }
+
+  r.openapi(
+    createRoute({
+      method: "post",
+      path: "/review/{id}/cancel",
+      operationId: "adminCancelUnsentOutbound",
+      tags,
+      summary: "Cancel an accepted USDT payout or withdrawal not yet sent (its money returns; note required)",
+      description: "For an item that waits (say for the hot wallet, see `waiting`): it becomes FAILED with " +
+        "reason CANCELLED_BY_OPERATOR and `payout.failed` / `withdrawal.failed`. An item whose transaction " +
+        "is signed, or in any other state, answers CANNOT_CANCEL.",
+      security,
+      middleware: [requireAdmin],
+      request: {
+        params: IdParam,
+        body: { required: true, content: { "application/json": { schema: DecisionBody } } },
+      },
+      responses: { 200: jsonContent(successSchema(ItemSchema), "Cancelled"), ...errorResponses },
+    }),
+    async (c) => {
+      const input = { id: c.req.valid("param").id, ...c.req.valid("json") };
+      return ok(c, itemView(await cancelUnsentOutbound(c.get("deps"), input)));
+    },
+  );
 
   r.openapi(
     createRoute({

@@ -27,6 +27,25 @@ const TreasurySchema = z.object({
     difference: z.string(),
     shortfall: z.boolean().openapi({ description: "true when the chain holds less than merchants are owed" }),
   }),
+  waitingToSend: z.object({
+    count: z.number().int().openapi({
+      description: "accepted live items the hot wallet cannot send yet (max 100)",
+    }),
+    oldestSeconds: z.number().int(),
+    alarm: z.boolean().openapi({
+      description: "true when the oldest waited over OUTBOUND_WAIT_ALARM_SECONDS",
+    }),
+    items: z.array(z.object({
+      id: z.string(),
+      kind: z.enum(["PAYOUT", "WITHDRAWAL"]),
+      merchantId: z.string(),
+      status: z.string(),
+      amount: z.string().openapi({ description: "USDT the recipient is to receive" }),
+      reason: z.string(),
+      since: z.string(),
+      waitingSeconds: z.number().int(),
+    })),
+  }).openapi({ description: "Payouts and withdrawals waiting for the hot wallet, oldest first" }),
   conversions: z.object({
     usdtPosition: z.string().openapi({
       description: "live conversions' net USDT: positive, taken in from merchants; negative, owed to cover",

@@ -6,6 +6,7 @@ import { acceptOutbound, estimatePayout, preparePayout } from "../domain/money_o
 import { PAYOUT_STATUSES } from "../domain/money_out/states.ts";
 import { payoutView } from "../domain/money_out/view.ts";
 import { newRouter } from "./app.ts";
+import { WaitingSchema } from "./money_out_schemas.ts";
 import {
   errorResponses,
   idParam,
@@ -49,6 +50,7 @@ const PayoutSchema = z.object({
   requiresManualApproval: z.boolean(),
   currentPayinFee: z.string(),
   currentTier: z.string(),
+  waiting: WaitingSchema,
 }).passthrough().openapi("Payout");
 
 const IdParam = idParam("pout");

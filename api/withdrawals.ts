@@ -12,6 +12,7 @@ import {
   withdrawalTarget,
 } from "../domain/fiat_out/withdrawals.ts";
 import { newRouter } from "./app.ts";
+import { WaitingSchema } from "./money_out_schemas.ts";
 import {
   errorResponses,
   idParam,
@@ -62,6 +63,7 @@ const WithdrawalSchema = z.object({
   chain: z.enum(["TRON", "MOMO", "BANK"]).openapi({ description: "how it is paid out" }),
   fiatDestinationId: z.string().nullable(),
   providerRef: z.string().nullable().openapi({ description: "XOF: the provider's or bank's reference" }),
+  waiting: WaitingSchema,
 }).passthrough().openapi("Withdrawal");
 
 const IdParam = idParam("wdr");

@@ -83,3 +83,29 @@ export async function outgoingMatured(
     [matureAtOrBelow],
   );
 }
+
+/**
+ * Serializes signing from one mode's hot wallet across processes until the transaction ends: what it
+ * holds and what signed transactions will take from it are judged together with the new signature.
+ */
+export async function lockHotWallet(db: Db, isSandbox: boolean): Promise<void> {
+  await db.query("SELECT pg_advisory_xact_lock(hashtext('hot-wallet:' || $1))", [
+    isSandbox ? "test" : "live",
+  ]);
+}
+
+/**
+ * USDT (decimal string) that signed transactions of items still in flight will take from the hot wallet
+ * and that no block holds yet: the node's balance does not show them. One in a block the scanner has
+ * not marked yet is counted although the node already took it (safe: it only makes an item wait).
+ */
+export async function unminedOutgoingUsdt(db: Db, isSandbox: boolean): Promise<string> {
+  const rows = await db.query<{ total: string }>(
+    `SELECT COALESCE(sum(t.net_amount), 0)::text AS total FROM chain_outgoing o
+       JOIN outbound_transfers t ON t.id = o.outbound_id
+      WHERE NOT o.superseded AND o.block_number IS NULL AND t.is_sandbox = $1 AND t.currency = 'USDT_TRC20'
+        AND t.status IN ('PROCESSING', 'APPROVED', 'BROADCAST')`,
+    [isSandbox],
+  );
+  return rows[0].total;
+}

@@ -9,6 +9,9 @@ export type DatabaseGauges = {
   payinsExpiryDue: number;
   scannerHead: number | null;
   scannerLastBlock: number | null;
+  /** Accepted live payouts and withdrawals waiting to be sent, and the oldest one's wait in seconds. */
+  outboundWaiting: number;
+  outboundWaitingOldestSeconds: number;
 };
 
 export async function readDatabaseGauges(db: Db, now: Date): Promise<DatabaseGauges> {
@@ -23,7 +26,12 @@ export async function readDatabaseGauges(db: Db, now: Date): Promise<DatabaseGau
        (SELECT count(*) FROM payins WHERE status = 'AWAITING_PAYMENT' AND expires_at <= $1)::int
          AS payins_expiry_due,
        (SELECT max(head_seen) FROM chain_cursor)::bigint AS scanner_head,
-       (SELECT max(number) FROM chain_blocks)::bigint AS scanner_last`,
+       (SELECT max(number) FROM chain_blocks)::bigint AS scanner_last,
+       (SELECT count(*) FROM outbound_transfers WHERE waiting_reason IS NOT NULL AND NOT is_sandbox
+           AND status IN ('PROCESSING', 'APPROVED', 'BROADCAST'))::int AS outbound_waiting,
+       (SELECT COALESCE(floor(extract(epoch FROM $1::timestamptz - min(waiting_since))), 0)
+          FROM outbound_transfers WHERE waiting_reason IS NOT NULL AND NOT is_sandbox
+           AND status IN ('PROCESSING', 'APPROVED', 'BROADCAST'))::bigint AS outbound_waiting_oldest`,
     [now],
   );
   const num = (v: string | number | null) => (v === null ? null : Number(v));
@@ -35,5 +43,7 @@ export async function readDatabaseGauges(db: Db, now: Date): Promise<DatabaseGau
     payinsExpiryDue: Number(row.payins_expiry_due),
     scannerHead: num(row.scanner_head),
     scannerLastBlock: num(row.scanner_last),
+    outboundWaiting: Number(row.outbound_waiting),
+    outboundWaitingOldestSeconds: Number(row.outbound_waiting_oldest),
   };
 }

@@ -32,6 +32,9 @@ export type OutboundRow = {
   fiat_destination_id: string | null;
   fiat_channel: "MOMO" | "BANK" | null;
   provider_ref: string | null;
+  /** Why an accepted item is not on its way yet (say the hot wallet is short), and since when. */
+  waiting_reason: string | null;
+  waiting_since: Date | null;
 };
 
 export type NewOutbound = {
@@ -173,7 +176,13 @@ export async function findOutboundById(db: Db, id: string): Promise<OutboundRow 
 
 export async function insertReviewDecision(
   db: Db,
-  d: { outboundId: string; decision: "APPROVE" | "REJECT"; operator: string; note: string | null; now: Date },
+  d: {
+    outboundId: string;
+    decision: "APPROVE" | "REJECT" | "CANCEL";
+    operator: string;
+    note: string | null;
+    now: Date;
+  },
 ): Promise<void> {
   await db.query(
     `INSERT INTO review_decisions (outbound_id, decision, operator, note, created_at) VALUES ($1, $2, $3, $4, $5)`,
@@ -264,4 +273,46 @@ export async function hasUnfinishedFiatWithdrawal(db: Db, fiatDestinationId: str
     [fiatDestinationId],
   );
   return rows.length > 0;
+}
+
+/** Records why an item waits; the first time it started waiting is kept. */
+export async function markWaiting(db: Db, id: string, reason: string, now: Date): Promise<void> {
+  await db.query(
+    `UPDATE outbound_transfers SET waiting_reason = $2, waiting_since = COALESCE(waiting_since, $3)
+      WHERE id = $1 AND waiting_reason IS DISTINCT FROM $2`,
+    [id, reason, now],
+  );
+}
+
+export async function clearWaiting(db: Db, id: string): Promise<void> {
+  await db.query(
+    `UPDATE outbound_transfers SET waiting_reason = NULL, waiting_since = NULL
+      WHERE id = $1 AND waiting_reason IS NOT NULL`,
+    [id],
+  );
+}
+
+export type WaitingItem = Pick<
+  OutboundRow,
+  "id" | "kind" | "merchant_id" | "status" | "net_amount" | "currency" | "waiting_reason" | "waiting_since"
+>;
+
+/** Live items waiting (oldest first), for the treasury view and the alarm. */
+export async function listWaiting(db: Db, limit: number): Promise<WaitingItem[]> {
+  return await db.query<WaitingItem>(
+    `SELECT id, kind, merchant_id, status, net_amount, currency, waiting_reason, waiting_since
+       FROM outbound_transfers WHERE waiting_reason IS NOT NULL AND NOT is_sandbox
+        AND status IN ('PROCESSING', 'APPROVED')
+      ORDER BY waiting_since LIMIT $1`,
+    [limit],
+  );
+}
+
+/** A BROADCAST item's new transaction (its old one expired off chain): its hash, and it waits no more. */
+export async function setResignedHash(db: Db, id: string, txHash: string, now: Date): Promise<void> {
+  await db.query(
+    `UPDATE outbound_transfers SET tx_hash = $2, updated_at = $3, waiting_reason = NULL, waiting_since = NULL
+      WHERE id = $1`,
+    [id, txHash, now],
+  );
 }

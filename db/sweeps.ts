@@ -15,6 +15,8 @@ export type SweepRow = {
   step_signed: string | null;
   step_expiration: Date | null;
   delegated_sun: string;
+  /** TRX (sun) its STAKE step stakes. */
+  stake_sun: string;
   trx_spent_sun: string;
   tx_ids: string[];
   failure_reason: string | null;
@@ -59,13 +61,25 @@ export async function insertSweep(
     units: string;
     method: "DELEGATE" | "TOPUP";
     steps: string[];
+    stakeSun: bigint;
     now: Date;
   },
 ): Promise<boolean> {
   const rows = await db.query(
-    `INSERT INTO sweeps (id, address, account_index, derivation_index, units, method, steps, status, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7::text[], 'RUNNING', $8, $8) ON CONFLICT DO NOTHING RETURNING id`,
-    [s.id, s.address, s.accountIndex, s.derivationIndex, s.units, s.method, s.steps, s.now],
+    `INSERT INTO sweeps (id, address, account_index, derivation_index, units, method, steps, stake_sun, status,
+       created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7::text[], $8, 'RUNNING', $9, $9) ON CONFLICT DO NOTHING RETURNING id`,
+    [
+      s.id,
+      s.address,
+      s.accountIndex,
+      s.derivationIndex,
+      s.units,
+      s.method,
+      s.steps,
+      s.stakeSun.toString(),
+      s.now,
+    ],
   );
   return rows.length === 1;
 }
@@ -136,4 +150,20 @@ export async function failSweep(db: Db, s: { id: string; reason: string; feeSun:
         finished_at = $4, updated_at = $4 WHERE id = $1 AND status = 'RUNNING' RETURNING *`,
     [s.id, s.reason, s.feeSun.toString(), s.now],
   ))[0];
+}
+
+/**
+ * Rewrites the steps not yet done of a sweep waiting at `step` with nothing signed (another process may
+ * have replanned or signed first: then nothing changes). Answers the sweep as it now stands.
+ */
+export async function replanSweep(
+  db: Db,
+  s: { id: string; step: number; method: "DELEGATE" | "TOPUP"; steps: string[]; stakeSun: bigint; now: Date },
+): Promise<SweepRow | undefined> {
+  await db.query(
+    `UPDATE sweeps SET method = $3, steps = $4::text[], stake_sun = $5, updated_at = $6
+      WHERE id = $1 AND step = $2 AND status = 'RUNNING' AND step_tx_id IS NULL`,
+    [s.id, s.step, s.method, s.steps, s.stakeSun.toString(), s.now],
+  );
+  return await findSweep(db, s.id);
 }

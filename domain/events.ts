@@ -57,6 +57,8 @@ function sampleOutboundRow(type: OutboundEvent, now: Date): OutboundRow {
     fiat_destination_id: null,
     fiat_channel: null,
     provider_ref: null,
+    waiting_reason: null,
+    waiting_since: null,
   };
 }
 

@@ -39,7 +39,7 @@ function family(name: string, type: "counter" | "gauge", help: string, samples: 
 
 /** The Prometheus text exposition (format 0.0.4). */
 export async function renderMetrics(
-  deps: Pick<Deps, "db" | "clock">,
+  deps: Pick<Deps, "db" | "clock" | "config">,
   requests: RequestMetrics,
 ): Promise<string> {
   const g = await readDatabaseGauges(deps.db, deps.clock.now());
@@ -104,6 +104,28 @@ export async function renderMetrics(
     ...family("gateway_scanner_lag_blocks", "gauge", "Blocks between the node's head and the last scanned.", [
       ...(lag === null ? [] : [`gateway_scanner_lag_blocks ${lag}`]),
     ]),
+    ...family(
+      "gateway_outbound_waiting",
+      "gauge",
+      "Accepted live payouts and withdrawals waiting to be sent (the hot wallet short).",
+      [`gateway_outbound_waiting ${g.outboundWaiting}`],
+    ),
+    ...family(
+      "gateway_outbound_waiting_oldest_seconds",
+      "gauge",
+      "How long the oldest waiting payout or withdrawal has waited.",
+      [`gateway_outbound_waiting_oldest_seconds ${g.outboundWaitingOldestSeconds}`],
+    ),
+    ...family(
+      "gateway_outbound_waiting_alarm",
+      "gauge",
+      "1 when a payout or withdrawal has waited longer than OUTBOUND_WAIT_ALARM_SECONDS, else 0.",
+      [
+        `gateway_outbound_waiting_alarm ${
+          g.outboundWaitingOldestSeconds > deps.config.outboundWaitAlarmSeconds ? 1 : 0
+        }`,
+      ],
+    ),
   ];
   return lines.join("\n") + "\n";
 }

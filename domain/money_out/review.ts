@@ -1,5 +1,6 @@
 // Operator review and merchant cancellation. Each locks the item first, so an approval racing a cancel
 // (or two operators) lets exactly one win; every decision is appended to review_decisions.
+import { liveOutgoing } from "../../db/chain_outgoing.ts";
 import {
   findOutbound,
   insertReviewDecision,
@@ -76,6 +77,49 @@ export async function rejectOutbound(
       id: row.id,
       to,
       patch: { failure_reason: "REJECTED_BY_REVIEW", failed_at: now },
+      strict: true,
+    });
+    return moved!;
+  });
+}
+
+/**
+ * An operator cancels an accepted USDT item that has not been signed yet (say it waits for a hot wallet
+ * that no sweep will refill soon): it fails with reason CANCELLED_BY_OPERATOR and its money returns, in
+ * one transaction under the item's lock, so it can never also be signed (signing takes the same lock and
+ * looks for a stored transaction). A signed one may still land: it cannot be cancelled.
+ */
+export async function cancelUnsentOutbound(
+  deps: ReviewDeps,
+  input: { id: string; reviewer: string; note?: string },
+): Promise<OutboundRow> {
+  const note = input.note?.trim();
+  return await deps.db.tx(async (tx) => {
+    const row = await lockOutbound(tx, input.id);
+    if (!row) throw new AppError("NOT_FOUND", "No payout or withdrawal with this id");
+    if (!note) throw new AppError("REASON_NOTE_REQUIRED", "A cancellation needs a note saying why");
+    const name = row.kind === "PAYOUT" ? "Payout" : "Withdrawal";
+    if (row.currency !== "USDT_TRC20" || row.status !== READY_TO_SEND[row.kind]) {
+      throw new AppError(
+        "CANNOT_CANCEL",
+        `${name} is ${row.status}; only an accepted USDT item not yet sent`,
+      );
+    }
+    if (await liveOutgoing(tx, row.id)) {
+      throw new AppError("CANNOT_CANCEL", `${name}'s transaction is already signed and may land on chain`);
+    }
+    const now = deps.clock.now();
+    await insertReviewDecision(tx, {
+      outboundId: row.id,
+      decision: "CANCEL",
+      operator: input.reviewer,
+      note,
+      now,
+    });
+    const moved = await releaseOutbound({ ...deps, db: tx }, {
+      id: row.id,
+      to: "FAILED",
+      patch: { failure_reason: "CANCELLED_BY_OPERATOR", failed_at: now },
       strict: true,
     });
     return moved!;

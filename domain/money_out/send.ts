@@ -5,7 +5,15 @@
 // chain: they move through the same states on simulated confirmations.
 import * as outgoing from "../../db/chain_outgoing.ts";
 import { PG_UNIQUE_VIOLATION, pgErrorCode } from "../../db/mod.ts";
-import { findOutboundById, lockOutbound, type OutboundRow } from "../../db/outbound.ts";
+import type { Db } from "../../db/mod.ts";
+import {
+  clearWaiting,
+  findOutboundById,
+  lockOutbound,
+  markWaiting,
+  type OutboundRow,
+  setResignedHash,
+} from "../../db/outbound.ts";
 import { TronNodeError } from "../../rails/tron/client.ts";
 import { type SignedTronTransaction, signTrc20Transfer } from "../../rails/tron/signing.ts";
 import type { Deps } from "../deps.ts";
@@ -42,9 +50,9 @@ export async function sendOutbound(deps: SendDeps, outboundId: string): Promise<
   if (row.is_sandbox) return await simulateSandboxSend(deps, row);
   let live = await outgoing.liveOutgoing(deps.db, row.id);
   if (!live) {
+    // Its expired transaction was superseded while the hot wallet could not cover a new one: try again.
     if (row.status === "BROADCAST") {
-      deps.log.error("broadcast item without a live transaction", { id: row.id });
-      return "nothing-to-do";
+      return (await resignBroadcast(deps, row)) ? "resigned" : "waiting-for-hot-wallet";
     }
     const signed = await signOnce(deps, row);
     if (signed !== "stored") return signed;
@@ -79,29 +87,30 @@ async function signPayoutTransfer(
   );
 }
 
-/** Signs the item's transfer from the hot wallet and stores it; only one live transaction per item. */
+/** The reason an item shows while the hot wallet cannot cover it (`waitingReason` in its record). */
+export const WAITING_FOR_HOT_WALLET = "HOT_WALLET_FUNDS";
+
+/**
+ * Signs the item's transfer from the hot wallet and stores it; only one live transaction per item. The
+ * hot wallet is reserved, not just read: under a lock on it, what it holds less what signed transactions
+ * not yet in a block will take must cover this one, so no two items are ever signed against the same
+ * coins. Otherwise the item waits (with its reason) for a sweep, which it pulls forward.
+ */
 async function signOnce(deps: SendDeps, row: OutboundRow): Promise<"stored" | SendOutcome> {
-  const hot = hotWallet(deps.config, row.is_sandbox);
-  const contract = deps.config.tron.usdtContract;
   const units = BigInt(new Decimal(row.net_amount).times(1_000_000).toFixed(0));
-  const held = await deps.tron.getUsdtBalance(contract, hot.address);
-  if (held < units) {
-    // Stays PROCESSING/APPROVED; the next sweep refills the hot wallet and the sweep job re-sends it.
-    deps.log.warn("payout waits for the hot wallet", {
-      id: row.id,
-      needed: units.toString(),
-      held: held.toString(),
-    });
-    // Pull the next sweep forward: any credited amount is now worth sweeping.
-    await deps.queue.enqueue({ type: "treasury.sweep", urgent: true });
-    return "waiting-for-hot-wallet";
-  }
-  const signed = await signPayoutTransfer(deps, row, units);
   try {
     return await deps.db.tx(async (tx) => {
+      await outgoing.lockHotWallet(tx, row.is_sandbox);
       const locked = await lockOutbound(tx, row.id);
       if (!locked || locked.status !== READY_TO_SEND[row.kind]) return "nothing-to-do" as const;
       if (await outgoing.liveOutgoing(tx, row.id)) return "stored" as const; // another process won
+      if (!(await hotWalletCovers(deps, tx, row, units))) {
+        await markWaiting(tx, row.id, WAITING_FOR_HOT_WALLET, deps.clock.now());
+        // Pull the next sweep forward: any credited amount is now worth sweeping.
+        tx.afterCommit(() => deps.queue.enqueue({ type: "treasury.sweep", urgent: true }));
+        return "waiting-for-hot-wallet" as const;
+      }
+      const signed = await signPayoutTransfer(deps, row, units);
       await outgoing.insertOutgoing(tx, {
         txId: signed.txID,
         outboundId: row.id,
@@ -109,12 +118,36 @@ async function signOnce(deps: SendDeps, row: OutboundRow): Promise<"stored" | Se
         expiration: new Date(Number(signed.raw_data.expiration)),
         now: deps.clock.now(),
       });
+      await clearWaiting(tx, row.id);
       return "stored" as const;
     });
   } catch (err) {
     if (pgErrorCode(err) === PG_UNIQUE_VIOLATION) return "stored";
     throw err;
   }
+}
+
+/**
+ * Whether the hot wallet holds `units` beyond what signed, unmined transactions will take. Read in this
+ * order (commitments first, then the node) so a transaction landing in between is counted twice, never
+ * not at all. Call under `lockHotWallet`.
+ */
+async function hotWalletCovers(deps: SendDeps, tx: Db, row: OutboundRow, units: bigint): Promise<boolean> {
+  const committed = BigInt(
+    new Decimal(await outgoing.unminedOutgoingUsdt(tx, row.is_sandbox)).times(1_000_000).toFixed(0),
+  );
+  const held = await deps.tron.getUsdtBalance(
+    deps.config.tron.usdtContract,
+    hotWallet(deps.config, row.is_sandbox).address,
+  );
+  if (held - committed >= units) return true;
+  deps.log.warn("payout waits for the hot wallet", {
+    id: row.id,
+    needed: units.toString(),
+    held: held.toString(),
+    committed: committed.toString(),
+  });
+  return false;
 }
 
 /** Sends the stored bytes; "already known" counts as sent. The state moves only after the node took it. */
@@ -184,12 +217,23 @@ async function replaceIfAbsent(
   return outcome === "sent" ? "resigned" : outcome;
 }
 
+/**
+ * A BROADCAST item whose transaction expired off chain gets a new one, reserved like a first signature:
+ * the old one no longer counts against the hot wallet, so the new one must be covered again.
+ */
 async function resignBroadcast(deps: SendDeps, row: OutboundRow): Promise<boolean> {
   const units = BigInt(new Decimal(row.net_amount).times(1_000_000).toFixed(0));
-  const signed = await signPayoutTransfer(deps, row, units);
   try {
-    await deps.db.tx(async (tx) => {
-      await lockOutbound(tx, row.id);
+    const stored = await deps.db.tx(async (tx) => {
+      await outgoing.lockHotWallet(tx, row.is_sandbox);
+      const locked = await lockOutbound(tx, row.id);
+      if (!locked || locked.status !== "BROADCAST" || await outgoing.liveOutgoing(tx, row.id)) return false;
+      if (!(await hotWalletCovers(deps, tx, row, units))) {
+        await markWaiting(tx, row.id, WAITING_FOR_HOT_WALLET, deps.clock.now());
+        tx.afterCommit(() => deps.queue.enqueue({ type: "treasury.sweep", urgent: true }));
+        return false;
+      }
+      const signed = await signPayoutTransfer(deps, row, units);
       await outgoing.insertOutgoing(tx, {
         txId: signed.txID,
         outboundId: row.id,
@@ -197,12 +241,10 @@ async function resignBroadcast(deps: SendDeps, row: OutboundRow): Promise<boolea
         expiration: new Date(Number(signed.raw_data.expiration)),
         now: deps.clock.now(),
       });
-      await tx.query(`UPDATE outbound_transfers SET tx_hash = $2, updated_at = $3 WHERE id = $1`, [
-        row.id,
-        signed.txID,
-        deps.clock.now(),
-      ]);
+      await setResignedHash(tx, row.id, signed.txID, deps.clock.now());
+      return true;
     });
+    if (!stored) return false;
   } catch (err) {
     if (pgErrorCode(err) === PG_UNIQUE_VIOLATION) return false;
     throw err;

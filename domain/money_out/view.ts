@@ -9,6 +9,22 @@ const usdt = (v: string) => formatAmount(v, "USDT_TRC20");
 const money = (row: OutboundRow, v: string) => formatAmount(v, row.currency === "XOF" ? "XOF" : "USDT_TRC20");
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 
+/** What a merchant reads about why an accepted item is not on its way yet. */
+const WAITING_MESSAGES: Record<string, string> = {
+  HOT_WALLET_FUNDS: "The gateway's hot wallet is being refilled from customer deposits (a sweep); " +
+    "the transfer is signed and sent as soon as it covers this amount. Nothing is needed from you.",
+};
+
+/** `waiting` of an item still to be sent: why it waits and since when; null once it is on its way. */
+export function waitingView(row: OutboundRow) {
+  if (!row.waiting_reason || !["PROCESSING", "APPROVED", "BROADCAST"].includes(row.status)) return null;
+  return {
+    reason: row.waiting_reason,
+    message: WAITING_MESSAGES[row.waiting_reason] ?? row.waiting_reason,
+    since: iso(row.waiting_since)!,
+  };
+}
+
 /** POST/GET /v1/payout `data`: the specification's fields, then what a merchant needs to follow it. */
 export function payoutView(row: OutboundRow, feeSchedule: Record<string, string> | null) {
   const fees = effectiveFees(feeSchedule);
@@ -35,6 +51,8 @@ export function payoutView(row: OutboundRow, feeSchedule: Record<string, string>
     broadcastAt: iso(row.broadcast_at),
     confirmedAt: iso(row.confirmed_at),
     failedAt: iso(row.failed_at),
+    cancelledAt: iso(row.cancelled_at),
+    waiting: waitingView(row),
   };
 }
 
@@ -62,6 +80,7 @@ export function withdrawalView(row: OutboundRow) {
     confirmedAt: iso(row.confirmed_at),
     failedAt: iso(row.failed_at),
     cancelledAt: iso(row.cancelled_at),
+    waiting: waitingView(row),
   };
 }
 

@@ -3,6 +3,7 @@
 // shortfall is an alarm: logged as an error and flagged in the answer.
 import { unsweptOnDepositAddresses, usdtOwedToMerchants } from "../../db/treasury.ts";
 import { fxExposure } from "../../db/conversions.ts";
+import { listWaiting, type WaitingItem } from "../../db/outbound.ts";
 import type { Deps } from "../deps.ts";
 import { Decimal, formatAmount } from "../money.ts";
 import { hotWallet } from "./hot_wallet.ts";
@@ -15,12 +16,13 @@ export async function treasuryReport(
 ) {
   const hot = hotWallet(deps.config, false);
   const contract = deps.config.tron.usdtContract;
-  const [hotUnits, resources, owed, deposits, fx] = await Promise.all([
+  const [hotUnits, resources, owed, deposits, fx, waiting] = await Promise.all([
     deps.tron.getUsdtBalance(contract, hot.address),
     deps.tronResources.getAccountResources(hot.address),
     usdtOwedToMerchants(deps.db),
     unsweptOnDepositAddresses(deps.db),
     fxExposure(deps.db, false),
+    listWaiting(deps.db, 100),
   ]);
   const hotUsdt = new Decimal(hotUnits.toString()).dividedBy(1_000_000);
   // What was credited on deposit addresses and not yet swept into the hot wallet is still there.
@@ -58,7 +60,30 @@ export async function treasuryReport(
       difference: usdt(difference),
       shortfall,
     },
+    waitingToSend: waitingToSend(waiting, deps.clock.now(), deps.config.outboundWaitAlarmSeconds),
     conversions: conversionPositions(fx),
+  };
+}
+
+/** Accepted items the hot wallet cannot send yet, oldest first, and whether the oldest is an alarm. */
+export function waitingToSend(items: WaitingItem[], now: Date, alarmSeconds: number) {
+  const seconds = (since: Date | null) =>
+    since ? Math.max(0, Math.floor((now.getTime() - new Date(since).getTime()) / 1000)) : 0;
+  const oldest = items.length ? seconds(items[0].waiting_since) : 0;
+  return {
+    count: items.length,
+    oldestSeconds: oldest,
+    alarm: oldest > alarmSeconds,
+    items: items.map((i) => ({
+      id: i.id,
+      kind: i.kind,
+      merchantId: i.merchant_id,
+      status: i.status,
+      amount: usdt(i.net_amount),
+      reason: i.waiting_reason!,
+      since: new Date(i.waiting_since!).toISOString(),
+      waitingSeconds: seconds(i.waiting_since),
+    })),
   };
 }
 

@@ -1,9 +1,10 @@
 // Sweeping: credited, solidified USDT moves from deposit addresses into the hot wallet. An address holds
 // no TRX, and a TRC20 transfer burns energy, so the hot wallet lends it energy for the transfer and takes
-// it back after (stake if its free stake is short, activate the address if it never was, delegate,
-// transfer, undelegate). When the hot wallet cannot stake enough, it sends the address TRX for the fee
-// instead. Each step's transaction is signed once and stored before broadcast, re-sent while valid,
-// re-signed only once it expired off chain, and the next step starts only once it is in a block.
+// it back after (stake more if the stake it may lend now is short, activate the address if it never was,
+// delegate, transfer, undelegate); when it cannot stake enough, it sends the address TRX for the fee
+// instead (sweep_plan.ts decides). Each step's transaction is signed once and stored before broadcast,
+// re-sent while valid, re-signed once it expired off chain or the node refused it, and the next step
+// starts only once it is in a block. A loan found short when it is due is re-planned, never retried as is.
 import { lastBlock } from "../../db/chain.ts";
 import { findSystemAccount } from "../../db/ledger.ts";
 import * as store from "../../db/sweeps.ts";
@@ -24,20 +25,41 @@ import { postJournal } from "../ledger.ts";
 import { Decimal } from "../money.ts";
 import { SOLIDIFIED_DEPTH } from "../money_out/request.ts";
 import { hotWallet } from "./hot_wallet.ts";
+import {
+  HOT_WALLET_TRX_RESERVE_SUN,
+  type HotWalletBudget,
+  MIN_STAKE_SUN,
+  planSweep,
+  replanAtDelegate,
+  subtractRunning,
+  SWEEP_ENERGY,
+  type SweepStep,
+  TOPUP_SUN,
+} from "./sweep_plan.ts";
 
-/** Energy of one USDT transfer (java-tron charges about this for a TRC20 transfer). */
-export const SWEEP_ENERGY = 65_000;
 /** fee_limit of a sweep's transfer: it caps all its energy, delegated or burned, so it must cover 65,000. */
 export const SWEEP_FEE_LIMIT_SUN = 20_000_000n;
-/** The fallback: TRX sent to the address so it can burn for its own energy. */
-export const TOPUP_SUN = 15_000_000n;
 /** What activates an address (the hot wallet also pays the network's account creation fee). */
 export const ACTIVATION_SUN = 1n;
-/** TRX the hot wallet keeps unstaked, for bandwidth and activations. */
-export const HOT_WALLET_TRX_RESERVE_SUN = 100_000_000n;
 
-export type SweepStep = "STAKE" | "ACTIVATE" | "DELEGATE" | "TRANSFER" | "UNDELEGATE" | "TOPUP";
 type SweepDeps = Pick<Deps, "db" | "clock" | "config" | "log" | "tron" | "tronResources" | "queue">;
+
+/** What the hot wallet can give sweeps now, less what running sweeps will still take. */
+async function hotWalletBudget(deps: SweepDeps): Promise<HotWalletBudget> {
+  const hot = hotWallet(deps.config, false);
+  const [res, lendable, running] = await Promise.all([
+    deps.tronResources.getAccountResources(hot.address),
+    deps.tronResources.canDelegateMaxSun(hot.address, "ENERGY"),
+    store.runningSweeps(deps.db, 500),
+  ]);
+  const budget = {
+    lendableSun: lendable,
+    spendableSun: res.balanceSun - HOT_WALLET_TRX_RESERVE_SUN,
+    loanSun: sunToDelegateFor(SWEEP_ENERGY, res),
+  };
+  subtractRunning(budget, running);
+  return budget;
+}
 
 /**
  * Opens a sweep for each address whose unswept USDT is worth it (at least `config.sweepMinUsdt`), or for
@@ -52,38 +74,18 @@ export async function planSweeps(deps: SweepDeps, options: { urgent?: boolean; l
     limit: options.limit ?? 20,
   });
   if (candidates.length === 0) return 0;
-  const hot = hotWallet(deps.config, false);
-  const hotRes = await deps.tronResources.getAccountResources(hot.address);
-  const need = sunToDelegateFor(SWEEP_ENERGY, hotRes);
-  let freeStake = hotRes.stakedForEnergySun;
-  let spendable = hotRes.balanceSun - HOT_WALLET_TRX_RESERVE_SUN;
+  const budget = await hotWalletBudget(deps);
   let opened = 0;
   for (const c of candidates) {
     const units = await deps.tron.getUsdtBalance(deps.config.tron.usdtContract, c.address);
     if (units <= 0n) continue;
     const activated = (await deps.tron.getAccount(c.address)) !== null;
-    let steps: SweepStep[];
-    let method: "DELEGATE" | "TOPUP";
-    if (freeStake >= need || spendable >= need - freeStake) {
-      method = "DELEGATE";
-      const stake = freeStake < need;
-      if (stake) spendable -= need - freeStake;
-      freeStake = freeStake < need ? 0n : freeStake - need;
-      steps = [
-        ...(stake ? ["STAKE" as const] : []),
-        ...(activated ? [] : ["ACTIVATE" as const]),
-        "DELEGATE",
-        "TRANSFER",
-        "UNDELEGATE",
-      ];
-    } else if (spendable >= TOPUP_SUN) {
-      method = "TOPUP";
-      spendable -= TOPUP_SUN;
-      steps = ["TOPUP", "TRANSFER"];
-    } else {
+    const plan = planSweep(budget, activated);
+    if (!plan) {
       deps.log.warn("hot wallet lacks TRX to sweep", {
-        address: hot.address,
-        balanceSun: hotRes.balanceSun.toString(),
+        address: hotWallet(deps.config, false).address,
+        spendableSun: budget.spendableSun.toString(),
+        lendableSun: budget.lendableSun.toString(),
       });
       break;
     }
@@ -93,8 +95,9 @@ export async function planSweeps(deps: SweepDeps, options: { urgent?: boolean; l
       accountIndex: c.account_index,
       derivationIndex: c.derivation_index,
       units: units.toString(),
-      method,
-      steps,
+      method: plan.method,
+      steps: plan.steps,
+      stakeSun: plan.stakeSun,
       now: deps.clock.now(),
     });
     if (created) opened++;
@@ -114,7 +117,10 @@ export async function advanceSweep(deps: SweepDeps, sweep: SweepRow): Promise<Ad
       const info = await deps.tron.getTransactionInfoById(current.step_tx_id);
       if (!info) {
         if (deps.clock.now() < new Date(current.step_expiration!)) {
-          await deps.tronResources.broadcast(JSON.parse(current.step_signed!)); // a re-send is harmless
+          // A re-send is harmless; a refusal means the node does not hold it and never will, so the
+          // step is signed again (and a loan re-planned) rather than re-sent until it expires.
+          const resent = await deps.tronResources.broadcast(JSON.parse(current.step_signed!));
+          if (!resent.accepted) await dropRefused(deps, current, resent);
           return moved ? "advanced" : "waiting";
         }
         await store.dropStepTx(deps.db, {
@@ -162,7 +168,13 @@ export async function advanceSweep(deps: SweepDeps, sweep: SweepRow): Promise<Ad
       current = done;
       continue;
     }
-    const { signed, delegatedSun } = await signStep(deps, current, step);
+    const signing = await signStep(deps, current, step);
+    if (signing === "replanned") {
+      current = await store.findSweep(deps.db, current.id);
+      continue;
+    }
+    if (signing === "blocked") return moved ? "advanced" : "waiting";
+    const { signed, delegatedSun } = signing;
     const stored = await store.storeStepTx(deps.db, {
       delegatedSun,
       id: current.id,
@@ -172,30 +184,72 @@ export async function advanceSweep(deps: SweepDeps, sweep: SweepRow): Promise<Ad
       expiration: new Date(Number(signed.raw_data.expiration)),
       now: deps.clock.now(),
     });
-    if (stored) await deps.tronResources.broadcast(signed);
+    if (stored) {
+      const sent = await deps.tronResources.broadcast(signed);
+      if (!sent.accepted) await dropRefused(deps, { ...current, step_tx_id: signed.txID }, sent);
+    }
     return "advanced";
   }
   return moved ? "advanced" : "waiting";
 }
 
-async function signStep(
+/** The node refused a step's transaction outright: forget it so the next round signs (or re-plans) anew. */
+async function dropRefused(
   deps: SweepDeps,
   sweep: SweepRow,
-  step: SweepStep,
-): Promise<{ signed: SignedTronTransaction; delegatedSun?: bigint }> {
-  if (step === "DELEGATE") {
-    const hot = hotWallet(deps.config, false);
-    const res = await deps.tronResources.getAccountResources(hot.address);
-    const amountSun = sunToDelegateFor(SWEEP_ENERGY, res);
-    const ref = await deps.tronResources.refBlock();
-    const signed = signDelegateResource(hot.privateKeyHex, {
-      receiver: sweep.address,
-      amountSun,
-      resource: "ENERGY",
-    }, ref);
-    return { signed, delegatedSun: amountSun };
+  answer: { code?: string; message?: string },
+): Promise<void> {
+  deps.log.warn("node refused a sweep step; signing it again", {
+    sweepId: sweep.id,
+    step: sweep.steps[sweep.step],
+    code: answer.code,
+    message: answer.message,
+  });
+  await store.dropStepTx(deps.db, {
+    id: sweep.id,
+    step: sweep.step,
+    txId: sweep.step_tx_id!,
+    now: deps.clock.now(),
+  });
+}
+
+type Signing = { signed: SignedTronTransaction; delegatedSun?: bigint } | "replanned" | "blocked";
+
+async function signStep(deps: SweepDeps, sweep: SweepRow, step: SweepStep): Promise<Signing> {
+  if (step !== "DELEGATE") return { signed: await signOtherStep(deps, sweep, step) };
+  const hot = hotWallet(deps.config, false);
+  const [res, lendable] = await Promise.all([
+    deps.tronResources.getAccountResources(hot.address),
+    deps.tronResources.canDelegateMaxSun(hot.address, "ENERGY"),
+  ]);
+  const amountSun = sunToDelegateFor(SWEEP_ENERGY, res);
+  if (lendable < amountSun) {
+    // Energy the hot wallet used since the plan (its payouts, loans taken back) is not lendable until it
+    // regenerates: stake the difference, or send the address TRX for its fee instead.
+    const plan = replanAtDelegate(sweep, amountSun - lendable, res.balanceSun - HOT_WALLET_TRX_RESERVE_SUN);
+    if (!plan) {
+      deps.log.warn("hot wallet lacks TRX to sweep", {
+        sweepId: sweep.id,
+        lendableSun: lendable.toString(),
+        balanceSun: res.balanceSun.toString(),
+      });
+      return "blocked";
+    }
+    await store.replanSweep(deps.db, { id: sweep.id, step: sweep.step, ...plan, now: deps.clock.now() });
+    deps.log.info("sweep re-planned: hot wallet stake short", {
+      sweepId: sweep.id,
+      method: plan.method,
+      stakeSun: plan.stakeSun.toString(),
+    });
+    return "replanned";
   }
-  return { signed: await signOtherStep(deps, sweep, step) };
+  const ref = await deps.tronResources.refBlock();
+  const signed = signDelegateResource(hot.privateKeyHex, {
+    receiver: sweep.address,
+    amountSun,
+    resource: "ENERGY",
+  }, ref);
+  return { signed, delegatedSun: amountSun };
 }
 
 async function signOtherStep(
@@ -207,10 +261,9 @@ async function signOtherStep(
   const ref = await deps.tronResources.refBlock();
   switch (step) {
     case "STAKE": {
-      const res = await deps.tronResources.getAccountResources(hot.address);
-      const short = sunToDelegateFor(SWEEP_ENERGY, res) - res.stakedForEnergySun;
-      // Stake at least 1 TRX even if the shortfall closed meanwhile: the step must land to move on.
-      const amountSun = short > 1_000_000n ? short : 1_000_000n;
+      // What the plan counted on; at least 1 TRX, so the step lands and the sweep moves on.
+      const planned = BigInt(sweep.stake_sun ?? "0");
+      const amountSun = planned > MIN_STAKE_SUN ? planned : MIN_STAKE_SUN;
       return signFreezeBalanceV2(hot.privateKeyHex, { amountSun, resource: "ENERGY" }, ref);
     }
     case "ACTIVATE":

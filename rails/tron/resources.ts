@@ -76,8 +76,15 @@ const StakeAccountSchema = z.looseObject({
   }).optional(),
 });
 
+const CanDelegateSchema = z.looseObject({ max_size: sun });
+
 export interface TronResources {
   getAccountResources(address: string): Promise<AccountResources>;
+  /**
+   * Most of its own stake the account can lend now (wallet/getcandelegatedmaxsize): what it staked less
+   * what its own recent use still ties up, so used energy is not free until it regenerates.
+   */
+  canDelegateMaxSun(address: string, resource: Resource): Promise<bigint>;
   /** The node's head block, to sign against. */
   refBlock(): Promise<RefBlock>;
   broadcast(signed: SignedTronTransaction): Promise<BroadcastOutcome>;
@@ -143,6 +150,20 @@ export function createTronResources(options: TronClientOptions): TronResources {
         totalEnergyLimit: res.TotalEnergyLimit,
         totalEnergyWeight: res.TotalEnergyWeight,
       };
+    },
+
+    async canDelegateMaxSun(address, resource) {
+      const method = "wallet/getcandelegatedmaxsize";
+      const answer = parse(
+        method,
+        CanDelegateSchema,
+        await post(method, {
+          owner_address: toHexAddress(address),
+          type: resource === "ENERGY" ? 1 : 0,
+          visible: false,
+        }),
+      );
+      return answer.max_size; // an empty object (nothing to lend) parses to 0
     },
 
     async refBlock() {
