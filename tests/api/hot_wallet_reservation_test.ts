@@ -1,0 +1,103 @@
+// The hot wallet is reserved, not just read: payouts accepted at once against a hot wallet that covers
+// only some of them are signed only as far as it covers them (counting transfers signed and not yet in a
+// block), the rest wait with a reason the merchant reads, and once sweeps catch up every one is confirmed
+// with not a single revert on chain.
+import { scanChain } from "../../domain/chain_scanner.ts";
+import { sendOutbound } from "../../domain/money_out/send.ts";
+import { hotWallet } from "../../domain/treasury/hot_wallet.ts";
+import { runSweeps } from "../../domain/treasury/sweep.ts";
+import { handleOutboundSweep } from "../../jobs/money_out.ts";
+import { assert, assertEquals } from "../assert.ts";
+import { startTestGateway } from "../helpers.ts";
+import { idem, randomTronAddress, whitelist } from "../money_out_helpers.ts";
+
+const TRX = 1_000_000n;
+const USDT = 1_000_000n;
+
+Deno.test("payouts accepted at once against a hot wallet that covers only some: none reverts, all confirm after sweeps", async () => {
+  const gw = await startTestGateway();
+  try {
+    const m = await gw.createMerchant("Reserved Shop");
+    const key = m.keys.liveSecret;
+    const hot = hotWallet(gw.deps.config, false);
+    const usdtOf = (a: string) => gw.deps.tron.getUsdtBalance(gw.deps.config.tron.usdtContract, a);
+    // The hot wallet holds 30 USDT and TRX to stake for sweeps; four customers pay 20 USDT each.
+    gw.devnet.fund(hot.address, { trx: 60_000n * TRX, usdt: 30n * USDT });
+    gw.devnet.mine(1);
+    await scanChain(gw.deps);
+    for (let i = 0; i < 4; i++) {
+      const payin = await gw.request("POST", "/v1/payments", { key, body: { amount: "20" } });
+      gw.devnet.transferUsdt(payin.json.data.address, 21_500_000n);
+    }
+    gw.devnet.mine(25); // settled (5) and solidified (19)
+    await scanChain(gw.deps);
+
+    // Six payouts of 12 USDT (13 debited each: 78 of the 78.80 credited), accepted in the same moment.
+    const destinations = Array.from({ length: 6 }, () => randomTronAddress());
+    for (const d of destinations) await whitelist(gw, key, d, ["PAYOUT"]);
+    const accepted = await Promise.all(
+      destinations.map((destinationAddress) =>
+        gw.request("POST", "/v1/payout", {
+          key,
+          body: { amount: "12", destinationAddress },
+          headers: idem(),
+        })
+      ),
+    );
+    assertEquals(accepted.map((r) => r.status), Array(6).fill(201));
+    const ids: string[] = accepted.map((r) => r.json.data.transactionId);
+
+    // Every sender at once, from what would be several processes: 30 USDT cover two 12 USDT transfers.
+    const outcomes = await Promise.all(ids.map((id) => sendOutbound(gw.deps, id)));
+    assertEquals(outcomes.filter((o) => o === "sent").length, 2, outcomes.join());
+    assertEquals(outcomes.filter((o) => o === "waiting-for-hot-wallet").length, 4, outcomes.join());
+    // A second round before any block: the two signed transfers still count against the 30 USDT.
+    const again = await Promise.all(ids.map((id) => sendOutbound(gw.deps, id)));
+    assertEquals(again.filter((o) => o === "waiting-for-hot-wallet").length, 4, again.join());
+
+    // A waiting payout tells the merchant why, and since when.
+    const waiting = ids[outcomes.indexOf("waiting-for-hot-wallet")];
+    const read = await gw.request("GET", `/v1/payout/${waiting}`, { key });
+    assertEquals(read.json.data.status, "PROCESSING");
+    assertEquals(read.json.data.waiting.reason, "HOT_WALLET_FUNDS");
+    assert(read.json.data.waiting.message.includes("sweep"));
+    assert(!Number.isNaN(Date.parse(read.json.data.waiting.since)));
+    const sent = ids[outcomes.indexOf("sent")];
+    assertEquals((await gw.request("GET", `/v1/payout/${sent}`, { key })).json.data.waiting, null);
+    const treasury = (await gw.admin("GET", "/admin/api/treasury")).json.data;
+    assertEquals(treasury.waitingToSend.count, 4);
+    assertEquals(treasury.waitingToSend.alarm, false);
+
+    // Sweeps and senders run as the jobs do, a block at a time, until every payout is final.
+    // (Read from the database while it runs: the API's per-key limit is for merchants, not for polling here.)
+    const statuses = () =>
+      gw.db.query<{ status: string }>(`SELECT status FROM outbound_transfers WHERE id = ANY($1::text[])`, [
+        ids,
+      ]);
+    for (let round = 0; round < 80; round++) {
+      const now = await statuses();
+      if (now.every((p) => p.status === "CONFIRMED" || p.status === "FAILED")) break;
+      await runSweeps(gw.deps, { urgent: true });
+      await handleOutboundSweep(gw.deps);
+      gw.devnet.mine(1);
+      await scanChain(gw.deps);
+    }
+    const final = await Promise.all(
+      ids.map(async (id) => (await gw.request("GET", `/v1/payout/${id}`, { key })).json.data),
+    );
+    assertEquals(final.map((p) => p.status), Array(6).fill("CONFIRMED"));
+    assertEquals(final.map((p) => p.waiting), Array(6).fill(null));
+    for (const d of destinations) assertEquals(await usdtOf(d), 12n * USDT);
+    // One transaction each, all successful: nothing reverted, nothing re-signed.
+    const txs = await gw.db.query<{ outbound_id: string; result: string }>(
+      `SELECT outbound_id, result FROM chain_outgoing WHERE outbound_id = ANY($1::text[])`,
+      [ids],
+    );
+    assertEquals(txs.length, 6);
+    assert(txs.every((t) => t.result === "SUCCESS"), JSON.stringify(txs));
+    // 30 + 4 x 21.5 swept - 72 paid out.
+    assertEquals(await usdtOf(hot.address), 44n * USDT);
+  } finally {
+    await gw.close();
+  }
+});
