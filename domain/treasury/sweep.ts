@@ -226,7 +226,12 @@ async function signStep(deps: SweepDeps, sweep: SweepRow, step: SweepStep): Prom
   if (lendable < amountSun) {
     // Energy the hot wallet used since the plan (its payouts, loans taken back) is not lendable until it
     // regenerates: stake the difference, or send the address TRX for its fee instead.
-    const plan = replanAtDelegate(sweep, amountSun - lendable, res.balanceSun - HOT_WALLET_TRX_RESERVE_SUN);
+    const plan = replanAtDelegate(
+      sweep,
+      amountSun - lendable,
+      amountSun,
+      res.balanceSun - HOT_WALLET_TRX_RESERVE_SUN,
+    );
     if (!plan) {
       deps.log.warn("hot wallet lacks TRX to sweep", {
         sweepId: sweep.id,

@@ -15,6 +15,19 @@ export const ACTIVATION_COST_SUN = 1_100_001n;
 export const HOT_WALLET_TRX_RESERVE_SUN = 100_000_000n;
 /** FreezeBalanceV2 takes at least 1 TRX. */
 export const MIN_STAKE_SUN = 1_000_000n;
+/**
+ * Stake added beyond a shortfall, as a share of the loan: staking raises the network's total weight, so a
+ * loan costs a little more stake once the stake lands. One percent (~48 TRX on mainnet) is never lost:
+ * it stays staked and lent by later sweeps.
+ */
+const STAKE_MARGIN_DIVISOR = 100n;
+
+/** Stake to add for a shortfall: the shortfall, a margin, at least 1 TRX; 0 when nothing is short. */
+function stakeFor(shortSun: bigint, loanSun: bigint): bigint {
+  if (shortSun <= 0n) return 0n;
+  const withMargin = shortSun + loanSun / STAKE_MARGIN_DIVISOR;
+  return withMargin < MIN_STAKE_SUN ? MIN_STAKE_SUN : withMargin;
+}
 
 export type SweepStep = "STAKE" | "ACTIVATE" | "DELEGATE" | "TRANSFER" | "UNDELEGATE" | "TOPUP";
 
@@ -33,8 +46,7 @@ export type SweepPlan =
 /** The cheapest way to sweep one address within the budget, which it then takes out; undefined: none. */
 export function planSweep(budget: HotWalletBudget, activated: boolean): SweepPlan | undefined {
   const activation = activated ? 0n : ACTIVATION_COST_SUN;
-  const shortStake = budget.loanSun > budget.lendableSun ? budget.loanSun - budget.lendableSun : 0n;
-  const stakeSun = shortStake === 0n ? 0n : shortStake < MIN_STAKE_SUN ? MIN_STAKE_SUN : shortStake;
+  const stakeSun = stakeFor(budget.loanSun - budget.lendableSun, budget.loanSun);
   if (budget.spendableSun >= stakeSun + activation) {
     budget.spendableSun -= stakeSun + activation;
     budget.lendableSun = budget.lendableSun + stakeSun - budget.loanSun;
@@ -84,10 +96,11 @@ export function subtractRunning(budget: HotWalletBudget, running: SweepRow[]): v
 export function replanAtDelegate(
   sweep: Pick<SweepRow, "steps" | "step">,
   shortSun: bigint,
+  loanSun: bigint,
   spendableSun: bigint,
 ): { method: "DELEGATE" | "TOPUP"; stakeSun: bigint; steps: SweepStep[] } | undefined {
   const done = sweep.steps.slice(0, sweep.step) as SweepStep[];
-  const stakeSun = shortSun < MIN_STAKE_SUN ? MIN_STAKE_SUN : shortSun;
+  const stakeSun = stakeFor(shortSun, loanSun);
   if (spendableSun >= stakeSun) {
     return {
       method: "DELEGATE",

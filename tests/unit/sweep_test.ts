@@ -4,10 +4,12 @@
 import { scanChain } from "../../domain/chain_scanner.ts";
 import { sendOutbound } from "../../domain/money_out/send.ts";
 import { hotWallet } from "../../domain/treasury/hot_wallet.ts";
-import { runSweeps } from "../../domain/treasury/sweep.ts";
+import { planSweeps, runSweeps } from "../../domain/treasury/sweep.ts";
+import { sunToDelegateFor } from "../../rails/tron/resources.ts";
+import { signFreezeBalanceV2 } from "../../rails/tron/signing.ts";
 import { assert, assertEquals } from "../assert.ts";
 import { startTestGateway } from "../helpers.ts";
-import { idem, randomTronAddress, whitelist } from "../money_out_helpers.ts";
+import { creditUsdt, idem, randomTronAddress, whitelist } from "../money_out_helpers.ts";
 
 const TRX = 1_000_000n;
 
@@ -136,6 +138,94 @@ Deno.test("small balances wait for the threshold; a payout short of USDT pulls t
     gw.devnet.mine(20);
     await scanChain(gw.deps);
     assertEquals(await usdtOf(dest), 5_000_000n);
+  } finally {
+    await gw.close();
+  }
+});
+
+Deno.test("sweeps in a row: used energy is not lent again; the hot wallet stakes more, then falls back to TRX", async () => {
+  // 10,000 TRX: enough to stake two loans (~4,830 TRX each at the devnet's totals), not three.
+  const { gw, hot, usdtOf, paidPayin, sweepToTheEnd, sweeps } = await setup(10_000n * TRX);
+  try {
+    for (let i = 0; i < 3; i++) {
+      await paidPayin();
+      const report = await sweepToTheEnd();
+      assertEquals(report.running, false);
+      // The loan taken back brings the borrower's use home: the stake stays tied up until it regenerates.
+      const lendable = await gw.deps.tronResources.canDelegateMaxSun(hot.address, "ENERGY");
+      assert(lendable < 100n * TRX, `lendable ${lendable}`);
+    }
+    const done = await sweeps();
+    assertEquals(done.map((s) => [s.method, s.status]), [
+      ["DELEGATE", "DONE"],
+      ["DELEGATE", "DONE"],
+      ["TOPUP", "DONE"],
+    ]);
+    assertEquals(done[0].steps, ["STAKE", "ACTIVATE", "DELEGATE", "TRANSFER", "UNDELEGATE"]);
+    assertEquals(done[1].steps, ["STAKE", "ACTIVATE", "DELEGATE", "TRANSFER", "UNDELEGATE"]);
+    assertEquals(await usdtOf(hot.address), 3n * 11_500_000n);
+    // No transfer ran out of energy: the address burned no TRX where energy was lent.
+    const failed = await gw.db.query(`SELECT 1 FROM sweeps WHERE status = 'FAILED'`);
+    assertEquals(failed.length, 0);
+  } finally {
+    await gw.close();
+  }
+});
+
+Deno.test("three addresses planned at once share the hot wallet's budget: two loans staked, one TRX top-up", async () => {
+  const { gw, hot, usdtOf, paidPayin, sweepToTheEnd, sweeps } = await setup(10_000n * TRX);
+  try {
+    for (let i = 0; i < 3; i++) await paidPayin();
+    const report = await sweepToTheEnd({}, 30);
+    assertEquals(report.running, false);
+    const done = await sweeps();
+    assertEquals(done.map((s) => s.status), ["DONE", "DONE", "DONE"]);
+    assertEquals(done.map((s) => s.method).sort(), ["DELEGATE", "DELEGATE", "TOPUP"]);
+    assertEquals(await usdtOf(hot.address), 3n * 11_500_000n);
+  } finally {
+    await gw.close();
+  }
+});
+
+Deno.test("a loan found short when due (the hot wallet's own payouts used its energy) is re-planned with more stake", async () => {
+  const { gw, m, hot, usdtOf, paidPayin, sweepToTheEnd, sweeps } = await setup(30_000n * TRX);
+  try {
+    // The hot wallet stakes enough for two loans itself and holds USDT of its own to pay out.
+    const res = await gw.deps.tronResources.getAccountResources(hot.address);
+    const loan = sunToDelegateFor(65_000, res);
+    const stake = signFreezeBalanceV2(
+      hot.privateKeyHex,
+      { amountSun: 2n * loan, resource: "ENERGY" },
+      await gw.deps.tronResources.refBlock(),
+    );
+    assert((await gw.deps.tronResources.broadcast(stake)).accepted);
+    gw.devnet.fund(hot.address, { usdt: 100_000_000n });
+    gw.devnet.mine(1);
+    const address = await paidPayin();
+    await creditUsdt(gw, m.merchantId, false, "100");
+    // Planned while two loans' worth of stake is free: no STAKE step.
+    assertEquals(await planSweeps(gw.deps), 1);
+    assertEquals((await sweeps())[0].steps, ["ACTIVATE", "DELEGATE", "TRANSFER", "UNDELEGATE"]);
+    // Before the loan is due, two payouts from the hot wallet burn its own energy (65,000 each).
+    const dest = randomTronAddress();
+    await whitelist(gw, m.keys.liveSecret, dest, ["PAYOUT"]);
+    for (const amount of ["6", "7"]) {
+      const p = await gw.request("POST", "/v1/payout", {
+        key: m.keys.liveSecret,
+        body: { amount, destinationAddress: dest },
+        headers: idem(),
+      });
+      assertEquals(await sendOutbound(gw.deps, p.json.data.transactionId), "sent");
+    }
+    gw.devnet.mine(1);
+    await scanChain(gw.deps);
+    assert((await gw.deps.tronResources.canDelegateMaxSun(hot.address, "ENERGY")) < loan);
+    await sweepToTheEnd();
+    const [sweep] = await sweeps();
+    assertEquals(sweep.status, "DONE");
+    assertEquals(sweep.steps, ["ACTIVATE", "STAKE", "DELEGATE", "TRANSFER", "UNDELEGATE"]);
+    assertEquals(await usdtOf(address), 0n);
+    assert(gw.logLines.some((l) => l.msg === "sweep re-planned: hot wallet stake short"));
   } finally {
     await gw.close();
   }
