@@ -156,6 +156,60 @@ export const PaylinkSchema = z.object({
   updatedAt: z.string(),
 }).openapi("Paylink");
 
+/** What a publishable key reads of a product (strict, so a merchant's answer never passes for it). */
+export const PublicProductSchema = z.strictObject({
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  price: z.string().openapi({ description: "18 fractional digits" }),
+  productType: z.enum(["PHYSICAL", "DIGITAL"]),
+  imageKey: z.string().nullable(),
+  imageUrl: z.string().nullable(),
+  stockEnabled: z.boolean(),
+  isLowStock: z.boolean(),
+  soldOut: z.boolean(),
+  sortOrder: z.number().int(),
+}).openapi("PublicPaylinkProduct");
+
+/**
+ * What a publishable key (a customer's browser) reads of a paylink: no promo codes, counts, internal name
+ * or what is delivered after payment.
+ */
+export const PublicPaylinkSchema = z.strictObject({
+  id: z.string(),
+  slug: z.string(),
+  title: z.string().nullable(),
+  description: z.string().nullable(),
+  type: z.enum(["FIXED", "VARIABLE", "RECURRING"]),
+  status: z.enum(PAYLINK_STATUSES),
+  currency,
+  acceptedMethods: z.array(z.string()),
+  category: z.string().nullable(),
+  paymentUrl: z.string(),
+  products: z.array(PublicProductSchema),
+  expiresAt: z.string().nullable(),
+  collectEmail: collect,
+  collectName: collect,
+  collectPhone: collect,
+  collectAddress: collect,
+  recurringInterval: z.string().nullable(),
+  recurringIntervalCount: z.number().int().nullable(),
+  brandColor: z.string().nullable(),
+  logoUrl: z.string().nullable(),
+  coverImageKey: z.string().nullable(),
+  coverImageUrl: z.string().nullable(),
+  cancelUrl: z.string().nullable(),
+  feeBearer: z.enum(["MERCHANT", "CLIENT"]),
+  isSandbox: z.boolean(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+}).openapi("PublicPaylink");
+
+/** GET /v1/paylinks/{id}: the merchant's view, or the public one for a publishable key. */
+export const PaylinkReadSchema = z.union([PaylinkSchema, PublicPaylinkSchema]).openapi({}, {
+  unionPreferredType: "oneOf",
+});
+
 export const PromoInputSchema = z.strictObject({
   code: z.string().max(40).openapi({ example: "WELCOME10", description: "stored upper-case" }),
   discountType: z.enum(["PERCENT", "FIXED"]),

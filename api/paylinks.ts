@@ -10,7 +10,7 @@ import { getPaylink, listPaylinks, type Owner } from "../domain/paylinks/queries
 import { createPromo, deletePromoCode, listPromoCodes, updatePromoCode } from "../domain/paylinks/promos.ts";
 import { simulatePaylink } from "../domain/paylinks/simulate.ts";
 import { addProduct, removeProduct, updatePaylink, updateProduct } from "../domain/paylinks/update.ts";
-import { paylinkView, productView, promoView } from "../domain/paylinks/view.ts";
+import { paylinkView, paylinkViewFor, productView, promoView } from "../domain/paylinks/view.ts";
 import { newRouter } from "./app.ts";
 import {
   errorResponses,
@@ -31,6 +31,7 @@ import {
   AltShapeSchema,
   CreatePaylinkSchema,
   PaylinkPatchSchema,
+  PaylinkReadSchema,
   PaylinkSchema,
   ProductInputSchema,
   ProductPatchSchema,
@@ -45,7 +46,6 @@ import {
 
 export const security = KEY_SECURITY;
 const tags = ["Paylinks"];
-const read = [requireKey("paylinks_read", "read")];
 const write = [requireKey("paylinks_write", "write")];
 
 export function ownerOf(c: Context<AppEnv>): Owner {
@@ -91,8 +91,10 @@ export function paylinkRoutes() {
       operationId: "simulatePaylink",
       tags,
       summary: "Quote an amount on each rail: converted price, fees, what the customer pays and you receive",
+      description:
+        "Your fees are yours to read: a publishable key is refused (FORBIDDEN, INSUFFICIENT_SCOPE).",
       security,
-      middleware: read,
+      middleware: [requireKey("paylinks_read", "merchant")],
       request: {
         query: z.object({ sandbox: z.enum(["true", "false"]).optional() }),
         body: { required: true, content: { "application/json": { schema: SimulateSchema } } },
@@ -161,15 +163,21 @@ export function paylinkRoutes() {
       operationId: "getPaylink",
       tags,
       summary: "Retrieve a paylink with its products and promo codes",
+      description: "A publishable key reads the public view (`PublicPaylink`): what the hosted page shows " +
+        "before payment, without promo codes, counts, the internal name, or digitalUrl, postPaymentAction " +
+        "and successUrl.",
       security,
-      middleware: read,
+      middleware: [requireKey("paylinks_read", "read")],
       request: { params: PaylinkId },
-      responses: { 200: jsonContent(successSchema(PaylinkSchema), "The paylink"), ...errorResponses },
+      responses: {
+        200: jsonContent(successSchema(PaylinkReadSchema), "The paylink (public view for a publishable key)"),
+        ...errorResponses,
+      },
     }),
     async (c) => {
       const deps = c.get("deps");
       const found = await getPaylink(deps, ownerOf(c), c.req.valid("param").id);
-      return ok(c, paylinkView(deps.config, found, deps.clock.now()));
+      return ok(c, paylinkViewFor(c.get("auth"), deps.config, found, deps.clock.now()));
     },
   );
 

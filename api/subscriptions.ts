@@ -17,7 +17,7 @@ import {
   RENEWAL_STATUSES,
   SUBSCRIPTION_STATUSES,
 } from "../domain/subscriptions/states.ts";
-import { renewalView, subscriptionView } from "../domain/subscriptions/view.ts";
+import { renewalView, subscriptionView, subscriptionViewFor } from "../domain/subscriptions/view.ts";
 import { isWellFormedId } from "../domain/ids.ts";
 import { newRouter } from "./app.ts";
 import {
@@ -63,6 +63,27 @@ export const SubscriptionSchema = z.object({
   createdAt: z.string(),
   updatedAt: z.string(),
 }).openapi("Subscription");
+
+/** What a publishable key reads (strict, so a merchant's answer never passes for it): no customer data. */
+export const PublicSubscriptionSchema = z.strictObject({
+  id: z.string(),
+  paylinkId: z.string(),
+  status: z.enum(SUBSCRIPTION_STATUSES),
+  amount: z.string(),
+  currency: z.enum(["USDT_TRC20", "XOF"]),
+  description: z.string(),
+  interval: z.enum(BILLING_INTERVALS),
+  intervalCount: z.number().int(),
+  currentPeriodStart: z.string(),
+  currentPeriodEnd: z.string(),
+  nextRenewalAt: nullableText,
+  pausedAt: nullableText,
+  cancelledAt: nullableText,
+  cancelledBy: z.enum(["MERCHANT", "CUSTOMER"]).nullable(),
+  isSandbox: z.boolean(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+}).openapi("PublicSubscription");
 
 export const RenewalSchema = z.object({
   id: z.string(),
@@ -138,13 +159,30 @@ export function subscriptionRoutes() {
       operationId: "getSubscription",
       tags,
       summary: "Retrieve a subscription",
+      description: "A publishable key reads the public view (`PublicSubscription`): no customer data and " +
+        "no first order.",
       security,
       middleware: [requireKey("paylinks_read", "read")],
       request: { params: IdParam },
-      responses: one("The subscription"),
+      responses: {
+        200: jsonContent(
+          successSchema(
+            z.union([SubscriptionSchema, PublicSubscriptionSchema]).openapi({}, {
+              unionPreferredType: "oneOf",
+            }),
+          ),
+          "The subscription (public view for a publishable key)",
+        ),
+        ...errorResponses,
+      },
     }),
-    async (c) =>
-      ok(c, subscriptionView(await getSubscription(c.get("deps"), c.get("auth"), c.req.valid("param").id))),
+    async (c) => {
+      const caller = c.get("auth");
+      return ok(
+        c,
+        subscriptionViewFor(caller, await getSubscription(c.get("deps"), caller, c.req.valid("param").id)),
+      );
+    },
   );
 
   r.openapi(

@@ -121,3 +121,12 @@ export function assertMayList(auth: ApiKeyAuth): void {
     });
   }
 }
+
+/** Reads that only serve the merchant (statistics, fee quotes): a browser's publishable key is refused. */
+export function assertMerchantRead(auth: ApiKeyAuth): void {
+  if (isPublishableKind(auth.kind)) {
+    throw new AppError("FORBIDDEN", "A publishable key may not read this; use a secret key", {
+      reason: "INSUFFICIENT_SCOPE",
+    });
+  }
+}

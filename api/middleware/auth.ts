@@ -1,6 +1,6 @@
 // Authenticates the API key, counts the request against the rate limits, then checks the scope.
 import type { Context, MiddlewareHandler } from "hono";
-import { assertMayList, assertScope, type Scope } from "../../domain/api_keys.ts";
+import { assertMayList, assertMerchantRead, assertScope, type Scope } from "../../domain/api_keys.ts";
 import { authenticateApiKey, presentedKey } from "../../domain/auth.ts";
 import { enforceRateLimit } from "../../domain/rate_limit.ts";
 import type { AppEnv } from "../env.ts";
@@ -15,8 +15,14 @@ export function clientAddress(c: Context<AppEnv>): string {
   return typeof hostname === "string" && hostname ? hostname.slice(0, 64) : "unknown";
 }
 
-/** `list` reads many records at once: publishable keys may read one pay-in, never list them. */
-export function requireKey(scope: Scope, access: "read" | "write" | "list"): MiddlewareHandler<AppEnv> {
+/**
+ * `list` reads many records at once and `merchant` reads what only a merchant needs (statistics, quotes):
+ * publishable keys are refused both; a plain `read` of one record gives them its public view.
+ */
+export function requireKey(
+  scope: Scope,
+  access: "read" | "write" | "list" | "merchant",
+): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const deps = c.get("deps");
     const caller = await authenticateApiKey(
@@ -29,6 +35,7 @@ export function requireKey(scope: Scope, access: "read" | "write" | "list"): Mid
     c.header("X-RateLimit-Remaining", String(decision.remaining));
     assertScope(caller, scope, access === "write");
     if (access === "list") assertMayList(caller);
+    if (access === "merchant") assertMerchantRead(caller);
     c.set("auth", caller);
     await next();
   };

@@ -1,6 +1,8 @@
 // What the API answers for paylinks, products, promo codes and templates. Prices carry 18 fractional
-// digits (the specification's product record); `digitalUrl` and internal fields never reach the public view.
+// digits (the specification's product record); `digitalUrl` and internal fields never reach the public view,
+// which is what a publishable key (a customer's browser) reads.
 import type { Config } from "../../config.ts";
+import { isPublishableKind, type KeyKind } from "../api_keys.ts";
 import type { PaylinkRow, ProductRow, PromoRow, TemplateRow } from "../../db/paylinks.ts";
 import type { OrderItemRow, OrderRow } from "../../db/paylink_orders.ts";
 import { Decimal } from "../money.ts";
@@ -49,8 +51,19 @@ export function productView(config: Pick<Config, "publicUrl">, p: ProductRow) {
 
 /** A product as a customer may see it: no delivery link before payment, stock only as availability. */
 export function publicProductView(config: Pick<Config, "publicUrl">, p: ProductRow) {
-  const { digitalUrl: _hidden, ...rest } = productView(config, p);
-  return rest;
+  return {
+    id: p.id,
+    name: p.name,
+    description: p.description,
+    price: price18(p.price),
+    productType: p.product_type,
+    imageKey: p.image_key,
+    imageUrl: imageUrlOf(config, p.image_key),
+    stockEnabled: p.stock_enabled,
+    isLowStock: p.stock_enabled && p.stock_qty <= p.low_stock_threshold,
+    soldOut: p.stock_enabled && p.stock_qty <= 0,
+    sortOrder: p.sort_order,
+  };
 }
 
 export function promoView(p: PromoRow) {
@@ -112,6 +125,59 @@ export function paylinkView(
     createdAt: iso(p.created_at)!,
     updatedAt: iso(p.updated_at)!,
   };
+}
+
+/**
+ * A paylink as a customer's browser may read it (a publishable key): what the hosted page shows before
+ * payment. Never its promo codes, counts of uses and orders, internal name, or what is delivered after
+ * payment (digitalUrl, postPaymentAction, successUrl).
+ */
+export function publicPaylinkView(
+  config: Pick<Config, "publicUrl">,
+  { paylink: p, products }: PaylinkWithChildren,
+  now: Date,
+) {
+  return {
+    id: p.id,
+    slug: p.slug,
+    title: p.title,
+    description: p.description,
+    type: p.type,
+    status: effectiveStatus(p, now),
+    currency: p.currency,
+    acceptedMethods: p.accepted_methods,
+    category: p.category,
+    paymentUrl: paymentUrlOf(config, p.slug),
+    products: products.map((x) => publicProductView(config, x)),
+    expiresAt: iso(p.expires_at),
+    collectEmail: p.collect_email,
+    collectName: p.collect_name,
+    collectPhone: p.collect_phone,
+    collectAddress: p.collect_address,
+    recurringInterval: p.recurring_interval,
+    recurringIntervalCount: p.recurring_interval_count,
+    brandColor: p.brand_color,
+    logoUrl: p.logo_url,
+    coverImageKey: p.cover_image_key,
+    coverImageUrl: imageUrlOf(config, p.cover_image_key),
+    cancelUrl: p.cancel_url,
+    feeBearer: p.fee_bearer,
+    isSandbox: p.is_sandbox,
+    createdAt: iso(p.created_at)!,
+    updatedAt: iso(p.updated_at)!,
+  };
+}
+
+/** The merchant's view for its secret and restricted keys, the public view for a publishable key. */
+export function paylinkViewFor(
+  reader: { kind: KeyKind },
+  config: Pick<Config, "publicUrl">,
+  found: PaylinkWithChildren,
+  now: Date,
+) {
+  return isPublishableKind(reader.kind)
+    ? publicPaylinkView(config, found, now)
+    : paylinkView(config, found, now);
 }
 
 export function templateView(t: TemplateRow) {

@@ -2,6 +2,7 @@
 // cancel link). One builder per shape, so the API, the events and the test samples never drift apart.
 import type { Config } from "../../config.ts";
 import type { RenewalRow, SubscriptionRow } from "../../db/subscriptions.ts";
+import { isPublishableKind, type KeyKind } from "../api_keys.ts";
 import { hmacSha256Hex, timingSafeEqual } from "../crypto.ts";
 import { Decimal } from "../money.ts";
 
@@ -95,6 +96,37 @@ export function subscriptionView(s: SubscriptionRow) {
     createdAt: s.created_at.toISOString(),
     updatedAt: s.updated_at.toISOString(),
   };
+}
+
+/**
+ * A subscription as a customer's browser may read it (a publishable key; the id is in the customer's
+ * cancel link): its schedule and state, never the customer's e-mail, name or phone, nor the first order.
+ */
+export function publicSubscriptionView(s: SubscriptionRow) {
+  return {
+    id: s.id,
+    paylinkId: s.paylink_id,
+    status: s.status,
+    amount: formatAmount(s.amount, s.currency),
+    currency: s.currency,
+    description: s.description,
+    interval: s.billing_interval,
+    intervalCount: s.interval_count,
+    currentPeriodStart: s.current_period_start.toISOString(),
+    currentPeriodEnd: s.current_period_end.toISOString(),
+    nextRenewalAt: nextRenewalAt(s),
+    pausedAt: iso(s.paused_at),
+    cancelledAt: iso(s.cancelled_at),
+    cancelledBy: s.cancelled_by,
+    isSandbox: s.is_sandbox,
+    createdAt: s.created_at.toISOString(),
+    updatedAt: s.updated_at.toISOString(),
+  };
+}
+
+/** The merchant's view for its secret and restricted keys, the public view for a publishable key. */
+export function subscriptionViewFor(reader: { kind: KeyKind }, s: SubscriptionRow) {
+  return isPublishableKind(reader.kind) ? publicSubscriptionView(s) : subscriptionView(s);
 }
 
 export type SubscriptionEvent =

@@ -334,7 +334,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Quote an amount on each rail: converted price, fees, what the customer pays and you receive */
+    /**
+     * Quote an amount on each rail: converted price, fees, what the customer pays and you receive
+     * @description Your fees are yours to read: a publishable key is refused (FORBIDDEN, INSUFFICIENT_SCOPE).
+     */
     post: operations["simulatePaylink"];
     delete?: never;
     options?: never;
@@ -370,7 +373,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Retrieve a paylink with its products and promo codes */
+    /**
+     * Retrieve a paylink with its products and promo codes
+     * @description A publishable key reads the public view (`PublicPaylink`): what the hosted page shows before payment, without promo codes, counts, the internal name, or digitalUrl, postPaymentAction and successUrl.
+     */
     get: operations["getPaylink"];
     put?: never;
     post?: never;
@@ -1218,7 +1224,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** A paylink's views, checkouts, conversion rate and revenue per currency and rail */
+    /**
+     * A paylink's views, checkouts, conversion rate and revenue per currency and rail
+     * @description For the merchant only: a publishable key is refused (FORBIDDEN, INSUFFICIENT_SCOPE).
+     */
     get: operations["getPaylinkStats"];
     put?: never;
     post?: never;
@@ -1252,7 +1261,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Retrieve a subscription */
+    /**
+     * Retrieve a subscription
+     * @description A publishable key reads the public view (`PublicSubscription`): no customer data and no first order.
+     */
     get: operations["getSubscription"];
     put?: never;
     post?: never;
@@ -4620,6 +4632,58 @@ export interface components {
       acceptedMethods: ("CRYPTO" | "USDT" | "USDT_TRC20" | "CARD" | "MOBILE_MONEY" | "MOMO")[];
       category?: string;
     };
+    PublicPaylink: {
+      id: string;
+      slug: string;
+      title: string | null;
+      description: string | null;
+      /** @enum {string} */
+      type: "FIXED" | "VARIABLE" | "RECURRING";
+      /** @enum {string} */
+      status: "ACTIVE" | "INACTIVE" | "EXPIRED" | "DEPLETED";
+      /** @enum {string} */
+      currency: "USDT_TRC20" | "XOF";
+      acceptedMethods: string[];
+      category: string | null;
+      paymentUrl: string;
+      products: components["schemas"]["PublicPaylinkProduct"][];
+      expiresAt: string | null;
+      /** @enum {string} */
+      collectEmail: "HIDDEN" | "OPTIONAL" | "REQUIRED";
+      /** @enum {string} */
+      collectName: "HIDDEN" | "OPTIONAL" | "REQUIRED";
+      /** @enum {string} */
+      collectPhone: "HIDDEN" | "OPTIONAL" | "REQUIRED";
+      /** @enum {string} */
+      collectAddress: "HIDDEN" | "OPTIONAL" | "REQUIRED";
+      recurringInterval: string | null;
+      recurringIntervalCount: number | null;
+      brandColor: string | null;
+      logoUrl: string | null;
+      coverImageKey: string | null;
+      coverImageUrl: string | null;
+      cancelUrl: string | null;
+      /** @enum {string} */
+      feeBearer: "MERCHANT" | "CLIENT";
+      isSandbox: boolean;
+      createdAt: string;
+      updatedAt: string;
+    };
+    PublicPaylinkProduct: {
+      id: string;
+      name: string;
+      description: string;
+      /** @description 18 fractional digits */
+      price: string;
+      /** @enum {string} */
+      productType: "PHYSICAL" | "DIGITAL";
+      imageKey: string | null;
+      imageUrl: string | null;
+      stockEnabled: boolean;
+      isLowStock: boolean;
+      soldOut: boolean;
+      sortOrder: number;
+    };
     UpdatePaylink: {
       /** @description internal, never shown to the customer */
       name?: string | null;
@@ -5307,6 +5371,29 @@ export interface components {
       firstOrderId: string;
       /** @description the rail of the first payment */
       paymentMethod: string | null;
+      pausedAt: string | null;
+      cancelledAt: string | null;
+      /** @enum {string|null} */
+      cancelledBy: "MERCHANT" | "CUSTOMER" | null;
+      isSandbox: boolean;
+      createdAt: string;
+      updatedAt: string;
+    };
+    PublicSubscription: {
+      id: string;
+      paylinkId: string;
+      /** @enum {string} */
+      status: "ACTIVE" | "PAST_DUE" | "PAUSED" | "CANCELLED";
+      amount: string;
+      /** @enum {string} */
+      currency: "USDT_TRC20" | "XOF";
+      description: string;
+      /** @enum {string} */
+      interval: "WEEKLY" | "MONTHLY" | "YEARLY";
+      intervalCount: number;
+      currentPeriodStart: string;
+      currentPeriodEnd: string;
+      nextRenewalAt: string | null;
       pausedAt: string | null;
       cancelledAt: string | null;
       /** @enum {string|null} */
@@ -8485,7 +8572,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description The paylink */
+      /** @description The paylink (public view for a publishable key) */
       200: {
         headers: {
           [name: string]: unknown;
@@ -8494,7 +8581,7 @@ export interface operations {
           "application/json": {
             /** @enum {boolean} */
             success: true;
-            data: components["schemas"]["Paylink"];
+            data: components["schemas"]["Paylink"] | components["schemas"]["PublicPaylink"];
           };
         };
       };
@@ -15066,7 +15153,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description The subscription */
+      /** @description The subscription (public view for a publishable key) */
       200: {
         headers: {
           [name: string]: unknown;
@@ -15075,7 +15162,7 @@ export interface operations {
           "application/json": {
             /** @enum {boolean} */
             success: true;
-            data: components["schemas"]["Subscription"];
+            data: components["schemas"]["Subscription"] | components["schemas"]["PublicSubscription"];
           };
         };
       };
