@@ -1480,6 +1480,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/admin/api/review/{id}/cancel": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Cancel an accepted USDT payout or withdrawal not yet sent (its money returns; note required)
+     * @description For an item that waits (say for the hot wallet, see `waiting`): it becomes FAILED with reason CANCELLED_BY_OPERATOR and `payout.failed` / `withdrawal.failed`. An item whose transaction is signed, or in any other state, answers CANNOT_CANCEL.
+     */
+    post: operations["adminCancelUnsentOutbound"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/admin/api/review/{id}/complete-fiat": {
     parameters: {
       query?: never;
@@ -4333,9 +4353,22 @@ export interface components {
       requiresManualApproval: boolean;
       currentPayinFee: string;
       currentTier: string;
+      waiting: components["schemas"]["OutboundWaiting"];
     } & {
       [key: string]: unknown;
     };
+    /** @description null unless the item is accepted and waits to be sent; cleared once its transaction is signed */
+    OutboundWaiting: {
+      /**
+       * @description HOT_WALLET_FUNDS: the hot wallet waits for a sweep of customer deposits to cover it
+       * @example HOT_WALLET_FUNDS
+       */
+      reason: string;
+      /** @description the reason in words, for the merchant's staff */
+      message: string;
+      /** @description when it started waiting (ISO 8601) */
+      since: string;
+    } | null;
     CreatePayout: {
       /**
        * @description USDT, at most 6 decimals; minimum 5
@@ -4390,6 +4423,7 @@ export interface components {
       fiatDestinationId: string | null;
       /** @description XOF: the provider's or bank's reference */
       providerRef: string | null;
+      waiting: components["schemas"]["OutboundWaiting"];
     } & {
       [key: string]: unknown;
     };
@@ -5492,6 +5526,26 @@ export interface components {
         difference: string;
         /** @description true when the chain holds less than merchants are owed */
         shortfall: boolean;
+      };
+      /** @description Payouts and withdrawals waiting for the hot wallet, oldest first */
+      waitingToSend: {
+        /** @description accepted live items the hot wallet cannot send yet (max 100) */
+        count: number;
+        oldestSeconds: number;
+        /** @description true when the oldest waited over OUTBOUND_WAIT_ALARM_SECONDS */
+        alarm: boolean;
+        items: {
+          id: string;
+          /** @enum {string} */
+          kind: "PAYOUT" | "WITHDRAWAL";
+          merchantId: string;
+          status: string;
+          /** @description USDT the recipient is to receive */
+          amount: string;
+          reason: string;
+          since: string;
+          waitingSeconds: number;
+        }[];
       };
       /** @description The platform's own exposure from wallet conversions (sum of its FX accounts) */
       conversions: {
@@ -16707,6 +16761,118 @@ export interface operations {
     };
     responses: {
       /** @description Decided */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["AdminOutboundItem"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  adminCancelUnsentOutbound: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description a payout (pout_) or withdrawal (wdr_) id */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description who decides (recorded with the decision) */
+          reviewer: string;
+          /** @description why; required to reject */
+          note?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Cancelled */
       200: {
         headers: {
           [name: string]: unknown;
