@@ -26,7 +26,8 @@ export type BenchGateway = {
   close(): Promise<void>;
 };
 
-export async function startBenchGateway(db: Db): Promise<BenchGateway> {
+/** `blockMs`: the devnet's block interval; 0 (the default) mines only when the bench asks. */
+export async function startBenchGateway(db: Db, options: { blockMs?: number } = {}): Promise<BenchGateway> {
   const config: Config = parseConfig({
     APP_ENV: "development",
     APP_SECRET: "bench-app-secret-0123456789-abcdefghij",
@@ -40,7 +41,11 @@ export async function startBenchGateway(db: Db): Promise<BenchGateway> {
   // On disk like the server's KV (rate-limit counters commit there); BENCH_KV=memory takes the disk out.
   const kvDir = await Deno.makeTempDir({ prefix: "gateway-bench-kv-" });
   const kv = await Deno.openKv(Deno.env.get("BENCH_KV") === "memory" ? ":memory:" : `${kvDir}/kv.sqlite3`);
-  const devnet = await createDevnet({ blockMs: 0, usdtContract: config.tron.usdtContract });
+  const devnet = await createDevnet({
+    blockMs: options.blockMs ?? 0,
+    usdtContract: config.tron.usdtContract,
+  });
+  devnet.start();
   let requests = 0;
   const node = {
     apiUrl: "http://devnet.internal/devnet",

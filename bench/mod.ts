@@ -9,6 +9,7 @@ import { runPayinBench } from "./payin.ts";
 import type { BenchOptions } from "./lib.ts";
 import { runPayoutBench } from "./payout.ts";
 import { runScannerBench } from "./scanner.ts";
+import { runSweepBench } from "./sweep.ts";
 import { runWebhooksBench } from "./webhooks.ts";
 
 const BENCHES: Record<string, { about: string; run: (options: BenchOptions) => Promise<void> }> = {
@@ -32,6 +33,11 @@ const BENCHES: Record<string, { about: string; run: (options: BenchOptions) => P
   scanner: {
     about: "TRON blocks/s, node requests per block and block-to-CONFIRMING delay through the scanner",
     run: runScannerBench,
+  },
+  sweep: {
+    about:
+      "payouts needing sweeps on 3 s devnet blocks: confirmed, reverts, TRX and energy per sweep, p50/p99",
+    run: runSweepBench,
   },
   webhooks: {
     about: "signed webhook deliveries/s (10,000 queued) and commit-to-first-attempt p50/p99 vs bare fetches",

@@ -164,6 +164,12 @@ export function codeToStatus(code: ErrorCode): number {
 /** `line`: the line of an imported file (bulk payments), counting the header as line 1. */
 export type FieldProblem = { field: string; reason: string; line?: number };
 
+/**
+ * The `error.cause` of an INSUFFICIENT_BALANCE that only waits for USDT credits to solidify (19 blocks):
+ * a passing state, so the answer is not kept as an Idempotency-Key's outcome and a retry may succeed.
+ */
+export const AWAITING_SOLIDIFICATION = "AWAITING_SOLIDIFICATION";
+
 export class AppError extends Error {
   readonly code: ErrorCode;
   readonly status: number;

@@ -7,7 +7,7 @@ import * as store from "../db/idempotency.ts";
 import { canonicalJson } from "./canonical_json.ts";
 import { sha256Hex, toHex } from "./crypto.ts";
 import type { Deps } from "./deps.ts";
-import { AppError } from "./errors.ts";
+import { AppError, AWAITING_SOLIDIFICATION } from "./errors.ts";
 
 export const RECORD_TTL_MS = 24 * 60 * 60 * 1000;
 /** How long a first request may run before a retry may take over its key (it crashed mid-flight). */
@@ -82,17 +82,21 @@ export const REFUSED_BEFORE_CHANGE: ReadonlySet<string> = new Set([
 export function isKeptAnswer(status: number, body: string): boolean {
   if (status < 400) return true;
   if (status >= 500 || status === 401 || status === 429) return false;
-  const code = errorCodeOf(body);
-  // A 4xx without a catalogue code did not come from a domain decision: keep the key free.
-  return code !== undefined && !REFUSED_BEFORE_CHANGE.has(code);
+  const { code, cause } = errorOf(body);
+  // A 4xx without a catalogue code did not come from a domain decision: keep the key free. A refusal
+  // that only waits for time to pass (credits solidifying) is not an outcome either.
+  return code !== undefined && !REFUSED_BEFORE_CHANGE.has(code) && cause !== AWAITING_SOLIDIFICATION;
 }
 
-function errorCodeOf(body: string): string | undefined {
+function errorOf(body: string): { code?: string; cause?: string } {
   try {
-    const code = JSON.parse(body)?.error?.code;
-    return typeof code === "string" ? code : undefined;
+    const error = JSON.parse(body)?.error;
+    return {
+      code: typeof error?.code === "string" ? error.code : undefined,
+      cause: typeof error?.cause === "string" ? error.cause : undefined,
+    };
   } catch {
-    return undefined;
+    return {};
   }
 }
 

@@ -13,7 +13,7 @@ import {
 } from "../../db/conversions.ts";
 import type { Caller } from "../auth.ts";
 import type { Deps } from "../deps.ts";
-import { AppError } from "../errors.ts";
+import { AppError, AWAITING_SOLIDIFICATION } from "../errors.ts";
 import { emitEvent } from "../events.ts";
 import { effectiveFees } from "../fees.ts";
 import { currentRate, roundAmount } from "../fx/rates.ts";
@@ -198,6 +198,7 @@ export async function convertBetweenWallets(
         throw new AppError(
           "INSUFFICIENT_BALANCE",
           "Part of the USDT balance is not spendable yet (awaiting solidification)",
+          { reason: AWAITING_SOLIDIFICATION },
         );
       }
     }

@@ -9,7 +9,7 @@ import { isTronAddress } from "../../rails/tron/address.ts";
 import { screenDestination } from "../aml.ts";
 import type { Caller } from "../auth.ts";
 import type { Deps } from "../deps.ts";
-import { AppError } from "../errors.ts";
+import { AppError, AWAITING_SOLIDIFICATION } from "../errors.ts";
 import { effectiveFees } from "../fees.ts";
 import { newId } from "../ids.ts";
 import { postJournal } from "../ledger.ts";
@@ -97,9 +97,12 @@ async function reserveAndRecord(deps: OutDeps, caller: Caller, item: Accepted): 
       // The wallet row is locked by the posting: what is left must not include unsolidified credits.
       const left = new Decimal((await usdtWallet(jtx, scope)).balance);
       if (left.lessThan(await unspendableUsdt(jtx, scope))) {
+        // Passing, not decided on the account: a retry under the same key may succeed once the credits
+        // are 19 blocks deep, so this answer is not kept as the key's outcome (domain/idempotency.ts).
         throw new AppError(
           "INSUFFICIENT_BALANCE",
-          "Part of the balance is not spendable yet (awaiting solidification)",
+          "Part of the balance is not spendable yet (awaiting solidification); retry in a minute",
+          { reason: AWAITING_SOLIDIFICATION },
         );
       }
       recorded = await insertOutbound(jtx, { ...item, id, ...scope, now: deps.clock.now() });

@@ -101,3 +101,48 @@ Deno.test("payouts accepted at once against a hot wallet that covers only some: 
     await gw.close();
   }
 });
+
+Deno.test("a payout refused while credits solidify is not the key's outcome: the same key succeeds once they are deep", async () => {
+  const gw = await startTestGateway();
+  try {
+    const m = await gw.createMerchant("Solid Shop");
+    const key = m.keys.liveSecret;
+    gw.devnet.mine(1);
+    await scanChain(gw.deps);
+    const payin = await gw.request("POST", "/v1/payments", { key, body: { amount: "20" } });
+    gw.devnet.transferUsdt(payin.json.data.address, 21_500_000n);
+    gw.devnet.mine(6); // settled at 5, not yet 19 deep
+    await scanChain(gw.deps);
+    const dest = randomTronAddress();
+    await whitelist(gw, key, dest, ["PAYOUT"]);
+    const headers = idem();
+    const first = await gw.request("POST", "/v1/payout", {
+      key,
+      body: { amount: "10", destinationAddress: dest },
+      headers,
+    });
+    assertEquals([first.status, first.json.error.code, first.json.error.cause], [
+      400,
+      "INSUFFICIENT_BALANCE",
+      "AWAITING_SOLIDIFICATION",
+    ]);
+    gw.devnet.mine(20);
+    await scanChain(gw.deps);
+    const retry = await gw.request("POST", "/v1/payout", {
+      key,
+      body: { amount: "10", destinationAddress: dest },
+      headers,
+    });
+    assertEquals(retry.status, 201, retry.text);
+    assertEquals(retry.headers.get("idempotent-replayed"), null);
+    // From then on the key's outcome is the payout, replayed.
+    const replay = await gw.request("POST", "/v1/payout", {
+      key,
+      body: { amount: "10", destinationAddress: dest },
+      headers,
+    });
+    assertEquals([replay.status, replay.json.data.transactionId], [201, retry.json.data.transactionId]);
+  } finally {
+    await gw.close();
+  }
+});
