@@ -9,7 +9,7 @@ import { type XmlHandler, XmlRefused, XmlScanner } from "./xml_stream.ts";
 
 const MB = 1024 * 1024;
 /** The most each part is allowed to inflate to; a 1,000-row sheet is about 0.2 MB, its strings 0.1 MB. */
-export const PART_LIMITS = { small: 1 * MB, styles: 4 * MB, sheet: 16 * MB, sharedStrings: 16 * MB };
+export const PART_LIMITS = { small: 1 * MB, styles: 4 * MB, sheet: 8 * MB, sharedStrings: 16 * MB };
 /** More sheets than this in one workbook is refused (the first one is read). */
 export const MAX_SHEETS = 64;
 
@@ -236,5 +236,5 @@ export async function readXlsxRows(
       return text ?? "";
     }),
   }));
-  return { rows, problems, tooMany: false };
+  return { rows, problems: problems.sort((x, y) => (x.line ?? 0) - (y.line ?? 0)), tooMany: false };
 }
