@@ -4,10 +4,10 @@
 // batch's room plus one row. Formulas are refused, never evaluated (their cached result may be stale or
 // absent). A problem with the file as a whole is IMPORT_VALIDATION_FAILED naming the line or column; too
 // many rows is LIMIT_EXCEEDED_BULK_BATCH.
-import { parse } from "csv-parse/sync";
 import { stringify } from "csv-stringify/sync";
 import ExcelJS from "exceljs";
 import { AppError, type FieldProblem } from "../errors.ts";
+import { type CsvRecord, readCsvRecords } from "./csv_reader.ts";
 import { type BulkRail, MAX_ITEMS_PER_BATCH, type RawItem } from "./items.ts";
 import { readXlsxRows, type XlsxRows } from "./xlsx_reader.ts";
 import { XmlRefused } from "./xml_stream.ts";
@@ -117,10 +117,10 @@ function isZip(bytes: Uint8Array): boolean {
 /** Reads an uploaded file (CSV or XLSX, told apart by content) into raw items; `room`: items still allowed. */
 export async function readUpload(bytes: Uint8Array, room: number): Promise<RawItem[]> {
   if (bytes.length === 0) fileProblem([{ field: "file", reason: "the file is empty" }]);
-  return isZip(bytes) ? await readXlsx(bytes, room) : readCsv(bytes, room);
+  return isZip(bytes) ? await readXlsx(bytes, room) : await readCsv(bytes, room);
 }
 
-function readCsv(bytes: Uint8Array, room: number): RawItem[] {
+async function readCsv(bytes: Uint8Array, room: number): Promise<RawItem[]> {
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
@@ -128,18 +128,9 @@ function readCsv(bytes: Uint8Array, room: number): RawItem[] {
     fileProblem([{ field: "file", reason: "neither an XLSX workbook nor UTF-8 CSV text" }]);
   }
   if (text.includes("\u0000")) fileProblem([{ field: "file", reason: "binary content, not CSV text" }]);
-  let records: Array<{ record: string[]; info: { lines: number } }>;
+  let records: CsvRecord[];
   try {
-    records = parse(text, {
-      bom: true,
-      info: true,
-      skip_empty_lines: true,
-      relax_column_count: true,
-      delimiter: [",", ";"],
-      max_record_size: 64 * 1024,
-      // The header and one row past the room: parsing stops there, whatever follows.
-      to: room + 2,
-    }) as unknown as typeof records;
+    records = await readCsvRecords(bytes, room + 2);
   } catch (err) {
     const line = (err as { lines?: number }).lines;
     fileProblem([{
