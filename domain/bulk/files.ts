@@ -1,13 +1,17 @@
-// Bulk payment files: reading an uploaded CSV or XLSX into items (csv-parse, exceljs), and writing the
-// import template of each rail and the batch report. The format is judged by the bytes, never by the
-// file's name. Formulas are refused, never evaluated (their cached result may be stale or absent). A
-// problem with the file as a whole is IMPORT_VALIDATION_FAILED naming the line or column; too many rows
-// is LIMIT_EXCEEDED_BULK_BATCH.
-import { parse } from "csv-parse/sync";
+// Bulk payment files: reading an uploaded CSV (csv-parse) or XLSX (our own bounded streaming reader,
+// xlsx_reader.ts) into items, and writing the import template of each rail (exceljs) and the batch report.
+// The format is judged by the bytes, never by the file's name. Either format is read only up to the
+// batch's room plus one row. Formulas are refused, never evaluated (their cached result may be stale or
+// absent). A problem with the file as a whole is IMPORT_VALIDATION_FAILED naming the line or column; too
+// many rows is LIMIT_EXCEEDED_BULK_BATCH.
 import { stringify } from "csv-stringify/sync";
 import ExcelJS from "exceljs";
 import { AppError, type FieldProblem } from "../errors.ts";
+import { type CsvRecord, readCsvRecords } from "./csv_reader.ts";
 import { type BulkRail, MAX_ITEMS_PER_BATCH, type RawItem } from "./items.ts";
+import { readXlsxRows, type XlsxRows } from "./xlsx_reader.ts";
+import { XmlRefused } from "./xml_stream.ts";
+import { ZipRefused } from "./zip.ts";
 
 /** The longest cell text read; longer is a problem naming its line and column. */
 export const MAX_CELL = 256;
@@ -36,10 +40,11 @@ function fileProblem(problems: FieldProblem[]): never {
   );
 }
 
-function tooMany(rows: number, room: number): never {
+/** Reading stopped at the first row past the room, so the file's full count is not known. */
+function tooMany(room: number): never {
   throw new AppError(
     "LIMIT_EXCEEDED_BULK_BATCH",
-    `The file has ${rows} rows; this batch can take ${room} more (at most ${MAX_ITEMS_PER_BATCH} items a batch)`,
+    `The file has more than ${room} rows; this batch can take ${room} more (at most ${MAX_ITEMS_PER_BATCH} items a batch)`,
   );
 }
 
@@ -112,10 +117,10 @@ function isZip(bytes: Uint8Array): boolean {
 /** Reads an uploaded file (CSV or XLSX, told apart by content) into raw items; `room`: items still allowed. */
 export async function readUpload(bytes: Uint8Array, room: number): Promise<RawItem[]> {
   if (bytes.length === 0) fileProblem([{ field: "file", reason: "the file is empty" }]);
-  return isZip(bytes) ? await readXlsx(bytes, room) : readCsv(bytes, room);
+  return isZip(bytes) ? await readXlsx(bytes, room) : await readCsv(bytes, room);
 }
 
-function readCsv(bytes: Uint8Array, room: number): RawItem[] {
+async function readCsv(bytes: Uint8Array, room: number): Promise<RawItem[]> {
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
@@ -123,16 +128,9 @@ function readCsv(bytes: Uint8Array, room: number): RawItem[] {
     fileProblem([{ field: "file", reason: "neither an XLSX workbook nor UTF-8 CSV text" }]);
   }
   if (text.includes("\u0000")) fileProblem([{ field: "file", reason: "binary content, not CSV text" }]);
-  let records: Array<{ record: string[]; info: { lines: number } }>;
+  let records: CsvRecord[];
   try {
-    records = parse(text, {
-      bom: true,
-      info: true,
-      skip_empty_lines: true,
-      relax_column_count: true,
-      delimiter: [",", ";"],
-      max_record_size: 64 * 1024,
-    }) as unknown as typeof records;
+    records = await readCsvRecords(bytes, room + 2);
   } catch (err) {
     const line = (err as { lines?: number }).lines;
     fileProblem([{
@@ -142,8 +140,7 @@ function readCsv(bytes: Uint8Array, room: number): RawItem[] {
     }]);
   }
   if (records.length === 0) fileProblem([{ field: "header", line: 1, reason: "line 1: no header row" }]);
-  const dataRows = records.length - 1;
-  if (dataRows > room) tooMany(dataRows, room);
+  if (records.length - 1 > room) tooMany(room);
   const header = readHeader(records[0].record);
   return toItems(
     header,
@@ -151,58 +148,23 @@ function readCsv(bytes: Uint8Array, room: number): RawItem[] {
   );
 }
 
-/** A cell as text; a formula, an error value or a date is refused (the reason names it). */
-function cellText(value: ExcelJS.CellValue): { text: string } | { refused: string } {
-  if (value === null || value === undefined) return { text: "" };
-  if (typeof value === "string") return { text: value };
-  if (typeof value === "number") return { text: Number.isFinite(value) ? String(value) : "" };
-  if (typeof value === "boolean") return { refused: "a true/false value" };
-  if (value instanceof Date) return { refused: "a date" };
-  if ("formula" in value || "sharedFormula" in value) {
-    return { refused: "a formula (formulas are not evaluated: paste the values)" };
-  }
-  if ("error" in value) return { refused: `an error value (${String(value.error)})` };
-  if ("richText" in value) return { text: value.richText.map((r) => r.text).join("") };
-  if ("text" in value && typeof value.text === "string") return { text: value.text };
-  return { refused: "an unsupported cell type" };
-}
-
 async function readXlsx(bytes: Uint8Array, room: number): Promise<RawItem[]> {
-  const workbook = new ExcelJS.Workbook();
+  let read: XlsxRows;
   try {
-    // deno-lint-ignore no-explicit-any -- exceljs types its input as Node's Buffer
-    await workbook.xlsx.load(bytes as any);
-  } catch {
-    fileProblem([{ field: "file", reason: "a ZIP archive but not a readable XLSX workbook" }]);
+    read = await readXlsxRows(bytes, { room, maxCellChars: MAX_CELL });
+  } catch (err) {
+    if (err instanceof ZipRefused || err instanceof XmlRefused) {
+      fileProblem([{ field: "file", reason: err.message }]);
+    }
+    throw err;
   }
-  const sheet = workbook.worksheets[0];
-  if (!sheet || sheet.actualRowCount === 0) {
+  if (read.tooMany) tooMany(room);
+  if (read.rows.length === 0) {
     fileProblem([{ field: "header", line: 1, reason: "line 1: the first sheet is empty" }]);
   }
-  const rows: Array<{ line: number; cells: string[] }> = [];
-  const problems: FieldProblem[] = [];
-  let headerCells: string[] | undefined;
-  sheet.eachRow({ includeEmpty: false }, (row, line) => {
-    if (headerCells === undefined && line !== 1) {
-      problems.push({ field: "header", line: 1, reason: "line 1: the header row is empty" });
-    }
-    const cells: string[] = [];
-    row.eachCell({ includeEmpty: true }, (cell, col) => {
-      const read = cellText(cell.value);
-      if ("refused" in read) {
-        problems.push({ field: `column ${col}`, line, reason: `line ${line}: ${read.refused}` });
-        cells[col - 1] = "";
-      } else cells[col - 1] = read.text;
-    });
-    for (let i = 0; i < cells.length; i++) cells[i] ??= "";
-    if (headerCells === undefined) headerCells = cells;
-    else rows.push({ line, cells });
-  });
-  if (rows.length > room) tooMany(rows.length, room);
-  if (problems.length > 0) fileProblem(problems);
-  const header = readHeader(headerCells ?? []);
-  // Name the column of a refused cell now that the header is known.
-  return toItems(header, rows);
+  if (read.problems.length > 0) fileProblem(read.problems);
+  const [headerRow, ...rows] = read.rows;
+  return toItems(readHeader(headerRow.cells), rows);
 }
 
 const EXAMPLES: Record<BulkRail, string[]> = {
