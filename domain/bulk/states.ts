@@ -5,9 +5,11 @@ import { AppError } from "../errors.ts";
 export const BATCH_STATUSES = [
   "DRAFT",
   "VALIDATED",
+  "PENDING_REVIEW",
   "PROCESSING",
   "COMPLETED",
   "PARTIALLY_COMPLETED",
+  "REJECTED",
   "CANCELLED",
 ] as const;
 export type BatchStatus = typeof BATCH_STATUSES[number];
@@ -15,17 +17,22 @@ export type BatchStatus = typeof BATCH_STATUSES[number];
 const BATCH_MOVES: Record<BatchStatus, readonly BatchStatus[]> = {
   // Validating again refreshes the preview; adding items is only for DRAFT.
   DRAFT: ["VALIDATED", "CANCELLED"],
-  VALIDATED: ["VALIDATED", "PROCESSING", "CANCELLED"],
+  // A mobile money batch paying numbers that are not registered fiat destinations past their cooldown is
+  // debited at execution but waits for an operator (domain/bulk/review.ts), like an XOF withdrawal.
+  VALIDATED: ["VALIDATED", "PENDING_REVIEW", "PROCESSING", "CANCELLED"],
+  PENDING_REVIEW: ["PROCESSING", "REJECTED", "CANCELLED"],
   PROCESSING: ["COMPLETED", "PARTIALLY_COMPLETED"],
   COMPLETED: [],
   PARTIALLY_COMPLETED: ["PROCESSING"],
+  REJECTED: [],
   CANCELLED: [],
 };
 
 /**
- * PENDING: in a batch not yet executed. QUEUED: debited with the batch, waiting to be handed to its
- * rail. PROCESSING: a payment exists for it (a payout for USDT). SUCCEEDED / FAILED: its payment's end
- * (a failure released its money). A retry queues FAILED items again; a cancelled batch's are CANCELLED.
+ * PENDING: in a batch not yet executed, or debited and waiting for an operator's review. QUEUED: debited
+ * with the batch, waiting to be handed to its rail. PROCESSING: a payment exists for it (a payout for
+ * USDT). SUCCEEDED / FAILED: its payment's end (a failure released its money). A retry queues FAILED items
+ * again; a cancelled or rejected batch's are CANCELLED.
  */
 export const ITEM_STATUSES = ["PENDING", "QUEUED", "PROCESSING", "SUCCEEDED", "FAILED", "CANCELLED"] as const;
 export type ItemStatus = typeof ITEM_STATUSES[number];
