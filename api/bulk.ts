@@ -94,7 +94,9 @@ const BatchFields = {
       "whose number is not a registered fiat destination past its cooldown",
   }),
   reviewedAt: z.string().nullable().openapi({ description: "when an operator approved or rejected it" }),
-  reviewNote: z.string().nullable().openapi({ description: "the operator's note (always given on REJECTED)" }),
+  reviewNote: z.string().nullable().openapi({
+    description: "the operator's note (always given on REJECTED)",
+  }),
 };
 
 const ItemSchema = z.object({
@@ -318,7 +320,8 @@ export function bulkRoutes() {
         operationId,
         tags,
         summary,
-        description: "Idempotency-Key (a UUID) is recommended and honoured. A MOBILE_MONEY batch also needs " +
+        description:
+          "Idempotency-Key (a UUID) is recommended and honoured. A MOBILE_MONEY batch also needs " +
           "the scope withdrawals_write; if any number is not a registered fiat destination (MOMO) past its " +
           "cooldown, the batch is debited but waits in PENDING_REVIEW for an operator (`reviewReason`).",
         security,

@@ -74,9 +74,7 @@ export async function approveBatch(deps: ReviewDeps, input: ReviewDecision): Pro
   await findBatchForOperator(deps, input.id);
   return await deps.db.tx(async (tx) => {
     const locked = (await store.lockBatch(tx, input.id))!;
-    if (locked.status !== "PENDING_REVIEW") {
-      throw new AppError("INVALID_TRANSACTION_STATUS", `Batch is ${locked.status}; it is not waiting for review`);
-    }
+    assertBatchMove(locked.status, "PROCESSING", "approved");
     const now = deps.clock.now();
     await store.moveItems(tx, locked.id, "PENDING", "QUEUED", now, 1);
     const moved = await store.moveBatch(tx, locked.id, locked.status, "PROCESSING", {
@@ -85,7 +83,11 @@ export async function approveBatch(deps: ReviewDeps, input: ReviewDecision): Pro
       review_note: input.note?.trim() || null,
     }, now);
     tx.afterCommit(() => deps.queue.enqueue({ type: "bulk.advance", batchId: locked.id }));
-    deps.log.info("bulk batch approved", { id: locked.id, merchantId: locked.merchant_id, reviewer: input.reviewer });
+    deps.log.info("bulk batch approved", {
+      id: locked.id,
+      merchantId: locked.merchant_id,
+      reviewer: input.reviewer,
+    });
     return moved!;
   });
 }
@@ -97,9 +99,6 @@ export async function rejectBatch(deps: ReviewDeps, input: ReviewDecision): Prom
   await findBatchForOperator(deps, input.id);
   return await deps.db.tx(async (tx) => {
     const locked = (await store.lockBatch(tx, input.id))!;
-    if (locked.status !== "PENDING_REVIEW") {
-      throw new AppError("INVALID_TRANSACTION_STATUS", `Batch is ${locked.status}; it is not waiting for review`);
-    }
     const now = deps.clock.now();
     return await releaseHeldBatch({ ...deps, db: tx }, locked, "REJECTED", {
       reviewed_by: input.reviewer,

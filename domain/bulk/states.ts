@@ -50,9 +50,21 @@ export function canMoveBatch(from: string, to: string): boolean {
   return BATCH_MOVES[from as BatchStatus]?.includes(to as BatchStatus) ?? false;
 }
 
+/**
+ * The state each action starts from: the move table alone would let `retry` run on a VALIDATED batch or
+ * `execute` on one in review (both may move to PROCESSING).
+ */
+const ACTION_FROM: Record<string, readonly BatchStatus[]> = {
+  executed: ["VALIDATED"],
+  retried: ["PARTIALLY_COMPLETED"],
+  approved: ["PENDING_REVIEW"],
+  rejected: ["PENDING_REVIEW"],
+};
+
 /** An illegal move is a typed error naming the current state. */
 export function assertBatchMove(from: string, to: string, action: string): void {
-  if (!canMoveBatch(from, to)) {
+  const starts = ACTION_FROM[action];
+  if (!canMoveBatch(from, to) || (starts && !starts.includes(from as BatchStatus))) {
     throw new AppError("INVALID_TRANSACTION_STATUS", `Batch is ${from}; it cannot be ${action}`);
   }
 }
