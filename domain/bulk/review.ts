@@ -94,9 +94,9 @@ export async function approveBatch(deps: ReviewDeps, input: ReviewDecision): Pro
 
 /** PENDING_REVIEW -> REJECTED with a note saying why; the money returns to the wallet. */
 export async function rejectBatch(deps: ReviewDeps, input: ReviewDecision): Promise<store.BatchRow> {
+  await findBatchForOperator(deps, input.id);
   const note = input.note?.trim();
   if (!note) throw new AppError("REASON_NOTE_REQUIRED", "A rejection needs a note saying why");
-  await findBatchForOperator(deps, input.id);
   return await deps.db.tx(async (tx) => {
     const locked = (await store.lockBatch(tx, input.id))!;
     const now = deps.clock.now();
