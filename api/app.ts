@@ -24,6 +24,7 @@ import { fiatDestinationRoutes } from "./fiat_destinations.ts";
 import { payoutRoutes } from "./payouts.ts";
 import { conversionRoutes } from "./conversions.ts";
 import { withdrawalRoutes } from "./withdrawals.ts";
+import { adminBulkReviewRoutes } from "./admin_bulk_review.ts";
 import { adminReviewRoutes } from "./admin_review.ts";
 import { bulkRoutes } from "./bulk.ts";
 import { adminTreasuryRoutes } from "./admin_treasury.ts";
@@ -162,6 +163,7 @@ export function createApp(deps: Deps, options: { devnet?: Devnet; simulators?: {
   app.route("/v1", subscriptionRoutes());
   app.route("/admin/api", adminRoutes());
   app.route("/admin/api", adminReviewRoutes());
+  app.route("/admin/api", adminBulkReviewRoutes());
   app.route("/admin/api", adminTreasuryRoutes());
   app.route("/admin/api", adminMailRoutes());
   app.route("/admin/api", adminPaylinkRoutes());

@@ -1,6 +1,7 @@
 // /v1/bulk-payments: batches of payments on one rail (USDT on TRON, or mobile money in XOF), items
 // added as JSON or imported from CSV/XLSX, validated, executed with one debit, retried, cancelled,
-// reported. Scopes: payouts_read / payouts_write (a batch is a set of payouts).
+// reported. Scopes: payouts_read / payouts_write (a batch is a set of payouts); executing or retrying a
+// MOBILE_MONEY batch also needs withdrawals_write, the scope of XOF withdrawals (domain/bulk/controls.ts).
 import { createRoute, z } from "@hono/zod-openapi";
 import type { HonoRequest } from "hono";
 import {
@@ -88,6 +89,14 @@ const BatchFields = {
   executedAt: z.string().nullable(),
   completedAt: z.string().nullable(),
   cancelledAt: z.string().nullable(),
+  reviewReason: z.string().nullable().openapi({
+    description: "MOBILE_MONEY: why the executed batch waits for an operator (PENDING_REVIEW): the lines " +
+      "whose number is not a registered fiat destination past its cooldown",
+  }),
+  reviewedAt: z.string().nullable().openapi({ description: "when an operator approved or rejected it" }),
+  reviewNote: z.string().nullable().openapi({
+    description: "the operator's note (always given on REJECTED)",
+  }),
 };
 
 const ItemSchema = z.object({
@@ -311,7 +320,10 @@ export function bulkRoutes() {
         operationId,
         tags,
         summary,
-        description: "Idempotency-Key (a UUID) is recommended and honoured.",
+        description:
+          "Idempotency-Key (a UUID) is recommended and honoured. A MOBILE_MONEY batch also needs " +
+          "the scope withdrawals_write; if any number is not a registered fiat destination (MOMO) past its " +
+          "cooldown, the batch is debited but waits in PENDING_REVIEW for an operator (`reviewReason`).",
         security,
         middleware: [requireKey("payouts_write", "write")],
         request: {
@@ -338,7 +350,7 @@ export function bulkRoutes() {
     postRoute(
       "/bulk-payments/{id}/cancel",
       "cancelBulkPayment",
-      "Cancel a DRAFT or VALIDATED batch",
+      "Cancel a DRAFT or VALIDATED batch, or a PENDING_REVIEW one (its debit returns to the wallet)",
       BatchSchema,
     ),
     async (c) => {

@@ -1,6 +1,7 @@
 // What a merchant's wallets have reserved: accepted money-out items that took their amount out of the
 // wallet and have not reached a final state yet (migration 012's outbound rows, whose money sits in
-// IN_FLIGHT), and bulk items debited at execution. Split between waiting for an operator and on its way.
+// IN_FLIGHT), and bulk items debited at execution (in review while their batch is PENDING_REVIEW). Split
+// between waiting for an operator and on its way.
 import type { Db } from "./mod.ts";
 
 /** Statuses whose amount waits for an operator's decision. */
@@ -31,10 +32,14 @@ export async function reservedByRail(
              WHERE merchant_id = $1 AND is_sandbox = $2 AND bulk_item_id IS NULL
                AND (status IN (SELECT s FROM review) OR status IN (SELECT s FROM flight))
             UNION ALL
-            SELECT CASE b.rail WHEN 'MOBILE_MONEY' THEN 'MOMO' ELSE 'TRC20' END, 0, i.amount + i.fee
+            SELECT CASE b.rail WHEN 'MOBILE_MONEY' THEN 'MOMO' ELSE 'TRC20' END,
+                   CASE WHEN b.status = 'PENDING_REVIEW' THEN i.amount + i.fee ELSE 0 END,
+                   CASE WHEN b.status = 'PROCESSING' THEN i.amount + i.fee ELSE 0 END
               FROM bulk_items i JOIN bulk_batches b ON b.id = i.batch_id
-             WHERE b.merchant_id = $1 AND b.is_sandbox = $2 AND b.status = 'PROCESSING'
-               AND i.status IN ('QUEUED', 'PROCESSING'))
+             WHERE b.merchant_id = $1 AND b.is_sandbox = $2
+               AND ((b.status = 'PROCESSING' AND i.status IN ('QUEUED', 'PROCESSING'))
+                 -- A batch held for review (migration 023) is debited, its items still PENDING.
+                 OR (b.status = 'PENDING_REVIEW' AND i.status = 'PENDING')))
      SELECT rail, COALESCE(sum(in_review), 0)::text AS in_review, COALESCE(sum(in_flight), 0)::text AS in_flight
        FROM reserved GROUP BY rail`,
     [

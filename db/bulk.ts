@@ -20,6 +20,11 @@ export type BatchRow = {
   executed_at: Date | null;
   completed_at: Date | null;
   cancelled_at: Date | null;
+  /** Migration 023: why a mobile money batch waits for an operator, and the operator's decision. */
+  review_reason: string | null;
+  reviewed_by: string | null;
+  reviewed_at: Date | null;
+  review_note: string | null;
 };
 
 export type ItemRow = {
@@ -80,6 +85,10 @@ export type BatchPatch = Partial<
     | "executed_at"
     | "completed_at"
     | "cancelled_at"
+    | "review_reason"
+    | "reviewed_by"
+    | "reviewed_at"
+    | "review_note"
   >
 >;
 const BATCH_PATCHABLE = [
@@ -90,6 +99,10 @@ const BATCH_PATCHABLE = [
   "executed_at",
   "completed_at",
   "cancelled_at",
+  "review_reason",
+  "reviewed_by",
+  "reviewed_at",
+  "review_note",
 ] as const;
 
 /** Moves from the state the caller saw; undefined when another move got there first. */
@@ -317,4 +330,29 @@ export async function finishItem(
       WHERE id = $1 AND status = 'PROCESSING' RETURNING *`,
     [id, patch.status, patch.txHash, patch.failureReason, now],
   ))[0];
+}
+
+/** The merchant's mobile money fiat destinations (not deleted) among `phones`, with when each is usable. */
+export async function momoDestinations(
+  db: Db,
+  scope: Scope,
+  phones: string[],
+): Promise<Map<string, Date>> {
+  if (phones.length === 0) return new Map();
+  const rows = await db.query<{ momo_phone: string; available_at: Date }>(
+    `SELECT momo_phone, min(available_at) AS available_at FROM fiat_destinations
+      WHERE merchant_id = $1 AND is_sandbox = $2 AND kind = 'MOMO' AND deleted_at IS NULL
+        AND momo_phone = ANY($3::text[])
+      GROUP BY momo_phone`,
+    [scope.merchantId, scope.isSandbox, phones],
+  );
+  return new Map(rows.map((r) => [r.momo_phone, new Date(r.available_at)]));
+}
+
+/** Batches waiting for an operator, oldest execution first. */
+export async function listBatchesInReview(db: Db, limit: number): Promise<BatchRow[]> {
+  return await db.query<BatchRow>(
+    `SELECT * FROM bulk_batches WHERE status = 'PENDING_REVIEW' ORDER BY executed_at, id LIMIT $1`,
+    [limit],
+  );
 }

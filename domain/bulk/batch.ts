@@ -12,8 +12,10 @@ import { newId } from "../ids.ts";
 import { postJournal } from "../ledger.ts";
 import { Decimal, formatAmount } from "../money.ts";
 import { spendableUsdt, unspendableUsdt } from "../money_out/request.ts";
+import { assertMaySend, assertWithinLimits, recipientsToReview, reviewReason } from "./controls.ts";
 import { readUpload } from "./files.ts";
 import { type BulkRail, checkItems, MAX_ITEMS_PER_BATCH, RAIL_CURRENCY, type RawItem } from "./items.ts";
+import { releaseHeldBatch } from "./review.ts";
 import { assertBatchMove } from "./states.ts";
 // The mobile money finisher must be registered wherever batches are executed or disbursements finish.
 import "./momo.ts";
@@ -170,6 +172,7 @@ export async function validateBatch(
   const batch = await getBatch(deps, caller, id);
   assertBatchMove(batch.status, "VALIDATED", "validated");
   if (batch.item_count === 0) throw new AppError("BAD_REQUEST", "The batch has no items to validate");
+  await assertWithinLimits(deps, batch, await pendingItems(deps.db, batch.id, ["PENDING"]));
   const totals = await store.itemTotals(deps.db, batch.id, ["PENDING"]);
   const currency = batch.currency;
   const required = new Decimal(totals.amount).plus(totals.fee);
@@ -273,39 +276,55 @@ async function assertStillWhitelisted(db: Db, batch: store.BatchRow, statuses: s
   }
 }
 
+async function pendingItems(db: Db, batchId: string, statuses: string[]): Promise<store.ItemRow[]> {
+  return (await store.listItems(db, batchId)).filter((i) => statuses.includes(i.status));
+}
+
 /**
  * VALIDATED -> PROCESSING: one journal `bulk:<id>:execute` moves every item's amount and fee to
- * IN_FLIGHT, items are queued, and the run is enqueued after commit. Call with the idempotency
- * transaction as deps.db; 50 concurrent calls debit once (the batch row lock, then its state).
+ * IN_FLIGHT, items are queued, and the run is enqueued after commit. A mobile money batch paying any
+ * number that is not a registered fiat destination past its cooldown is debited the same way but goes to
+ * PENDING_REVIEW instead, its items left PENDING until an operator decides (domain/bulk/review.ts).
+ * Call with the idempotency transaction as deps.db; 50 concurrent calls debit once (the batch row lock,
+ * then its state).
  */
 export async function executeBatch(deps: BulkDeps, caller: Caller, id: string): Promise<store.BatchRow> {
   assertLiveAllowed(caller);
   const batch = await getBatch(deps, caller, id);
+  assertMaySend(caller, batch);
   return await deps.db.tx(async (tx) => {
     const locked = (await store.lockBatch(tx, batch.id))!;
     assertBatchMove(locked.status, "PROCESSING", "executed");
     await assertStillWhitelisted(tx, locked, ["PENDING"]);
+    const items = await pendingItems(tx, batch.id, ["PENDING"]);
+    await assertWithinLimits({ db: tx }, locked, items);
+    const needs = await recipientsToReview({ db: tx, clock: deps.clock }, locked, items);
+    const to = needs.length > 0 ? "PENDING_REVIEW" : "PROCESSING";
     const totals = await store.itemTotals(tx, batch.id, ["PENDING"]);
     const debit = new Decimal(totals.amount).plus(totals.fee);
     let moved: store.BatchRow | undefined;
     await debitBatch(tx, locked, `bulk:${batch.id}:execute`, debit, async (jtx) => {
       const now = deps.clock.now();
-      await store.moveItems(jtx, batch.id, "PENDING", "QUEUED", now, 1);
-      moved = await store.moveBatch(jtx, batch.id, locked.status, "PROCESSING", {
+      if (to === "PROCESSING") await store.moveItems(jtx, batch.id, "PENDING", "QUEUED", now, 1);
+      moved = await store.moveBatch(jtx, batch.id, locked.status, to, {
         executed_at: now,
         attempt: 1,
         total_amount: totals.amount,
         total_fee: totals.fee,
+        ...(to === "PENDING_REVIEW" ? { review_reason: reviewReason(needs) } : {}),
       }, now);
     });
-    tx.afterCommit(() => deps.queue.enqueue({ type: "bulk.advance", batchId: batch.id }));
+    if (to === "PROCESSING") {
+      tx.afterCommit(() => deps.queue.enqueue({ type: "bulk.advance", batchId: batch.id }));
+    }
     deps.log.info("money state change", {
       kind: "BULK",
       id: batch.id,
       merchantId: batch.merchant_id,
       mode: batch.is_sandbox ? "sandbox" : "live",
-      to: "PROCESSING",
+      to,
       amount: debit.toFixed(),
+      ...(needs.length > 0 ? { recipientsToReview: needs.length } : {}),
     });
     return moved!;
   });
@@ -318,10 +337,13 @@ export async function executeBatch(deps: BulkDeps, caller: Caller, id: string): 
 export async function retryBatch(deps: BulkDeps, caller: Caller, id: string): Promise<store.BatchRow> {
   assertLiveAllowed(caller);
   const batch = await getBatch(deps, caller, id);
+  assertMaySend(caller, batch);
   return await deps.db.tx(async (tx) => {
     const locked = (await store.lockBatch(tx, batch.id))!;
     assertBatchMove(locked.status, "PROCESSING", "retried");
     await assertStillWhitelisted(tx, locked, ["FAILED"]);
+    // Its recipients were cleared at execution (registered, or approved by an operator); limits again.
+    await assertWithinLimits({ db: tx }, locked, await pendingItems(tx, batch.id, ["FAILED"]));
     const failed = await store.itemTotals(tx, batch.id, ["FAILED"]);
     const attempt = locked.attempt + 1;
     let moved: store.BatchRow | undefined;
@@ -341,18 +363,24 @@ export async function retryBatch(deps: BulkDeps, caller: Caller, id: string): Pr
   });
 }
 
-/** DRAFT or VALIDATED -> CANCELLED; nothing was reserved, so nothing moves. */
+/**
+ * DRAFT or VALIDATED -> CANCELLED: nothing was reserved, so nothing moves. PENDING_REVIEW -> CANCELLED:
+ * the merchant withdraws it before the operator decides, and its debit returns to the wallet at once.
+ */
 export async function cancelBatch(deps: BulkDeps, caller: Caller, id: string): Promise<store.BatchRow> {
   const batch = await getBatch(deps, caller, id);
   return await deps.db.tx(async (tx) => {
     const locked = (await store.lockBatch(tx, batch.id))!;
-    if (locked.status !== "DRAFT" && locked.status !== "VALIDATED") {
+    if (!["DRAFT", "VALIDATED", "PENDING_REVIEW"].includes(locked.status)) {
       throw new AppError(
         "CANNOT_CANCEL",
-        `Batch is ${locked.status}; only a DRAFT or VALIDATED batch can be cancelled`,
+        `Batch is ${locked.status}; only a DRAFT, VALIDATED or PENDING_REVIEW batch can be cancelled`,
       );
     }
     const now = deps.clock.now();
+    if (locked.status === "PENDING_REVIEW") {
+      return await releaseHeldBatch({ ...deps, db: tx }, locked, "CANCELLED", { cancelled_at: now });
+    }
     await store.moveItems(tx, batch.id, "PENDING", "CANCELLED", now);
     return (await store.moveBatch(tx, batch.id, locked.status, "CANCELLED", { cancelled_at: now }, now))!;
   });

@@ -32,6 +32,9 @@ export function batchView(batch: store.BatchRow, counts: Record<string, number>)
     executedAt: iso(batch.executed_at),
     completedAt: iso(batch.completed_at),
     cancelledAt: iso(batch.cancelled_at),
+    reviewReason: batch.review_reason,
+    reviewedAt: iso(batch.reviewed_at),
+    reviewNote: batch.review_note,
   };
 }
 

@@ -1,7 +1,8 @@
 // A mobile money batch of 200 from a CSV file: bad rows listed and nothing stored, then executed with one
-// XOF debit; each item is one disbursement through the fiat-out seam; recipients whose accounts are
-// blocked fail and get their money back; the batch ends PARTIALLY_COMPLETED, a retry pays only them and
-// the batch ends COMPLETED, the ledger exact to the franc and every number paid exactly once.
+// XOF debit (held for an operator's review: none of the numbers is a registered fiat destination); each
+// item is one disbursement through the fiat-out seam; recipients whose accounts are blocked fail and get
+// their money back; the batch ends PARTIALLY_COMPLETED, a retry pays only them and the batch ends
+// COMPLETED, the ledger exact to the franc and every number paid exactly once.
 import { findSystemAccount, findWallet } from "../../db/ledger.ts";
 import { advanceBatch } from "../../domain/bulk/run.ts";
 import type { Deps } from "../../domain/deps.ts";
@@ -83,11 +84,21 @@ Deno.test("mobile money batch of 200 from CSV: blocked recipients fail, retry co
     const exec = await gw.request("POST", `/v1/bulk-payments/${id}/execute`, { key, headers: idem() });
     assertEquals(exec.status, 202, exec.text);
     assertEquals(await xof(gw, m.merchantId, "wallet"), String(5_000_000 - total - totalFee));
-    // The merchant sees the batch's debit as reserved in flight on the XOF/MOMO wallet until items finish.
+    // None of the 200 numbers is a registered fiat destination: the batch is debited but waits for an
+    // operator, reserved in review, nothing sent; once approved it is reserved in flight until items finish.
+    assertEquals(exec.json.data.status, "PENDING_REVIEW");
     const momoWallet = async () =>
       (await gw.request("GET", "/v1/wallets/balance", { key })).json.data.balances.find((
         b: { rail: string },
       ) => b.rail === "MOMO");
+    const held = await momoWallet();
+    assertEquals([held.reserved, held.reservedInFlight, held.reservedInReview], [
+      String(total + totalFee),
+      "0",
+      String(total + totalFee),
+    ]);
+    const approved = await gw.admin("POST", `/admin/api/bulk-review/${id}/approve`, { reviewer: "ops-awa" });
+    assertEquals([approved.status, approved.json.data.batch.status], [200, "PROCESSING"], approved.text);
     const during = await momoWallet();
     assertEquals([during.reserved, during.reservedInFlight, during.reservedInReview], [
       String(total + totalFee),

@@ -683,7 +683,7 @@ export interface paths {
     put?: never;
     /**
      * Debit the batch once and queue its items (asynchronous)
-     * @description Idempotency-Key (a UUID) is recommended and honoured.
+     * @description Idempotency-Key (a UUID) is recommended and honoured. A MOBILE_MONEY batch also needs the scope withdrawals_write; if any number is not a registered fiat destination (MOMO) past its cooldown, the batch is debited but waits in PENDING_REVIEW for an operator (`reviewReason`).
      */
     post: operations["executeBulkPayment"];
     delete?: never;
@@ -703,7 +703,7 @@ export interface paths {
     put?: never;
     /**
      * Queue again only the failed items of a PARTIALLY_COMPLETED batch
-     * @description Idempotency-Key (a UUID) is recommended and honoured.
+     * @description Idempotency-Key (a UUID) is recommended and honoured. A MOBILE_MONEY batch also needs the scope withdrawals_write; if any number is not a registered fiat destination (MOMO) past its cooldown, the batch is debited but waits in PENDING_REVIEW for an operator (`reviewReason`).
      */
     post: operations["retryBulkPayment"];
     delete?: never;
@@ -721,7 +721,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Cancel a DRAFT or VALIDATED batch */
+    /** Cancel a DRAFT or VALIDATED batch, or a PENDING_REVIEW one (its debit returns to the wallet) */
     post: operations["cancelBulkPayment"];
     delete?: never;
     options?: never;
@@ -1531,6 +1531,74 @@ export interface paths {
     get: operations["adminGetReviewItem"];
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/admin/api/bulk-review": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Mobile money batches waiting for an operator (PENDING_REVIEW), oldest first */
+    get: operations["adminListBulkReview"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/admin/api/bulk-review/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One batch (any merchant's) with its items, its review reason and decision */
+    get: operations["adminGetBulkReview"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/admin/api/bulk-review/{id}/approve": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Approve a batch in PENDING_REVIEW: its items are paid */
+    post: operations["adminApproveBulkPayment"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/admin/api/bulk-review/{id}/reject": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Reject a batch in PENDING_REVIEW: its debit returns to the wallet (note required) */
+    post: operations["adminRejectBulkPayment"];
     delete?: never;
     options?: never;
     head?: never;
@@ -4900,7 +4968,15 @@ export interface components {
       /** @enum {string} */
       currency: "USDT_TRC20" | "XOF";
       /** @enum {string} */
-      status: "DRAFT" | "VALIDATED" | "PROCESSING" | "COMPLETED" | "PARTIALLY_COMPLETED" | "CANCELLED";
+      status:
+        | "DRAFT"
+        | "VALIDATED"
+        | "PENDING_REVIEW"
+        | "PROCESSING"
+        | "COMPLETED"
+        | "PARTIALLY_COMPLETED"
+        | "REJECTED"
+        | "CANCELLED";
       itemCount: number;
       totalAmount: string;
       totalFee: string;
@@ -4922,6 +4998,12 @@ export interface components {
       executedAt: string | null;
       completedAt: string | null;
       cancelledAt: string | null;
+      /** @description MOBILE_MONEY: why the executed batch waits for an operator (PENDING_REVIEW): the lines whose number is not a registered fiat destination past its cooldown */
+      reviewReason: string | null;
+      /** @description when an operator approved or rejected it */
+      reviewedAt: string | null;
+      /** @description the operator's note (always given on REJECTED) */
+      reviewNote: string | null;
     };
     CreateBulkPayment: {
       /**
@@ -4959,7 +5041,15 @@ export interface components {
       /** @enum {string} */
       currency: "USDT_TRC20" | "XOF";
       /** @enum {string} */
-      status: "DRAFT" | "VALIDATED" | "PROCESSING" | "COMPLETED" | "PARTIALLY_COMPLETED" | "CANCELLED";
+      status:
+        | "DRAFT"
+        | "VALIDATED"
+        | "PENDING_REVIEW"
+        | "PROCESSING"
+        | "COMPLETED"
+        | "PARTIALLY_COMPLETED"
+        | "REJECTED"
+        | "CANCELLED";
       itemCount: number;
       totalAmount: string;
       totalFee: string;
@@ -4981,6 +5071,12 @@ export interface components {
       executedAt: string | null;
       completedAt: string | null;
       cancelledAt: string | null;
+      /** @description MOBILE_MONEY: why the executed batch waits for an operator (PENDING_REVIEW): the lines whose number is not a registered fiat destination past its cooldown */
+      reviewReason: string | null;
+      /** @description when an operator approved or rejected it */
+      reviewedAt: string | null;
+      /** @description the operator's note (always given on REJECTED) */
+      reviewNote: string | null;
       balanceCheck: {
         sufficient: boolean;
         required: string;
@@ -5004,7 +5100,15 @@ export interface components {
       /** @enum {string} */
       currency: "USDT_TRC20" | "XOF";
       /** @enum {string} */
-      status: "DRAFT" | "VALIDATED" | "PROCESSING" | "COMPLETED" | "PARTIALLY_COMPLETED" | "CANCELLED";
+      status:
+        | "DRAFT"
+        | "VALIDATED"
+        | "PENDING_REVIEW"
+        | "PROCESSING"
+        | "COMPLETED"
+        | "PARTIALLY_COMPLETED"
+        | "REJECTED"
+        | "CANCELLED";
       itemCount: number;
       totalAmount: string;
       totalFee: string;
@@ -5026,6 +5130,12 @@ export interface components {
       executedAt: string | null;
       completedAt: string | null;
       cancelledAt: string | null;
+      /** @description MOBILE_MONEY: why the executed batch waits for an operator (PENDING_REVIEW): the lines whose number is not a registered fiat destination past its cooldown */
+      reviewReason: string | null;
+      /** @description when an operator approved or rejected it */
+      reviewedAt: string | null;
+      /** @description the operator's note (always given on REJECTED) */
+      reviewNote: string | null;
       items: components["schemas"]["BulkPaymentItem"][];
     };
     BulkPaymentItem: {
@@ -5495,6 +5605,14 @@ export interface components {
       merchantId: string;
       isSandbox: boolean;
       item: {
+        [key: string]: unknown;
+      };
+    };
+    AdminBulkReviewItem: {
+      merchantId: string;
+      isSandbox: boolean;
+      reviewer: string | null;
+      batch: {
         [key: string]: unknown;
       };
     };
@@ -11217,7 +11335,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description Cancel a DRAFT or VALIDATED batch */
+      /** @description Cancel a DRAFT or VALIDATED batch, or a PENDING_REVIEW one (its debit returns to the wallet) */
       200: {
         headers: {
           [name: string]: unknown;
@@ -17104,6 +17222,433 @@ export interface operations {
                 at: string;
               }[];
             };
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  adminListBulkReview: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The queue */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["AdminBulkReviewItem"][];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  adminGetBulkReview: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description blk_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The batch */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["AdminBulkReviewItem"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  adminApproveBulkPayment: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description blk_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description who decides (recorded with the decision) */
+          reviewer: string;
+          /** @description why; required to reject */
+          note?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Decided */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["AdminBulkReviewItem"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  adminRejectBulkPayment: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description blk_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description who decides (recorded with the decision) */
+          reviewer: string;
+          /** @description why; required to reject */
+          note?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Decided */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["AdminBulkReviewItem"];
           };
         };
       };

@@ -1,0 +1,94 @@
+// The controls a batch passes before its money moves, beyond each item's own checks at import: who may
+// send XOF (the scope of XOF withdrawals), the per-item limits (again at validate and execute, whatever
+// was stored before), and which mobile money recipients an operator must look at first.
+import * as store from "../../db/bulk.ts";
+import type { Db } from "../../db/mod.ts";
+import { assertScope } from "../api_keys.ts";
+import type { Caller } from "../auth.ts";
+import type { Deps } from "../deps.ts";
+import { AppError } from "../errors.ts";
+import { formatAmount } from "../money.ts";
+import { MANUAL_APPROVAL_ABOVE } from "../money_out/request.ts";
+import { MOMO_MAXIMUM } from "./items.ts";
+
+/** The most one item may pay, per rail (the same bounds the import checks each item against). */
+export const ITEM_MAXIMUM = { USDT_TRC20: MANUAL_APPROVAL_ABOVE, MOBILE_MONEY: MOMO_MAXIMUM } as const;
+
+/** Lines named in one answer; a batch holds up to 1,000. */
+const LINES_SHOWN = 100;
+
+/**
+ * Mobile money sends XOF to numbers, as an XOF withdrawal does: executing or retrying such a batch needs
+ * `withdrawals_write` on top of the route's `payouts_write` (FORBIDDEN, cause INSUFFICIENT_SCOPE).
+ */
+export function assertMaySend(caller: Caller, batch: store.BatchRow): void {
+  if (batch.rail === "MOBILE_MONEY") assertScope(caller, "withdrawals_write", true);
+}
+
+/**
+ * Every limit on what the batch's items pay, at validate, execute and retry. Today: the per-item maximum
+ * (AMOUNT_TOO_LARGE naming the lines). Per-merchant daily caps (DAILY_CAP_EXCEEDED) plug in here once
+ * merchants have them: this runs inside the execute transaction, under the batch lock.
+ */
+export function assertWithinLimits(
+  _deps: { db: Db },
+  batch: store.BatchRow,
+  items: store.ItemRow[],
+): Promise<void> {
+  const max = ITEM_MAXIMUM[batch.rail];
+  const over = items.filter((i) => max.lessThan(i.amount));
+  if (over.length > 0) {
+    const limit = `${formatAmount(max, batch.currency)} ${batch.currency}`;
+    throw new AppError(
+      "AMOUNT_TOO_LARGE",
+      `${over.length} item(s) above the ${limit} per-item maximum, from line ${over[0].line}`,
+      {
+        details: over.slice(0, LINES_SHOWN).map((i) => ({
+          field: `items.${i.line}.amount`,
+          line: i.line,
+          reason: `line ${i.line}: at most ${limit} per item`,
+        })),
+      },
+    );
+  }
+  return Promise.resolve();
+}
+
+export type ReviewNeed = { line: number; phone: string; reason: string };
+
+/**
+ * Mobile money items whose number is not one of the merchant's MOMO fiat destinations (same mode) past
+ * its cooldown: each is why the batch must wait for an operator. USDT items are whitelisted already.
+ */
+export async function recipientsToReview(
+  deps: { db: Db; clock: Deps["clock"] },
+  batch: store.BatchRow,
+  items: store.ItemRow[],
+): Promise<ReviewNeed[]> {
+  if (batch.rail !== "MOBILE_MONEY") return [];
+  const scope = { merchantId: batch.merchant_id, isSandbox: batch.is_sandbox };
+  const phones = [...new Set(items.map((i) => i.wallet_address))];
+  const registered = await store.momoDestinations(deps.db, scope, phones);
+  const now = deps.clock.now();
+  return items.flatMap((i) => {
+    const usableAt = registered.get(i.wallet_address);
+    if (usableAt === undefined) {
+      return [{ line: i.line, phone: i.wallet_address, reason: "not a registered fiat destination" }];
+    }
+    if (usableAt > now) {
+      return [{
+        line: i.line,
+        phone: i.wallet_address,
+        reason: `fiat destination in its cooldown until ${usableAt.toISOString()}`,
+      }];
+    }
+    return [];
+  });
+}
+
+/** The reason an operator and the merchant read: how many lines, then the first ones. */
+export function reviewReason(needs: ReviewNeed[]): string {
+  const shown = needs.slice(0, 20).map((n) => `line ${n.line} ${n.phone}: ${n.reason}`).join("; ");
+  const more = needs.length > 20 ? `; and ${needs.length - 20} more` : "";
+  return `${needs.length} recipient(s) not cleared for direct payment: ${shown}${more}`;
+}
