@@ -130,6 +130,8 @@ export type CheckoutInput = {
   customerPhone?: string;
   customerAddress?: string;
   operatorCode?: OperatorCode;
+  /** Who is checking out, as the public routes' rate limiter sees it: bounds what one address may hold. */
+  clientAddress?: string;
 };
 
 export type CheckoutResult = {
@@ -189,6 +191,7 @@ export async function checkoutPaylink(
         slug,
         items: input.items,
         promoCode: input.promoCode ?? null,
+        clientAddress: input.clientAddress ?? null,
         customer: {
           email: input.customerEmail ?? null,
           name: input.customerName ?? null,
