@@ -48,6 +48,8 @@ const fr = {
     PROMO_CODE_USAGE_LIMIT_REACHED: "Ce code promo a atteint sa limite d'utilisation.",
     CONFLICT: "Stock insuffisant : réduisez la quantité.",
     SOLD_OUT: "Épuisé : un autre client vient de prendre le dernier article.",
+    HOLD_LIMIT_REACHED:
+      "Vous avez déjà des commandes en attente de paiement : payez-les ou réessayez dans quelques minutes (ou réduisez la quantité).",
     VALIDATION_ERROR: "Vérifiez les champs : {f}",
     RATE_LIMIT_EXCEEDED: "Trop d'essais. Patientez une minute.",
     AMOUNT_TOO_LOW: "Montant trop faible pour ce moyen de paiement.",
@@ -105,6 +107,8 @@ const en: ShopMessages = {
     PROMO_CODE_USAGE_LIMIT_REACHED: "This promo code has reached its usage limit.",
     CONFLICT: "Not enough stock: lower the quantity.",
     SOLD_OUT: "Sold out: another customer just took the last one.",
+    HOLD_LIMIT_REACHED:
+      "You already have orders waiting for payment: pay them or retry in a few minutes (or lower the quantity).",
     VALIDATION_ERROR: "Check these fields: {f}",
     RATE_LIMIT_EXCEEDED: "Too many attempts. Wait a minute.",
     AMOUNT_TOO_LOW: "Amount too low for this payment method.",

@@ -186,6 +186,10 @@ export async function reserveOrder(
         : undefined;
       assertPromoUsable(promo, now);
       discount = discountOf(promo, subtotal, currency);
+      if (!await db.countPromoUse(tx, promo.id, now)) {
+        throw new AppError("PROMO_CODE_USAGE_LIMIT_REACHED", "This promo code has reached its usage limit");
+      }
+      // Only a code with uses left gets here: a used-up one says so, whoever holds its uses.
       const mine = held?.promoUses.get(promo.id) ?? 0;
       if (held && promo.max_uses !== null && mine + 1 > holdCap(promo.max_uses)) {
         holdRefused(
@@ -193,9 +197,6 @@ export async function reserveOrder(
           "promoCode",
           `at most ${holdCap(promo.max_uses)} use(s) held unpaid at once`,
         );
-      }
-      if (!await db.countPromoUse(tx, promo.id, now)) {
-        throw new AppError("PROMO_CODE_USAGE_LIMIT_REACHED", "This promo code has reached its usage limit");
       }
     }
     const { order, items } = await orders.insertOrder(tx, {
