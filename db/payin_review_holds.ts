@@ -19,14 +19,22 @@ export type ReviewHoldRow = {
   net_amount: string;
 };
 
-const COLUMNS = `h.payin_id, h.merchant_id, h.is_sandbox, h.merchant_status, h.reason, h.created_at, h.reviewed_at,
+const COLUMNS =
+  `h.payin_id, h.merchant_id, h.is_sandbox, h.merchant_status, h.reason, h.created_at, h.reviewed_at,
   h.reviewed_by, h.review_note, p.status, p.currency, p.payment_method,
   p.amount_received::text AS amount_received, p.net_amount::text AS net_amount`;
 
 /** Records the hold once (a second settlement attempt of the same pay-in adds nothing). */
 export async function insertReviewHold(
   db: Db,
-  h: { payinId: string; merchantId: string; isSandbox: boolean; merchantStatus: string; reason: string; now: Date },
+  h: {
+    payinId: string;
+    merchantId: string;
+    isSandbox: boolean;
+    merchantStatus: string;
+    reason: string;
+    now: Date;
+  },
 ): Promise<boolean> {
   return (await db.query(
     `INSERT INTO payin_review_holds (payin_id, merchant_id, is_sandbox, merchant_status, reason, created_at)

@@ -162,7 +162,13 @@ function ShopBody(props: { v: ShopView; lang: Lang }) {
         {v.description && <p class="muted">{v.description}</p>}
         {!open && (
           <div class="closed st bad" data-closed={v.merchantAvailable ? v.status : "MERCHANT"}>
-            <p>{!v.merchantAvailable ? t.merchantUnavailable : v.status === "ACTIVE" ? t.unavailable : t.closed}</p>
+            <p>
+              {!v.merchantAvailable
+                ? t.merchantUnavailable
+                : v.status === "ACTIVE"
+                ? t.unavailable
+                : t.closed}
+            </p>
           </div>
         )}
         {open && (

@@ -36,7 +36,8 @@ const fr = {
   secured: "Paiement sécurisé. Vous verrez le montant exact et le bénéficiaire avant de payer.",
   closed: "Ce lien de paiement n'accepte plus de commandes.",
   unavailable: "Ce lien de paiement n'est pas disponible pour le moment.",
-  merchantUnavailable: "Ce marchand n'accepte pas de paiements pour le moment. Aucun paiement ne peut être fait ici.",
+  merchantUnavailable:
+    "Ce marchand n'accepte pas de paiements pour le moment. Aucun paiement ne peut être fait ici.",
   notFound: "Lien introuvable",
   notFoundText: "Ce lien de paiement n'existe pas. Vérifiez le lien reçu du marchand.",
   ogDescription: "Payez {m} en ligne : mobile money, carte ou USDT.",

@@ -71,7 +71,11 @@ export function subscriptionPageRoutes() {
     const view = await getRenewalPage(c.get("deps"), c.req.param("id"));
     if (!view) return notFound(c, lang);
     const nonce = newNonce();
-    return c.html(renderRenewalPage(view, lang, nonce), unavailableStatus(view) ?? 200, headersFor(lang, nonce));
+    return c.html(
+      renderRenewalPage(view, lang, nonce),
+      unavailableStatus(view) ?? 200,
+      headersFor(lang, nonce),
+    );
   });
 
   // Starts (or finds) the renewal's pay-in and sends the customer to its checkout.

@@ -77,72 +77,86 @@ Deno.test("checkout holds: short, bounded per client address, released on time, 
       assertEquals(await stockOf(gw, pagne.id), 8);
     });
 
-    await t.step("a single-use code is held by one checkout; one address holds one use of a code of five", async () => {
-      assertEquals((await checkout("10.0.0.4", [[carte.id, 1]], "UNIQUE")).status, 201);
-      const other = await checkout("10.0.0.5", [[carte.id, 1]], "UNIQUE");
-      assertEquals(other.json.error.code, "PROMO_CODE_USAGE_LIMIT_REACHED");
-      const again = await checkout("10.0.0.4", [[carte.id, 1]], "UNIQUE");
-      assertEquals(again.json.error.code, "PROMO_CODE_USAGE_LIMIT_REACHED");
-      assertEquals((await checkout("10.0.0.4", [[carte.id, 1]], "CINQ")).status, 201);
-      const second = await checkout("10.0.0.4", [[carte.id, 1]], "CINQ");
-      assertEquals(second.status, 409);
-      assertEquals(second.json.error.cause, "HOLD_LIMIT_REACHED");
-      assertEquals(second.json.error.details[0].field, "promoCode");
-      assertEquals((await checkout("10.0.0.5", [[carte.id, 1]], "CINQ")).status, 201);
-      assertEquals([await promoUses(gw, "UNIQUE"), await promoUses(gw, "CINQ")], [1, 2]);
-    });
+    await t.step(
+      "a single-use code is held by one checkout; one address holds one use of a code of five",
+      async () => {
+        assertEquals((await checkout("10.0.0.4", [[carte.id, 1]], "UNIQUE")).status, 201);
+        const other = await checkout("10.0.0.5", [[carte.id, 1]], "UNIQUE");
+        assertEquals(other.json.error.code, "PROMO_CODE_USAGE_LIMIT_REACHED");
+        const again = await checkout("10.0.0.4", [[carte.id, 1]], "UNIQUE");
+        assertEquals(again.json.error.code, "PROMO_CODE_USAGE_LIMIT_REACHED");
+        assertEquals((await checkout("10.0.0.4", [[carte.id, 1]], "CINQ")).status, 201);
+        const second = await checkout("10.0.0.4", [[carte.id, 1]], "CINQ");
+        assertEquals(second.status, 409);
+        assertEquals(second.json.error.cause, "HOLD_LIMIT_REACHED");
+        assertEquals(second.json.error.details[0].field, "promoCode");
+        assertEquals((await checkout("10.0.0.5", [[carte.id, 1]], "CINQ")).status, 201);
+        assertEquals([await promoUses(gw, "UNIQUE"), await promoUses(gw, "CINQ")], [1, 2]);
+      },
+    );
 
     let late = { transactionId: "", orderId: "", address: "", amountExpected: "", expiresAt: "" };
-    await t.step("holds end after CHECKOUT_HOLD_MINUTES (10), though the pay-ins last 30 minutes", async () => {
-      const res = await checkout("10.0.0.6", [[pagne.id, 2]]);
-      assertEquals(res.status, 201, res.text);
-      late = res.json.data;
-      assert(new Date(late.expiresAt).getTime() - clock.now().getTime() >= 29 * MINUTE, "the pay-in lasts 30 min");
-      assertEquals(await stockOf(gw, pagne.id), 6);
-      clock.advance(9 * MINUTE);
-      await handlePaylinkReleaseSweep(gw.deps);
-      assertEquals(await stockOf(gw, pagne.id), 6, "still held at 9 minutes");
-      clock.advance(MINUTE + 1000);
-      await handlePaylinkReleaseSweep(gw.deps);
-      // Every hold placed above is back: masques, pagnes, both codes.
-      assertEquals(await stockOf(gw, masque.id), 3);
-      assertEquals(await stockOf(gw, pagne.id), 10);
-      assertEquals([await promoUses(gw, "UNIQUE"), await promoUses(gw, "CINQ")], [0, 0]);
-      const [order] = await gw.db.query<{ status: string; released_at: Date | null }>(
-        "SELECT status, released_at FROM paylink_orders WHERE id = $1",
-        [late.orderId],
-      );
-      assertEquals(order.status, "AWAITING_PAYMENT");
-      assert(order.released_at, "released although its pay-in still runs");
-      // The single-use code is free for another customer now, and the first address may hold again.
-      assertEquals((await checkout("10.0.0.5", [[carte.id, 1]], "UNIQUE")).status, 201);
-      assertEquals((await checkout("10.0.0.1", [[masque.id, 1]])).status, 201);
-    });
+    await t.step(
+      "holds end after CHECKOUT_HOLD_MINUTES (10), though the pay-ins last 30 minutes",
+      async () => {
+        const res = await checkout("10.0.0.6", [[pagne.id, 2]]);
+        assertEquals(res.status, 201, res.text);
+        late = res.json.data;
+        assert(
+          new Date(late.expiresAt).getTime() - clock.now().getTime() >= 29 * MINUTE,
+          "the pay-in lasts 30 min",
+        );
+        assertEquals(await stockOf(gw, pagne.id), 6);
+        clock.advance(9 * MINUTE);
+        await handlePaylinkReleaseSweep(gw.deps);
+        assertEquals(await stockOf(gw, pagne.id), 6, "still held at 9 minutes");
+        clock.advance(MINUTE + 1000);
+        await handlePaylinkReleaseSweep(gw.deps);
+        // Every hold placed above is back: masques, pagnes, both codes.
+        assertEquals(await stockOf(gw, masque.id), 3);
+        assertEquals(await stockOf(gw, pagne.id), 10);
+        assertEquals([await promoUses(gw, "UNIQUE"), await promoUses(gw, "CINQ")], [0, 0]);
+        const [order] = await gw.db.query<{ status: string; released_at: Date | null }>(
+          "SELECT status, released_at FROM paylink_orders WHERE id = $1",
+          [late.orderId],
+        );
+        assertEquals(order.status, "AWAITING_PAYMENT");
+        assert(order.released_at, "released although its pay-in still runs");
+        // The single-use code is free for another customer now, and the first address may hold again.
+        assertEquals((await checkout("10.0.0.5", [[carte.id, 1]], "UNIQUE")).status, 201);
+        assertEquals((await checkout("10.0.0.1", [[masque.id, 1]])).status, 201);
+      },
+    );
 
-    await t.step("a payment after the release still pays the order; what is missing marks it oversold", async () => {
-      // Meanwhile other customers took 9 of the 10 pagnes (and paid nothing yet): one is left of the two.
-      for (let i = 0; i < 4; i++) assertEquals((await checkout(`10.0.1.${i}`, [[pagne.id, 2]])).status, 201);
-      assertEquals((await checkout("10.0.1.9", [[pagne.id, 1]])).status, 201);
-      assertEquals(await stockOf(gw, pagne.id), 1);
-      gw.devnet.transferUsdt(late.address, units(late.amountExpected));
-      gw.devnet.mine(5);
-      await scan();
-      const [order] = await gw.db.query<{ status: string; paid_at: Date | null; oversold: boolean }>(
-        "SELECT status, paid_at, oversold FROM paylink_orders WHERE id = $1",
-        [late.orderId],
-      );
-      assertEquals(order.status, "CONFIRMED");
-      assert(order.paid_at, "paid");
-      assertEquals(order.oversold, true);
-      assertEquals(await stockOf(gw, pagne.id), 0, "the last unit is taken, never below zero");
-      const list = await gw.request("GET", `/v1/paylinks/${shop.paylink.id}/orders?limit=100`, {
-        key: m.keys.liveSecret,
-      });
-      assertEquals(list.status, 200, list.text);
-      const seen = list.json.data.items.find((o: { id: string }) => o.id === late.orderId);
-      assertEquals([seen.status, seen.oversold], ["CONFIRMED", true]);
-      assert(gw.logLines.some((l) => JSON.stringify(l).includes("paid after its hold was released")));
-    });
+    await t.step(
+      "a payment after the release still pays the order; what is missing marks it oversold",
+      async () => {
+        // Meanwhile other customers took 9 of the 10 pagnes (and paid nothing yet): one is left of the two.
+        for (let i = 0; i < 4; i++) {
+          assertEquals((await checkout(`10.0.1.${i}`, [[pagne.id, 2]])).status, 201);
+        }
+        assertEquals((await checkout("10.0.1.9", [[pagne.id, 1]])).status, 201);
+        assertEquals(await stockOf(gw, pagne.id), 1);
+        gw.devnet.transferUsdt(late.address, units(late.amountExpected));
+        gw.devnet.mine(5);
+        await scan();
+        const [order] = await gw.db.query<{ status: string; paid_at: Date | null; oversold: boolean }>(
+          "SELECT status, paid_at, oversold FROM paylink_orders WHERE id = $1",
+          [late.orderId],
+        );
+        assertEquals(order.status, "CONFIRMED");
+        assert(order.paid_at, "paid");
+        assertEquals(order.oversold, true);
+        assertEquals(await stockOf(gw, pagne.id), 0, "the last unit is taken, never below zero");
+        const list = await gw.request("GET", `/v1/paylinks/${shop.paylink.id}/orders?limit=100`, {
+          key: m.keys.liveSecret,
+        });
+        assertEquals(list.status, 200, list.text);
+        const seen = list.json.data.items.find((o: { id: string }) => o.id === late.orderId);
+        assertEquals([seen.status, seen.oversold], ["CONFIRMED", true]);
+        assert(gw.logLines.some((l) => JSON.stringify(l).includes("paid after its hold was released")));
+      },
+    );
 
     await t.step("paid after the release with the stock still there: taken back, not oversold", async () => {
       const res = await checkout("10.0.2.1", [[masque.id, 1]], "CINQ");

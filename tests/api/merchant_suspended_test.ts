@@ -60,16 +60,19 @@ Deno.test("a suspended or closed merchant takes no money; a late payment is cred
       assertEquals(res.status, 200, res.text);
     }
 
-    await t.step("the paylink page says the merchant is unavailable, in French and English (403)", async () => {
-      const fr = await gw.request("GET", `/pay/link/${slug}`);
-      assertEquals(fr.status, 403);
-      assertMatch(fr.text, /Ce marchand n'accepte pas de paiements pour le moment/);
-      assert(!fr.text.includes('id="cart"'), "no cart form to pay with");
-      assert(!fr.text.includes("Pagne wax"), "nothing offered for sale");
-      const en = await gw.request("GET", `/pay/link/${slug}?lang=en`);
-      assertEquals(en.status, 403);
-      assertMatch(en.text, /This merchant is not taking payments right now/);
-    });
+    await t.step(
+      "the paylink page says the merchant is unavailable, in French and English (403)",
+      async () => {
+        const fr = await gw.request("GET", `/pay/link/${slug}`);
+        assertEquals(fr.status, 403);
+        assertMatch(fr.text, /Ce marchand n'accepte pas de paiements pour le moment/);
+        assert(!fr.text.includes('id="cart"'), "no cart form to pay with");
+        assert(!fr.text.includes("Pagne wax"), "nothing offered for sale");
+        const en = await gw.request("GET", `/pay/link/${slug}?lang=en`);
+        assertEquals(en.status, 403);
+        assertMatch(en.text, /This merchant is not taking payments right now/);
+      },
+    );
 
     await t.step("checkout, rate lock and promo preview refuse with MERCHANT_STATUS_INVALID", async () => {
       const payins = await count(gw, "payins");
@@ -89,47 +92,56 @@ Deno.test("a suspended or closed merchant takes no money; a late payment is cred
       assertEquals(await count(gw, "paylink_rate_locks"), locks);
     });
 
-    await t.step("the waiting pay-in's checkout shows no address to pay, only that it is unavailable", async () => {
-      const page = await gw.request("GET", `/checkout/${early.transactionId}?lang=en`);
-      assertEquals(page.status, 403);
-      assertMatch(page.text, /Payment unavailable/);
-      assertMatch(page.text, /data-merchant>Boutique Awa</);
-      assert(!page.text.includes(early.address), "the deposit address is not shown");
-      assert(!page.text.includes("data:image/png"), "no QR code");
-    });
+    await t.step(
+      "the waiting pay-in's checkout shows no address to pay, only that it is unavailable",
+      async () => {
+        const page = await gw.request("GET", `/checkout/${early.transactionId}?lang=en`);
+        assertEquals(page.status, 403);
+        assertMatch(page.text, /Payment unavailable/);
+        assertMatch(page.text, /data-merchant>Boutique Awa</);
+        assert(!page.text.includes(early.address), "the deposit address is not shown");
+        assert(!page.text.includes("data:image/png"), "no QR code");
+      },
+    );
 
-    await t.step("paid after the suspension, the pay-in is credited as always and held for review", async () => {
-      const wallet = await usdtBalance(gw, m.merchantId, false);
-      gw.devnet.transferUsdt(early.address, units(early.amountExpected));
-      gw.devnet.mine(5);
-      await scan();
-      const [payin] = await gw.db.query<{ status: string; net_amount: string }>(
-        "SELECT status, net_amount::text FROM payins WHERE id = $1",
-        [early.transactionId],
-      );
-      assertEquals(payin.status, "CONFIRMED");
-      const credited = (Number(await usdtBalance(gw, m.merchantId, false)) - Number(wallet)).toFixed(6);
-      assertEquals(credited, Number(payin.net_amount).toFixed(6));
-      assert(Number(credited) > 0);
-      const [order] = await gw.db.query<{ status: string; paid_at: Date | null }>(
-        "SELECT status, paid_at FROM paylink_orders WHERE id = $1",
-        [early.orderId],
-      );
-      assertEquals(order.status, "CONFIRMED");
-      assert(order.paid_at, "the order is paid");
-      const held = await gw.admin("GET", `/admin/api/payin-holds?merchantId=${m.merchantId}&open=true`);
-      assertEquals(held.status, 200, held.text);
-      assertEquals(held.json.data.items.length, 1);
-      const item = held.json.data.items[0];
-      assertEquals(item.transactionId, early.transactionId);
-      assertEquals(item.reason, "MERCHANT_SUSPENDED");
-      assertEquals(item.status, "CONFIRMED");
-      assertEquals(item.netAmount, Number(payin.net_amount).toFixed(6));
-      assertEquals(item.reviewedAt, null);
-      assert(gw.logLines.some((l) => JSON.stringify(l).includes("held for review")), "the operator's log says so");
-      // The customer's page shows the payment went through.
-      assertEquals((await gw.request("GET", `/checkout/${early.transactionId}`)).status, 200);
-    });
+    await t.step(
+      "paid after the suspension, the pay-in is credited as always and held for review",
+      async () => {
+        const wallet = await usdtBalance(gw, m.merchantId, false);
+        gw.devnet.transferUsdt(early.address, units(early.amountExpected));
+        gw.devnet.mine(5);
+        await scan();
+        const [payin] = await gw.db.query<{ status: string; net_amount: string }>(
+          "SELECT status, net_amount::text FROM payins WHERE id = $1",
+          [early.transactionId],
+        );
+        assertEquals(payin.status, "CONFIRMED");
+        const credited = (Number(await usdtBalance(gw, m.merchantId, false)) - Number(wallet)).toFixed(6);
+        assertEquals(credited, Number(payin.net_amount).toFixed(6));
+        assert(Number(credited) > 0);
+        const [order] = await gw.db.query<{ status: string; paid_at: Date | null }>(
+          "SELECT status, paid_at FROM paylink_orders WHERE id = $1",
+          [early.orderId],
+        );
+        assertEquals(order.status, "CONFIRMED");
+        assert(order.paid_at, "the order is paid");
+        const held = await gw.admin("GET", `/admin/api/payin-holds?merchantId=${m.merchantId}&open=true`);
+        assertEquals(held.status, 200, held.text);
+        assertEquals(held.json.data.items.length, 1);
+        const item = held.json.data.items[0];
+        assertEquals(item.transactionId, early.transactionId);
+        assertEquals(item.reason, "MERCHANT_SUSPENDED");
+        assertEquals(item.status, "CONFIRMED");
+        assertEquals(item.netAmount, Number(payin.net_amount).toFixed(6));
+        assertEquals(item.reviewedAt, null);
+        assert(
+          gw.logLines.some((l) => JSON.stringify(l).includes("held for review")),
+          "the operator's log says so",
+        );
+        // The customer's page shows the payment went through.
+        assertEquals((await gw.request("GET", `/checkout/${early.transactionId}`)).status, 200);
+      },
+    );
 
     await t.step("the operator marks the hold reviewed, once; bad ids are 404", async () => {
       const path = `/admin/api/payin-holds/${early.transactionId}/review`;
@@ -137,7 +149,10 @@ Deno.test("a suspended or closed merchant takes no money; a late payment is cred
       assertEquals(done.status, 200, done.text);
       assertEquals(done.json.data.reviewedBy, "ops-awa");
       assertEquals((await gw.admin("POST", path, { reviewer: "ops-awa" })).json.error.code, "INVALID_STATE");
-      assertEquals((await gw.admin("POST", "/admin/api/payin-holds/pay_x%00/review", { reviewer: "a" })).status, 404);
+      assertEquals(
+        (await gw.admin("POST", "/admin/api/payin-holds/pay_x%00/review", { reviewer: "a" })).status,
+        404,
+      );
       assertEquals((await gw.admin("POST", path, { reviewer: "" })).status, 400);
       const open = await gw.admin("GET", `/admin/api/payin-holds?merchantId=${m.merchantId}&open=true`);
       assertEquals(open.json.data.items.length, 0);
