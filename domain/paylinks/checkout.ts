@@ -5,39 +5,18 @@
 // win, on PGlite as on PostgreSQL. One client address holds at most a small share at once (holdCap).
 import * as db from "../../db/paylinks.ts";
 import * as orders from "../../db/paylink_orders.ts";
-import type { Deps } from "../deps.ts";
 import { AppError, type FieldProblem } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { type Currency, Decimal } from "../money.ts";
 import { assertPromoUsable, discountOf, normalizeCode, PROMO_CODE_PATTERN } from "./promo_rules.ts";
 import { SLUG_PATTERN } from "./queries.ts";
 import { effectiveStatus } from "./states.ts";
+import { holdCap, type HoldDeps, holdMs, holdRefused, retakeReleased } from "./holds.ts";
 
-type TxDeps = Pick<Deps, "db" | "clock"> & {
-  config?: Pick<Deps["config"], "checkoutHoldMinutes">;
-  log?: Deps["log"];
-};
+type TxDeps = HoldDeps;
 
 export const MAX_ORDER_LINES = 50;
 export const MAX_LINE_QUANTITY = 1000;
-
-/** How long an unpaid order holds what it reserved when the configuration does not say. */
-export const DEFAULT_CHECKOUT_HOLD_MINUTES = 10;
-/** The share of a product's unsold stock, of a code's uses or of a paylink's uses one client may hold. */
-export const CLIENT_HOLD_SHARE = 0.2;
-
-/** At most max(1, floor(20 % of `total`)) held unpaid by one client address at once. */
-export function holdCap(total: number): number {
-  return Math.max(1, Math.floor(total * CLIENT_HOLD_SHARE));
-}
-
-function holdMs(deps: TxDeps): number {
-  return (deps.config?.checkoutHoldMinutes ?? DEFAULT_CHECKOUT_HOLD_MINUTES) * 60_000;
-}
-
-function holdRefused(message: string, field: string, reason: string): never {
-  throw new AppError("CONFLICT", message, { reason: "HOLD_LIMIT_REACHED", details: [{ field, reason }] });
-}
 
 export type CheckoutItem = { productId: string; quantity: number };
 export type CheckoutCustomer = {
@@ -281,36 +260,6 @@ export async function releaseOrder(
 
 const ENDED_WITHOUT_MONEY = new Set(["EXPIRED", "FAILED"]);
 const PAID = new Set(["CONFIRMED", "OVERPAID", "UNDERPAID"]);
-
-/**
- * An order paid after its hold was released takes back what it can: its units (what is left of each when
- * fewer; a shortfall marks the order `oversold` for the merchant, stock never goes below 0), the promo
- * code's use and the paylink's use (each only if there is room: the price was agreed at checkout). The
- * payment itself is never refused: the order is paid as any other.
- */
-async function retakeReleased(deps: TxDeps, order: orders.OrderRow): Promise<void> {
-  const now = deps.clock.now();
-  // The checkout's lock order: the paylink, then its products in id order, then the promo code.
-  await db.retakePaylinkUse(deps.db, order.paylink_id, now);
-  const items = await orders.listOrderItems(deps.db, [order.id]);
-  let missing = 0;
-  for (const item of [...items].sort((a, b) => a.product_id < b.product_id ? -1 : 1)) {
-    if (item.stock_reserved) missing += await db.retakeStock(deps.db, item.product_id, item.quantity, now);
-  }
-  if (order.promo_code_id) await db.countPromoUse(deps.db, order.promo_code_id, now);
-  const paylink = await db.findPaylinkOf(
-    deps.db,
-    { merchantId: order.merchant_id, isSandbox: order.is_sandbox },
-    order.paylink_id,
-  );
-  if (paylink?.status === "ACTIVE") {
-    const usedUp = paylink.max_uses !== null && paylink.use_count >= paylink.max_uses;
-    if (usedUp || (paylink.auto_disable_on_depletion && await db.allTrackedStockGone(deps.db, paylink.id))) {
-      await db.updatePaylink(deps.db, paylink.id, { status: "DEPLETED" }, now);
-    }
-  }
-  if (missing > 0) await orders.markOversold(deps.db, order.id, now);
-}
 
 /**
  * Makes the order of `payinId` follow its pay-in's new status: paid statuses stamp `paidAt` (and take back
