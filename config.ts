@@ -41,6 +41,7 @@ export const EnvSchema = z.object({
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(10_000).default(5000),
   AUTH_FAILURE_LIMIT: z.coerce.number().int().min(1).max(100_000).default(20),
   PUBLIC_RATE_LIMIT: z.coerce.number().int().min(1).max(100_000).default(60),
+  CHECKOUT_HOLD_MINUTES: z.coerce.number().int().min(1).max(120).default(10),
   FX_SOURCE: z.enum(["fixed", "feed"]).optional(),
   FX_FIXED_USDT_EUR: z.string().regex(/^\d{1,9}(\.\d{1,18})?$/, "must be a decimal rate").default("0.92"),
   FX_FEED_URL: z.string().url().optional(),
@@ -123,6 +124,8 @@ export type Config = {
   authFailureLimit: number;
   /** Requests per client address per minute on each public paylink route (checkout, apply-promo, rate-lock). */
   publicRateLimit: number;
+  /** Minutes an unpaid paylink order holds its stock and promo uses (default 10); optional for hand-built configs. */
+  checkoutHoldMinutes?: number;
   fx: FxConfig;
   /** Where uploaded images live (rails/storage); optional so hand-built configs default to Postgres. */
   storage?: StorageConfig;
@@ -258,6 +261,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     authCacheTtlMs: e.AUTH_CACHE_TTL_MS,
     authFailureLimit: e.AUTH_FAILURE_LIMIT,
     publicRateLimit: e.PUBLIC_RATE_LIMIT,
+    checkoutHoldMinutes: e.CHECKOUT_HOLD_MINUTES,
     fx: {
       source: e.FX_SOURCE ?? (e.APP_ENV === "production" ? "feed" : "fixed"),
       fixedUsdtEur: e.FX_FIXED_USDT_EUR,

@@ -36,6 +36,7 @@ import { shopRoutes } from "./shop.ts";
 import { paylinkOrderRoutes } from "./paylink_orders.ts";
 import { subscriptionRoutes } from "./subscriptions.ts";
 import { adminMailRoutes } from "./admin_mail.ts";
+import { adminPayinHoldRoutes } from "./admin_payin_holds.ts";
 import { subscriptionPageRoutes } from "../pages/subscription_routes.ts";
 import { paylinkRoutes } from "./paylinks.ts";
 import { adminPaylinkRoutes, paylinkMediaRoutes, paylinkTemplateRoutes } from "./paylink_extras.ts";
@@ -166,6 +167,7 @@ export function createApp(deps: Deps, options: { devnet?: Devnet; simulators?: {
   app.route("/admin/api", adminBulkReviewRoutes());
   app.route("/admin/api", adminTreasuryRoutes());
   app.route("/admin/api", adminMailRoutes());
+  app.route("/admin/api", adminPayinHoldRoutes());
   app.route("/admin/api", adminPaylinkRoutes());
   app.route("/", docsRoutes(app));
   app.route("/", checkoutRoutes());

@@ -48,6 +48,9 @@ const OrderSchema = z.object({
   transactionId: z.string().nullable(),
   isSandbox: z.boolean(),
   paidAt: z.string().nullable(),
+  oversold: z.boolean().openapi({
+    description: "paid after its checkout hold ended, when part of what it ordered was sold to someone else",
+  }),
   createdAt: z.string(),
   updatedAt: z.string(),
 }).openapi("PaylinkOrder");

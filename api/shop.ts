@@ -127,7 +127,11 @@ export function shopRoutes() {
       tags: ["Paylinks (public)"],
       summary: "Create an order and its pay-in from a paylink (public)",
       description: "Reserves stock and the promo code's use, consumes the rate lock, and creates the " +
-        "pay-in on the chosen rail, all in one transaction. Rate-limited per client address.",
+        "pay-in on the chosen rail, all in one transaction. Rate-limited per client address. An unpaid " +
+        "order holds its stock and promo use for CHECKOUT_HOLD_MINUTES (default 10); one client address " +
+        "holds at most max(1, 20 %) of a product's unsold stock, of a code's or a paylink's maxUses at " +
+        "once (409 CONFLICT, cause HOLD_LIMIT_REACHED). A merchant that takes no payments: 403 " +
+        "MERCHANT_STATUS_INVALID (suspended) or ACCOUNT_CLOSED.",
       operationId: "checkoutPaylink",
       security: [],
       middleware: [publicRateLimit("checkout")],
@@ -139,7 +143,14 @@ export function shopRoutes() {
       },
     }),
     async (c) =>
-      ok(c, await checkoutPaylink(c.get("deps"), c.req.valid("param").slug, c.req.valid("json")), 201),
+      ok(
+        c,
+        await checkoutPaylink(c.get("deps"), c.req.valid("param").slug, {
+          ...c.req.valid("json"),
+          clientAddress: clientAddress(c),
+        }),
+        201,
+      ),
   );
 
   r.openapi(

@@ -32,6 +32,8 @@ export type CheckoutRow = {
   merchant_name: string;
   merchant_display_name: string | null;
   merchant_logo: string | null;
+  /** ACTIVE, SUSPENDED or CLOSED: only an ACTIVE merchant's checkout invites payment. */
+  merchant_status: string;
   external_ref: string | null;
   /** `metadata.description` when it is a string. */
   description: string | null;
@@ -49,7 +51,7 @@ export async function findCheckoutRow(
               WHERE t.payin_id = p.id AND t.kind = 'PAYIN' AND t.status <> 'ORPHANED') AS newest_block,
             (SELECT max(b.number)::text FROM chain_blocks b) AS head_block,
             m.name AS merchant_name, m.display_name AS merchant_display_name, m.logo_data_url AS merchant_logo,
-            p.external_ref,
+            m.status AS merchant_status, p.external_ref,
             CASE WHEN jsonb_typeof(p.metadata->'description') = 'string' THEN p.metadata->>'description' END
               AS description
        FROM payins p JOIN merchants m ON m.id = p.merchant_id WHERE p.id = $1`,

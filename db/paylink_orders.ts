@@ -24,6 +24,12 @@ export type OrderRow = {
   payin_id: string | null;
   released_at: Date | null;
   paid_at: Date | null;
+  /** The public routes' client address that placed it (migration 024); null before that. */
+  client_address: string | null;
+  /** Until when an unpaid order holds its stock, promo and paylink uses. */
+  hold_until: Date;
+  /** Paid after its hold was released, when its units were no longer all there to take back. */
+  oversold: boolean;
   created_at: Date;
   updated_at: Date;
 };
@@ -51,6 +57,8 @@ export type NewOrder = {
   total: string;
   promoCodeId: string | null;
   promoCode: string | null;
+  clientAddress: string | null;
+  holdUntil: Date;
   items: Array<
     {
       productId: string;
@@ -68,8 +76,9 @@ export async function insertOrder(db: Db, o: NewOrder): Promise<{ order: OrderRo
   const [order] = await db.query<OrderRow>(
     `INSERT INTO paylink_orders (id, paylink_id, merchant_id, is_sandbox, customer_email, customer_name,
        customer_phone, customer_address, currency, subtotal, discount, total, promo_code_id, promo_code,
-       created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::numeric, $11::numeric, $12::numeric, $13, $14, $15, $15)
+       client_address, hold_until, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::numeric, $11::numeric, $12::numeric, $13, $14, $16, $17,
+             $15, $15)
      RETURNING *`,
     [
       o.id,
@@ -87,6 +96,8 @@ export async function insertOrder(db: Db, o: NewOrder): Promise<{ order: OrderRo
       o.promoCodeId,
       o.promoCode,
       o.now,
+      o.clientAddress,
+      o.holdUntil,
     ],
   );
   const items = await db.query<OrderItemRow>(
@@ -175,19 +186,59 @@ export async function setOrderStatus(
 }
 
 /**
- * Orders still holding stock, promo and paylink uses whose pay-in ended without money (EXPIRED, FAILED),
- * or that never got a pay-in within `orphanBefore` (a checkout that crashed after reserving).
+ * Orders still holding stock, promo and paylink uses that must give them back: their pay-in ended without
+ * money (EXPIRED, FAILED), or their hold ended (`hold_until` before `now`) unpaid while no payment is on
+ * its way (no pay-in, or one still AWAITING_PAYMENT / PENDING; a CONFIRMING one keeps its hold).
  */
-export async function listOrdersToRelease(db: Db, orphanBefore: Date, limit: number): Promise<string[]> {
+export async function listOrdersToRelease(db: Db, now: Date, limit: number): Promise<string[]> {
   const rows = await db.query<{ id: string }>(
     `SELECT o.id FROM paylink_orders o LEFT JOIN payins p ON p.id = o.payin_id
       WHERE o.released_at IS NULL
         AND ((p.id IS NOT NULL AND p.status IN ('EXPIRED', 'FAILED'))
-             OR (o.payin_id IS NULL AND o.created_at < $1))
+             OR (o.paid_at IS NULL AND o.hold_until < $1
+                 AND (p.id IS NULL OR p.status IN ('AWAITING_PAYMENT', 'PENDING'))))
       ORDER BY o.created_at LIMIT $2`,
-    [orphanBefore, limit],
+    [now, limit],
   );
   return rows.map((r) => r.id);
+}
+
+export type HeldByClient = {
+  /** Per stock-tracked product: units every unpaid order holds, and those this client's hold. */
+  units: Map<string, { all: number; mine: number }>;
+  /** This client's unpaid orders on the paylink, and how many of them hold each promo code. */
+  orders: number;
+  promoUses: Map<string, number>;
+};
+
+/**
+ * What unpaid, unreleased orders hold on a paylink, and this client address's share. Runs after the
+ * paylink row is locked by the checkout, so concurrent checkouts of one paylink read it one at a time.
+ */
+export async function heldOnPaylink(db: Db, paylinkId: string, clientAddress: string): Promise<HeldByClient> {
+  const units = await db.query<{ product_id: string; all_units: number; mine: number }>(
+    `SELECT i.product_id, sum(i.quantity)::int AS all_units,
+            COALESCE(sum(i.quantity) FILTER (WHERE o.client_address = $2), 0)::int AS mine
+       FROM paylink_orders o JOIN paylink_order_items i ON i.order_id = o.id
+      WHERE o.paylink_id = $1 AND o.released_at IS NULL AND o.paid_at IS NULL AND i.stock_reserved
+      GROUP BY i.product_id`,
+    [paylinkId, clientAddress],
+  );
+  const mine = await db.query<{ promo_code_id: string | null; n: number }>(
+    `SELECT promo_code_id, count(*)::int AS n FROM paylink_orders
+      WHERE paylink_id = $1 AND released_at IS NULL AND paid_at IS NULL AND client_address = $2
+      GROUP BY promo_code_id`,
+    [paylinkId, clientAddress],
+  );
+  return {
+    units: new Map(units.map((r) => [r.product_id, { all: r.all_units, mine: r.mine }])),
+    orders: mine.reduce((sum, r) => sum + r.n, 0),
+    promoUses: new Map(mine.filter((r) => r.promo_code_id).map((r) => [r.promo_code_id!, r.n])),
+  };
+}
+
+export async function markOversold(db: Db, orderId: string, now: Date): Promise<void> {
+  await db.query("UPDATE paylink_orders SET oversold = true, updated_at = $2 WHERE id = $1", [orderId, now]);
 }
 
 export async function payinStatus(db: Db, payinId: string): Promise<string | undefined> {

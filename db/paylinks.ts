@@ -379,6 +379,23 @@ export async function returnStock(db: Db, productId: string, quantity: number, n
   );
 }
 
+/**
+ * Takes back, for an order paid after its hold was released, up to `quantity` units of a product (on sale
+ * or archived): what is left if fewer. Answers how many units were missing (0 when all were there).
+ */
+export async function retakeStock(db: Db, productId: string, quantity: number, now: Date): Promise<number> {
+  const [before] = await db.query<{ stock_qty: number; stock_enabled: boolean }>(
+    "SELECT stock_qty, stock_enabled FROM paylink_products WHERE id = $1 FOR UPDATE",
+    [productId],
+  );
+  if (!before?.stock_enabled) return 0;
+  await db.query(
+    "UPDATE paylink_products SET stock_qty = GREATEST(stock_qty - $2, 0), updated_at = $3 WHERE id = $1",
+    [productId, quantity, now],
+  );
+  return Math.max(0, quantity - before.stock_qty);
+}
+
 /** Whether nothing is left for sale: every product on sale tracks stock and has none left. */
 export async function allTrackedStockGone(db: Db, paylinkId: string): Promise<boolean> {
   const [row] = await db.query<{ tracked: number; left: number }>(
@@ -510,6 +527,15 @@ export async function countPaylinkUse(db: Db, paylinkId: string, now: Date): Pro
       WHERE id = $1 AND (max_uses IS NULL OR use_count < max_uses) RETURNING *`,
     [paylinkId, now],
   ))[0];
+}
+
+/** One more use (not one more order) unless maxUses is reached: an order paid after its release. */
+export async function retakePaylinkUse(db: Db, paylinkId: string, now: Date): Promise<boolean> {
+  return (await db.query(
+    `UPDATE paylinks SET use_count = use_count + 1, updated_at = $2
+      WHERE id = $1 AND (max_uses IS NULL OR use_count < max_uses) RETURNING id`,
+    [paylinkId, now],
+  )).length > 0;
 }
 
 export async function returnPaylinkUse(db: Db, paylinkId: string, now: Date): Promise<PaylinkRow> {

@@ -182,9 +182,11 @@ export async function listDueRenewals(
   limit: number,
 ): Promise<Array<{ id: string; next_period_index: number }>> {
   return await db.query(
-    `SELECT id, next_period_index FROM subscriptions
-      WHERE status IN ('ACTIVE', 'PAST_DUE') AND next_period_start <= $1
-      ORDER BY next_period_start LIMIT $2`,
+    `SELECT s.id, s.next_period_index FROM subscriptions s
+      WHERE s.status IN ('ACTIVE', 'PAST_DUE') AND s.next_period_start <= $1
+        -- A merchant that takes no payments starts no renewals; they wait until it is ACTIVE again.
+        AND EXISTS (SELECT 1 FROM merchants m WHERE m.id = s.merchant_id AND m.status = 'ACTIVE')
+      ORDER BY s.next_period_start LIMIT $2`,
     [now, limit],
   );
 }

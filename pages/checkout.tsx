@@ -261,6 +261,36 @@ export function renderCheckoutPage(
   });
 }
 
+/**
+ * A pay-in still waiting for money whose merchant is suspended or closed: nothing to pay with (no address,
+ * no QR code, no card or SMS step), only whom it was for and that nothing should be sent.
+ */
+export function renderCheckoutUnavailable(v: CheckoutView, lang: Lang, nonce: string): string {
+  const t = MESSAGES[lang];
+  return renderDocument({
+    lang,
+    nonce,
+    title: t.unavailableTitle,
+    children: (
+      <main>
+        <div class="bar">
+          <span>{t.title}</span>
+          <LangSwitch lang={lang} t={t} />
+        </div>
+        <div class="card">
+          <Payee merchant={v.merchant} reference={v.reference} t={t} />
+          <div class="done" data-unavailable="">
+            <span class="mark bad" aria-hidden="true">!</span>
+            <h1>{t.unavailableTitle}</h1>
+            <p>{t.unavailableText}</p>
+          </div>
+        </div>
+        <p class="small">{t.paymentId} {v.id}</p>
+      </main>
+    ),
+  });
+}
+
 export function renderCheckoutNotFound(lang: Lang, nonce: string): string {
   const t = MESSAGES[lang];
   return renderDocument({

@@ -50,6 +50,9 @@ const fr = {
   failedTitle: "Paiement échoué",
   failedText: "Le paiement n'a pas abouti. Contactez le marchand si vous avez envoyé des fonds.",
   returnLink: "Retour au marchand",
+  unavailableTitle: "Paiement indisponible",
+  unavailableText:
+    "Ce marchand n'accepte pas de paiements pour le moment : n'envoyez rien pour ce paiement. Un paiement déjà envoyé n'est pas perdu.",
   notFoundTitle: "Paiement introuvable",
   notFoundText: "Ce lien de paiement n'existe pas ou n'est plus valide. Vérifiez le lien reçu du marchand.",
   noScript: "Cette page se recharge toutes les 15 secondes.",
@@ -120,6 +123,9 @@ const en: Messages = {
   failedTitle: "Payment failed",
   failedText: "The payment did not go through. Contact the merchant if you sent funds.",
   returnLink: "Back to the merchant",
+  unavailableTitle: "Payment unavailable",
+  unavailableText:
+    "This merchant is not taking payments right now: do not send anything for this payment. A payment already sent is not lost.",
   notFoundTitle: "Payment not found",
   notFoundText:
     "This payment link does not exist or is no longer valid. Check the link the merchant gave you.",

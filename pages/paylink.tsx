@@ -129,7 +129,7 @@ function ShopBody(props: { v: ShopView; lang: Lang }) {
   const { v, lang } = props;
   const t = SHOP_MESSAGES[lang];
   const other: Lang = lang === "fr" ? "en" : "fr";
-  const open = v.status === "ACTIVE" && v.products.length > 0 && v.rails.length > 0;
+  const open = v.merchantAvailable && v.status === "ACTIVE" && v.products.length > 0 && v.rails.length > 0;
   const errors = JSON.stringify(t.errors);
   const emailRule = v.needsEmail ? "REQUIRED" : v.collect.email;
   return (
@@ -161,8 +161,14 @@ function ShopBody(props: { v: ShopView; lang: Lang }) {
         </div>
         {v.description && <p class="muted">{v.description}</p>}
         {!open && (
-          <div class="closed st bad">
-            <p>{v.status === "ACTIVE" ? t.unavailable : t.closed}</p>
+          <div class="closed st bad" data-closed={v.merchantAvailable ? v.status : "MERCHANT"}>
+            <p>
+              {!v.merchantAvailable
+                ? t.merchantUnavailable
+                : v.status === "ACTIVE"
+                ? t.unavailable
+                : t.closed}
+            </p>
           </div>
         )}
         {open && (

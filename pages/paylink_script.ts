@@ -21,7 +21,7 @@ function show(el,text){el.textContent=text;el.hidden=!text}
 function err(text){show($("err"),text||"")}
 function message(body){var e=body&&body.error;if(!e)return errs.OTHER;var m=errs[e.code]||errs.OTHER;
 if(e.code==="VALIDATION_ERROR")m=m.replace("{f}",(e.details||[]).map(function(x){return x.field}).join(", ")||e.message);
-var left=e.cause==="OUT_OF_STOCK"&&e.details&&e.details[0]?parseInt(e.details[0].reason,10):-1;if(left===0||e.cause==="PAYLINK_DEPLETED")m=errs.SOLD_OUT;return m}
+var left=e.cause==="OUT_OF_STOCK"&&e.details&&e.details[0]?parseInt(e.details[0].reason,10):-1;if(left===0||e.cause==="PAYLINK_DEPLETED")m=errs.SOLD_OUT;if(e.cause==="HOLD_LIMIT_REACHED")m=errs.HOLD_LIMIT_REACHED;return m}
 function fields(){var r=rail(),name=r?r.value:"";all("[data-field]").forEach(function(f){var rule=f.getAttribute("data-rule"),rails=f.getAttribute("data-rails").split(" ");
 var need=rule==="REQUIRED"||rails.indexOf(name)>=0;f.hidden=rule==="HIDDEN"&&!need;var i=f.querySelector("input,textarea");i.required=need;var o=f.querySelector("[data-opt]");if(o)o.hidden=need})}
 function clock(s){var m=Math.floor(s/60),x=s%60;return m+":"+(x<10?"0":"")+x}

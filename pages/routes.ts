@@ -7,7 +7,7 @@ import { getCheckoutStatus, getCheckoutView } from "../domain/payins/checkout.ts
 import { digitalDeliveryOf } from "../domain/shop/delivery.ts";
 import { submitCheckoutOtp } from "../domain/payins/otp.ts";
 import { AppError } from "../domain/errors.ts";
-import { renderCheckoutNotFound, renderCheckoutPage } from "./checkout.tsx";
+import { renderCheckoutNotFound, renderCheckoutPage, renderCheckoutUnavailable } from "./checkout.tsx";
 import { OTP_NOTICES, type OtpNotice } from "./checkout_fiat.tsx";
 import { type Lang, pickLang } from "./i18n.ts";
 import { newNonce, securityHeaders } from "./layout.tsx";
@@ -60,6 +60,11 @@ export function checkoutRoutes() {
     const id = c.req.param("id");
     const view = PAYIN_ID.test(id) ? await getCheckoutView(c.get("deps"), id) : null;
     if (!view) return c.html(renderCheckoutNotFound(lang, nonce), 404, headers);
+    if (!view.merchantAvailable && view.phase === "waiting") {
+      // Nothing to pay: 403 while the merchant is suspended, 410 once it is closed.
+      const status = view.merchantStatus === "CLOSED" ? 410 : 403;
+      return c.html(renderCheckoutUnavailable(view, lang, nonce), status, headers);
+    }
     const delivery = await digitalDeliveryOf(c.get("deps"), id);
     const asked = c.req.query("otp");
     const notice = (OTP_NOTICES as readonly string[]).includes(asked ?? "") ? asked as OtpNotice : null;
@@ -88,6 +93,11 @@ export function checkoutRoutes() {
     const otp = await readOtp(c, isJson);
     let outcome: OtpNotice | "NOT_FOUND";
     try {
+      // A merchant that takes no payments is paid no SMS code either (the page says it is unavailable).
+      const merchant = await getCheckoutView(c.get("deps"), id);
+      if (merchant && !merchant.merchantAvailable) {
+        throw new AppError("OTP_NOT_APPLICABLE", "This merchant is not taking payments");
+      }
       await submitCheckoutOtp(c.get("deps"), id, otp);
       outcome = "sent";
     } catch (err) {

@@ -36,6 +36,8 @@ const fr = {
   secured: "Paiement sécurisé. Vous verrez le montant exact et le bénéficiaire avant de payer.",
   closed: "Ce lien de paiement n'accepte plus de commandes.",
   unavailable: "Ce lien de paiement n'est pas disponible pour le moment.",
+  merchantUnavailable:
+    "Ce marchand n'accepte pas de paiements pour le moment. Aucun paiement ne peut être fait ici.",
   notFound: "Lien introuvable",
   notFoundText: "Ce lien de paiement n'existe pas. Vérifiez le lien reçu du marchand.",
   ogDescription: "Payez {m} en ligne : mobile money, carte ou USDT.",
@@ -47,6 +49,8 @@ const fr = {
     PROMO_CODE_USAGE_LIMIT_REACHED: "Ce code promo a atteint sa limite d'utilisation.",
     CONFLICT: "Stock insuffisant : réduisez la quantité.",
     SOLD_OUT: "Épuisé : un autre client vient de prendre le dernier article.",
+    HOLD_LIMIT_REACHED:
+      "Vous avez déjà des commandes en attente de paiement : payez-les ou réessayez dans quelques minutes (ou réduisez la quantité).",
     VALIDATION_ERROR: "Vérifiez les champs : {f}",
     RATE_LIMIT_EXCEEDED: "Trop d'essais. Patientez une minute.",
     AMOUNT_TOO_LOW: "Montant trop faible pour ce moyen de paiement.",
@@ -92,6 +96,7 @@ const en: ShopMessages = {
   secured: "Secure payment. You will see the exact amount and who is paid before paying.",
   closed: "This payment link no longer takes orders.",
   unavailable: "This payment link is not available right now.",
+  merchantUnavailable: "This merchant is not taking payments right now. No payment can be made here.",
   notFound: "Link not found",
   notFoundText: "This payment link does not exist. Check the link the merchant gave you.",
   ogDescription: "Pay {m} online: mobile money, card or USDT.",
@@ -103,6 +108,8 @@ const en: ShopMessages = {
     PROMO_CODE_USAGE_LIMIT_REACHED: "This promo code has reached its usage limit.",
     CONFLICT: "Not enough stock: lower the quantity.",
     SOLD_OUT: "Sold out: another customer just took the last one.",
+    HOLD_LIMIT_REACHED:
+      "You already have orders waiting for payment: pay them or retry in a few minutes (or lower the quantity).",
     VALIDATION_ERROR: "Check these fields: {f}",
     RATE_LIMIT_EXCEEDED: "Too many attempts. Wait a minute.",
     AMOUNT_TOO_LOW: "Amount too low for this payment method.",

@@ -22,7 +22,9 @@ export function shopPageRoutes() {
     };
     try {
       const view = await getShopView(deps, c.req.param("slug"), { countView: true });
-      return c.html(renderPaylinkPage(view, lang, nonce), 200, headers);
+      // A merchant that takes no payments: the page says so, 403 while suspended, 410 once closed.
+      const status = view.merchantAvailable ? 200 : view.merchantStatus === "CLOSED" ? 410 : 403;
+      return c.html(renderPaylinkPage(view, lang, nonce), status, headers);
     } catch (err) {
       if (err instanceof AppError && err.code === "NOT_FOUND") {
         return c.html(renderPaylinkNotFound(lang, nonce), 404, headers);

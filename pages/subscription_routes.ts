@@ -10,7 +10,11 @@ import { brandingOf } from "../domain/merchant_branding.ts";
 import { RAILS } from "../domain/merchants.ts";
 import { takeTokens } from "../domain/rate_limit.ts";
 import { cancelByCustomer, findByCancelToken } from "../domain/subscriptions/actions.ts";
-import { getRenewalPage, startRenewalPayin } from "../domain/subscriptions/renewal_payin.ts";
+import {
+  getRenewalPage,
+  type RenewalPageView,
+  startRenewalPayin,
+} from "../domain/subscriptions/renewal_payin.ts";
 import { type Lang, pickLang } from "./i18n.ts";
 import { newNonce, securityHeaders } from "./layout.tsx";
 import { renderCancelPage, renderRenewalPage, renderSubscriptionNotFound } from "./subscriptions.tsx";
@@ -21,6 +25,12 @@ function langOf(c: Context<AppEnv>): Lang {
 
 function headersFor(lang: Lang, nonce: string) {
   return { ...securityHeaders(nonce, { forms: true }), "Content-Language": lang, Vary: "Accept-Language" };
+}
+
+/** A renewal still to pay whose merchant takes no payments: 403 while suspended, 410 once closed. */
+function unavailableStatus(view: RenewalPageView): 403 | 410 | undefined {
+  if (view.merchantAvailable || view.renewal.status !== "PENDING") return undefined;
+  return view.merchantStatus === "CLOSED" ? 410 : 403;
 }
 
 function notFound(c: Context<AppEnv>, lang: Lang) {
@@ -61,7 +71,11 @@ export function subscriptionPageRoutes() {
     const view = await getRenewalPage(c.get("deps"), c.req.param("id"));
     if (!view) return notFound(c, lang);
     const nonce = newNonce();
-    return c.html(renderRenewalPage(view, lang, nonce), 200, headersFor(lang, nonce));
+    return c.html(
+      renderRenewalPage(view, lang, nonce),
+      unavailableStatus(view) ?? 200,
+      headersFor(lang, nonce),
+    );
   });
 
   // Starts (or finds) the renewal's pay-in and sends the customer to its checkout.
@@ -74,6 +88,7 @@ export function subscriptionPageRoutes() {
     const form = await formOf(c);
     const rail = RAILS.find((x) => x === form.paymentMethod);
     let problem: string;
+    let status: 400 | 403 = 400;
     if (await limited(c, "renewal-pay")) {
       problem = lang === "fr"
         ? "trop de tentatives, réessayez dans une minute"
@@ -89,11 +104,16 @@ export function subscriptionPageRoutes() {
       } catch (err) {
         if (!(err instanceof AppError) || err.status >= 500) throw err;
         problem = err.message;
+        if (err.code === "MERCHANT_STATUS_INVALID" || err.code === "ACCOUNT_CLOSED") status = 403;
       }
     }
     const nonce = newNonce();
     const fresh = (await getRenewalPage(deps, id)) ?? view;
-    return c.html(renderRenewalPage(fresh, lang, nonce, problem), 400, headersFor(lang, nonce));
+    return c.html(
+      renderRenewalPage(fresh, lang, nonce, problem),
+      unavailableStatus(fresh) ?? status,
+      headersFor(lang, nonce),
+    );
   });
 
   r.get("/subscriptions/:id/cancel", async (c) => {

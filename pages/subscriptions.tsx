@@ -80,7 +80,8 @@ export function renderRenewalPage(
   const r = v.renewal;
   const s = v.subscription;
   const closed = s.status === "CANCELLED" || r.status === "CANCELLED";
-  const payable = r.status === "PENDING" && !closed;
+  const unavailable = r.status === "PENDING" && !closed && !v.merchantAvailable;
+  const payable = r.status === "PENDING" && !closed && v.merchantAvailable;
   const every = s.interval_count === 1 ? t.perPeriod[s.billing_interval] : null;
   return Shell({
     lang,
@@ -95,6 +96,7 @@ export function renderRenewalPage(
         {r.status === "PAID" && <Outcome good title={t.paidTitle} text={t.paidText} />}
         {r.status === "FAILED" && <Outcome good={false} title={t.failedTitle} text={t.failedText} />}
         {closed && r.status !== "PAID" && <Outcome good={false} title={t.closedTitle} text={t.closedText} />}
+        {unavailable && <Outcome good={false} title={t.unavailableTitle} text={t.unavailableText} />}
         {payable && (
           <>
             <h1>{t.renewalTitle}</h1>

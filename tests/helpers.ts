@@ -143,7 +143,14 @@ export async function startTestGateway(
   async function request(
     method: string,
     path: string,
-    opts: { key?: string; body?: unknown; headers?: Record<string, string>; rawBody?: string } = {},
+    opts: {
+      key?: string;
+      body?: unknown;
+      headers?: Record<string, string>;
+      rawBody?: string;
+      /** The peer address Deno.serve would report (clientAddress); none: "unknown". */
+      clientAddress?: string;
+    } = {},
   ) {
     const headers: Record<string, string> = { ...opts.headers };
     if (opts.key) headers["x-api-key"] = opts.key;
@@ -152,7 +159,8 @@ export async function startTestGateway(
       body = JSON.stringify(opts.body);
       headers["content-type"] = "application/json";
     }
-    const res = await app.request(path, { method, headers, body });
+    const env = opts.clientAddress ? { remoteAddr: { hostname: opts.clientAddress } } : undefined;
+    const res = await app.request(path, { method, headers, body }, env);
     const text = await res.text();
     // deno-lint-ignore no-explicit-any
     let json: any;

@@ -8,6 +8,7 @@ import { qrPngDataUrlSync } from "../../rails/tron/qr.ts";
 import type { OperatorCode } from "../../rails/fiat/provider.ts";
 import type { Deps } from "../deps.ts";
 import { brandingOf, type MerchantBranding } from "../merchant_branding.ts";
+import { takesPayments } from "../merchant_availability.ts";
 import { Decimal, formatAmount } from "../money.ts";
 import { isFinal, PAYIN_STATUSES, type PayinStatus } from "./states.ts";
 
@@ -69,6 +70,9 @@ export type CheckoutView = {
   merchant: MerchantBranding;
   /** The order's own reference: `externalRef`, else a description; null when the merchant gave neither. */
   reference: string | null;
+  /** False while the merchant is suspended or closed: a pay-in still waiting is shown as unavailable. */
+  merchantAvailable: boolean;
+  merchantStatus: string;
 };
 
 /**
@@ -186,6 +190,8 @@ function toView(deps: CheckoutDeps, row: CheckoutRow): CheckoutView {
       logo_data_url: row.merchant_logo,
     }),
     reference: row.external_ref ?? (row.description ? row.description.slice(0, 200) : null),
+    merchantAvailable: takesPayments({ status: row.merchant_status }),
+    merchantStatus: row.merchant_status,
   };
 }
 

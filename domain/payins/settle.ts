@@ -10,6 +10,7 @@ import { effectiveFees } from "../fees.ts";
 import { type Posting, postJournal } from "../ledger.ts";
 import { Decimal, formatAmount, roundFee } from "../money.ts";
 import { findMerchant } from "../../db/merchants.ts";
+import { holdIfMerchantInactive } from "./review_holds.ts";
 import { transitionPayin } from "./transition.ts";
 import { assertMove, type PayinStatus } from "./states.ts";
 
@@ -107,6 +108,8 @@ export async function settleUsdtReceipt(
       settled = await transitionPayin({ ...deps, db: jtx }, payin, to, patch);
       if (!settled) throw new Error(`pay-in ${payin.id} moved while locked`);
       await markCredited(jtx, receipt.transferKeys, now);
+      // Credited all the same; held for review if the merchant was suspended or closed meanwhile.
+      if (to !== "FAILED") await holdIfMerchantInactive({ ...deps, db: jtx }, payin, merchant);
     });
     return journal.booked ? settled : undefined;
   });

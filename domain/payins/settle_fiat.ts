@@ -17,6 +17,7 @@ import { AppError } from "../errors.ts";
 import { effectiveFees } from "../fees.ts";
 import { postJournal } from "../ledger.ts";
 import { Decimal, formatAmount, roundFee } from "../money.ts";
+import { holdIfMerchantInactive } from "./review_holds.ts";
 import { transitionPayin } from "./transition.ts";
 import { assertMove, type PayinStatus } from "./states.ts";
 import { fiatProvidersFor } from "./create_fiat.ts";
@@ -56,7 +57,8 @@ export async function applyFiatOutcome(
       ? "UNDERPAID"
       : "OVERPAID";
     assertMove("AWAITING_PAYMENT", to);
-    const fees = effectiveFees((await findMerchant(tx, payin.merchant_id))?.fee_schedule);
+    const merchant = await findMerchant(tx, payin.merchant_id);
+    const fees = effectiveFees(merchant?.fee_schedule);
     const fee = fiatFee(
       received,
       payin.payment_method === "CARD" ? fees.cardPercent : fees.mobileMoneyPercent,
@@ -87,6 +89,8 @@ export async function applyFiatOutcome(
         confirmed_at: now,
       });
       if (!settled) throw new Error(`pay-in ${payin.id} moved while locked`);
+      // Credited all the same; held for review if the merchant was suspended or closed meanwhile.
+      await holdIfMerchantInactive({ ...deps, db: jtx }, payin, merchant);
     });
     return settled;
   });

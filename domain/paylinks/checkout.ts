@@ -1,18 +1,19 @@
 // What the public checkout calls inside its own transaction: reserve the order (paylink use, stock,
 // promo redemption, order and items), attach the pay-in, and give everything back exactly once when the
-// pay-in expires or fails. Each reservation is one conditional UPDATE, so two checkouts racing for the
-// last unit or the last use of a code cannot both win, on PGlite as on PostgreSQL.
+// pay-in expires or fails, or when the hold (CHECKOUT_HOLD_MINUTES) ends unpaid. Each reservation is one
+// conditional UPDATE, so two checkouts racing for the last unit or the last use of a code cannot both
+// win, on PGlite as on PostgreSQL. One client address holds at most a small share at once (holdCap).
 import * as db from "../../db/paylinks.ts";
 import * as orders from "../../db/paylink_orders.ts";
-import type { Deps } from "../deps.ts";
 import { AppError, type FieldProblem } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { type Currency, Decimal } from "../money.ts";
 import { assertPromoUsable, discountOf, normalizeCode, PROMO_CODE_PATTERN } from "./promo_rules.ts";
 import { SLUG_PATTERN } from "./queries.ts";
 import { effectiveStatus } from "./states.ts";
+import { holdCap, type HoldDeps, holdMs, holdRefused, retakeReleased } from "./holds.ts";
 
-type TxDeps = Pick<Deps, "db" | "clock">;
+type TxDeps = HoldDeps;
 
 export const MAX_ORDER_LINES = 50;
 export const MAX_LINE_QUANTITY = 1000;
@@ -85,7 +86,14 @@ function checkCustomer(paylink: db.PaylinkRow, products: db.ProductRow[], custom
  */
 export async function reserveOrder(
   deps: TxDeps,
-  input: { slug: string; items: CheckoutItem[]; promoCode?: string | null; customer: CheckoutCustomer },
+  input: {
+    slug: string;
+    items: CheckoutItem[];
+    promoCode?: string | null;
+    customer: CheckoutCustomer;
+    /** The public routes' client address; null (a domain caller) holds without the per-client bound. */
+    clientAddress?: string | null;
+  },
 ): Promise<ReservedOrder> {
   const lines = mergeItems(input.items);
   return await deps.db.tx(async (tx) => {
@@ -102,9 +110,31 @@ export async function reserveOrder(
       });
     }
     let paylink = counted;
+    const client = input.clientAddress ?? null;
+    // Read under the paylink's lock: concurrent checkouts of this paylink see each other's holds.
+    const held = client === null ? undefined : await orders.heldOnPaylink(tx, paylink.id, client);
+    if (held && paylink.max_uses !== null && held.orders + 1 > holdCap(paylink.max_uses)) {
+      holdRefused(
+        "This address already holds unpaid orders on this paylink; pay them or wait until they end",
+        "items",
+        `at most ${holdCap(paylink.max_uses)} unpaid order(s) at once`,
+      );
+    }
     const taken: db.ProductRow[] = [];
     for (const [i, line] of lines.entries()) {
       const product = await db.takeStock(tx, paylink.id, line.productId, line.quantity, now);
+      if (product?.stock_enabled && held) {
+        // Unsold stock: what is still for sale before this order, plus what unpaid orders hold.
+        const holding = held.units.get(product.id) ?? { all: 0, mine: 0 };
+        const cap = holdCap(product.stock_qty + line.quantity + holding.all);
+        if (holding.mine + line.quantity > cap) {
+          holdRefused(
+            `At most ${cap} of "${product.name}" may be held unpaid at once from one address`,
+            `items.${i}.quantity`,
+            `${holding.mine} already held unpaid, at most ${cap}`,
+          );
+        }
+      }
       if (!product) {
         const exists = await db.findProduct(tx, paylink.id, line.productId);
         if (!exists) invalid([{ field: `items.${i}.productId`, reason: "no such product on this paylink" }]);
@@ -138,6 +168,15 @@ export async function reserveOrder(
       if (!await db.countPromoUse(tx, promo.id, now)) {
         throw new AppError("PROMO_CODE_USAGE_LIMIT_REACHED", "This promo code has reached its usage limit");
       }
+      // Only a code with uses left gets here: a used-up one says so, whoever holds its uses.
+      const mine = held?.promoUses.get(promo.id) ?? 0;
+      if (held && promo.max_uses !== null && mine + 1 > holdCap(promo.max_uses)) {
+        holdRefused(
+          "This address already holds this promo code on an unpaid order; pay it or wait until it ends",
+          "promoCode",
+          `at most ${holdCap(promo.max_uses)} use(s) held unpaid at once`,
+        );
+      }
     }
     const { order, items } = await orders.insertOrder(tx, {
       id: newId("ord", now.getTime()),
@@ -151,6 +190,8 @@ export async function reserveOrder(
       total: subtotal.minus(discount).toFixed(),
       promoCodeId: promo?.id ?? null,
       promoCode: promo?.code ?? null,
+      clientAddress: client,
+      holdUntil: new Date(now.getTime() + holdMs(deps)),
       items: priced.map((l) => ({
         productId: l.productId,
         productName: l.product.name,
@@ -198,7 +239,10 @@ export async function releaseOrder(
     const now = deps.clock.now();
     const order = await orders.findOrder(tx, orderId, { lock: true });
     if (!order) return undefined;
-    if (order.released_at) return order;
+    // Released earlier (its hold ended): nothing to give back twice, the status still follows the pay-in.
+    if (order.released_at) {
+      return order.status === status ? order : await orders.setOrderStatus(tx, order.id, status, now);
+    }
     const items = await orders.listOrderItems(tx, [order.id]);
     for (const item of [...items].sort((a, b) => a.product_id < b.product_id ? -1 : 1)) {
       if (item.stock_reserved) await db.returnStock(tx, item.product_id, item.quantity, now);
@@ -218,8 +262,9 @@ const ENDED_WITHOUT_MONEY = new Set(["EXPIRED", "FAILED"]);
 const PAID = new Set(["CONFIRMED", "OVERPAID", "UNDERPAID"]);
 
 /**
- * Makes the order of `payinId` follow its pay-in's new status: paid statuses stamp `paidAt`, an expired
- * or failed pay-in releases the reservation. No order: nothing to do (a plain pay-in).
+ * Makes the order of `payinId` follow its pay-in's new status: paid statuses stamp `paidAt` (and take back
+ * what a released hold gave away), an expired or failed pay-in releases the reservation. No order: nothing
+ * to do (a plain pay-in).
  */
 export async function followPayin(
   deps: TxDeps,
@@ -227,23 +272,25 @@ export async function followPayin(
   status: string,
 ): Promise<orders.OrderRow | undefined> {
   return await deps.db.tx(async (tx) => {
+    const txDeps = { ...deps, db: tx };
     const order = await orders.findOrderByPayin(tx, payinId, { lock: true });
     if (!order) return undefined;
-    if (ENDED_WITHOUT_MONEY.has(status)) return await releaseOrder({ ...deps, db: tx }, order.id, status);
-    return await orders.setOrderStatus(tx, order.id, status, deps.clock.now(), { paid: PAID.has(status) });
+    if (ENDED_WITHOUT_MONEY.has(status)) return await releaseOrder(txDeps, order.id, status);
+    const paid = PAID.has(status);
+    if (paid && order.released_at && !order.paid_at) {
+      await retakeReleased(txDeps, order);
+      deps.log?.warn("paylink order paid after its hold was released", { orderId: order.id, payinId });
+    }
+    return await orders.setOrderStatus(tx, order.id, status, deps.clock.now(), { paid });
   });
 }
 
-/** An order with no pay-in this long after its checkout was left by a crashed checkout: released. */
-export const ORPHAN_ORDER_MS = 30 * 60 * 1000;
-
 /**
- * The safety net (cron, every minute): releases orders whose pay-in expired or failed without the
- * checkout being told, and orphans. Returns how many were released.
+ * The cron's pass (every minute): releases orders whose pay-in expired or failed without the checkout
+ * being told, and unpaid orders whose hold ended. Returns how many were released.
  */
 export async function releaseEndedOrders(deps: TxDeps, limit = 200): Promise<number> {
-  const orphanBefore = new Date(deps.clock.now().getTime() - ORPHAN_ORDER_MS);
-  const ids = await orders.listOrdersToRelease(deps.db, orphanBefore, limit);
+  const ids = await orders.listOrdersToRelease(deps.db, deps.clock.now(), limit);
   for (const id of ids) {
     const order = await orders.findOrder(deps.db, id);
     const status = order?.payin_id ? await orders.payinStatus(deps.db, order.payin_id) : "EXPIRED";

@@ -18,6 +18,7 @@ import { createUsdtPayin } from "../payins/create.ts";
 import { returnDepositAddress, takeDepositAddress } from "../address_pool.ts";
 import { createCardPayin, createMobileMoneyPayin } from "../payins/create_fiat.ts";
 import type { OperatorCode } from "../../rails/fiat/provider.ts";
+import { assertMerchantTakesPayments } from "../merchant_availability.ts";
 import { loadShop, offeredRails, RAIL_CURRENCY } from "./storefront.ts";
 
 /** The specification's Limits: a rate lock lasts 5 minutes. */
@@ -58,6 +59,7 @@ export async function createRateLock(
   rail: PaymentRail,
 ): Promise<RateLockView> {
   const { paylink, merchant } = await loadShop(deps, slug);
+  await assertMerchantTakesPayments(deps, merchant);
   if (!offeredRails(paylink, merchant.enabled_rails).includes(rail)) throw railRefused(rail);
   const to = RAIL_CURRENCY[rail];
   const rate = await currentRate(deps, paylink.currency, to);
@@ -128,6 +130,8 @@ export type CheckoutInput = {
   customerPhone?: string;
   customerAddress?: string;
   operatorCode?: OperatorCode;
+  /** Who is checking out, as the public routes' rate limiter sees it: bounds what one address may hold. */
+  clientAddress?: string;
 };
 
 export type CheckoutResult = {
@@ -161,6 +165,9 @@ export async function checkoutPaylink(
 ): Promise<CheckoutResult> {
   // Read outside the transaction: the rails on offer and the merchant's settings.
   const { paylink, merchant } = await loadShop(deps, slug);
+  // A suspension committing after this read lets this one checkout through: its payment is then held for
+  // review when it arrives (domain/payins/review_holds.ts), like any pay-in paid after a suspension.
+  await assertMerchantTakesPayments(deps, merchant);
   const rails = offeredRails(paylink, merchant.enabled_rails);
   const rail = input.paymentMethod ?? rails[0];
   if (!rail || !rails.includes(rail)) throw railRefused(rail ?? "none");
@@ -184,6 +191,7 @@ export async function checkoutPaylink(
         slug,
         items: input.items,
         promoCode: input.promoCode ?? null,
+        clientAddress: input.clientAddress ?? null,
         customer: {
           email: input.customerEmail ?? null,
           name: input.customerName ?? null,

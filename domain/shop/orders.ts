@@ -24,6 +24,8 @@ export function merchantOrderView(
     ...view,
     items: view.items.map((i) => ({ ...i, digitalUrl: paid ? digital.get(i.productId) ?? null : null })),
     fxRate: o.fx_rate === null ? null : new Decimal(o.fx_rate).toFixed(),
+    /** Paid after its hold was released, when its units were no longer all in stock: the merchant decides. */
+    oversold: o.oversold ?? false,
   };
 }
 

@@ -9,6 +9,7 @@ import type { Deps } from "../deps.ts";
 import { AppError } from "../errors.ts";
 import { currentRate, FX_DECIMALS } from "../fx/rates.ts";
 import { brandingOf, type MerchantBranding } from "../merchant_branding.ts";
+import { assertMerchantTakesPayments, takesPayments } from "../merchant_availability.ts";
 import { type PaymentRail, RAILS } from "../merchants.ts";
 import { type Currency, Decimal } from "../money.ts";
 import { assertPromoUsable, discountOf, normalizeCode, PROMO_CODE_PATTERN } from "../paylinks/promo_rules.ts";
@@ -61,6 +62,10 @@ export type ShopView = {
   collect: { email: string; name: string; phone: string; address: string };
   needsEmail: boolean;
   hasPromoCodes: boolean;
+  /** False while the merchant is suspended or closed: the page says so and offers nothing to pay. */
+  merchantAvailable: boolean;
+  /** Why not, for the page's HTTP status: SUSPENDED (403, may come back) or CLOSED (410). */
+  merchantStatus: string;
 };
 
 /** Only a `#rrggbb` colour goes into the page's stylesheet. */
@@ -112,9 +117,11 @@ export async function getShopView(
 ): Promise<ShopView> {
   const { paylink, products, promos, merchant } = await loadShop(deps, slug);
   const now = deps.clock.now();
-  if (options.countView) await shopDb.countView(deps.db, paylink.id, now);
+  const available = takesPayments(merchant);
+  // A merchant that takes no payments gets no views counted and no rails offered.
+  if (options.countView && available) await shopDb.countView(deps.db, paylink.id, now);
   const rails: ShopRail[] = [];
-  for (const rail of offeredRails(paylink, merchant.enabled_rails)) {
+  for (const rail of available ? offeredRails(paylink, merchant.enabled_rails) : []) {
     const currency = RAIL_CURRENCY[rail];
     try {
       const rate = await currentRate(deps, paylink.currency, currency);
@@ -150,6 +157,8 @@ export async function getShopView(
     },
     needsEmail: paylink.type === "RECURRING" || onSale.some((p) => p.product_type === "DIGITAL"),
     hasPromoCodes: promos.length > 0,
+    merchantAvailable: available,
+    merchantStatus: merchant.status,
   };
 }
 
@@ -174,7 +183,8 @@ export async function previewPromo(
   slug: string,
   input: { code: string; items?: Array<{ productId: string; quantity: number }> },
 ): Promise<PromoPreview> {
-  const { paylink, products } = await loadShop(deps, slug);
+  const { paylink, products, merchant } = await loadShop(deps, slug);
+  await assertMerchantTakesPayments(deps, merchant);
   const code = normalizeCode(input.code);
   const promo = PROMO_CODE_PATTERN.test(code)
     ? await paylinksDb.findPromoByCode(deps.db, paylink.id, code)

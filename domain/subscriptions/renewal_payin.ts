@@ -10,6 +10,7 @@ import type { Deps } from "../deps.ts";
 import { AppError } from "../errors.ts";
 import { currentRate, roundAmount } from "../fx/rates.ts";
 import { isWellFormedId } from "../ids.ts";
+import { assertMerchantTakesPayments, takesPayments } from "../merchant_availability.ts";
 import { brandingOf, type MerchantBranding } from "../merchant_branding.ts";
 import type { PaymentRail } from "../merchants.ts";
 import { Decimal } from "../money.ts";
@@ -33,6 +34,9 @@ export type RenewalPageView = {
   /** The pay-in to go back to, while it can still be paid. */
   runningPayinId: string | null;
   cancelUrl: string;
+  /** False while the merchant is suspended or closed: the page offers nothing to pay. */
+  merchantAvailable: boolean;
+  merchantStatus: string;
 };
 
 async function load(deps: Pick<Deps, "db">, renewalId: string) {
@@ -63,6 +67,8 @@ export async function getRenewalPage(
     amount: formatAmount(renewal.amount, renewal.currency),
     runningPayinId: payin && STILL_RUNNING.has(payin.status) ? payin.id : null,
     cancelUrl: await cancelUrl(deps.config, subscription.id),
+    merchantAvailable: takesPayments(merchant),
+    merchantStatus: merchant.status,
   };
 }
 
@@ -84,6 +90,7 @@ export async function startRenewalPayin(
   const found = await load(deps, renewalId);
   if (!found) throw new AppError("NOT_FOUND", "No such renewal");
   const { subscription, merchant, paylink } = found;
+  await assertMerchantTakesPayments(deps, merchant);
   const rail = input.paymentMethod;
   if (!offeredRails(paylink, merchant.enabled_rails).includes(rail)) {
     throw new AppError("PAYMENT_METHOD_NOT_ACCEPTED", `${rail} is not accepted for this subscription`);

@@ -11,6 +11,7 @@ import * as subsDb from "../../db/subscriptions.ts";
 import type { Deps } from "../deps.ts";
 import { emitEvent } from "../events.ts";
 import { newId } from "../ids.ts";
+import { merchantPaymentRefusal } from "../merchant_availability.ts";
 import { brandingOf } from "../merchant_branding.ts";
 import { type FollowDeps, FULLY_PAID } from "./create.ts";
 import { queueRenewalMail } from "./mail.ts";
@@ -37,6 +38,16 @@ export async function startRenewal(
 ): Promise<subsDb.RenewalRow | undefined> {
   const s = await subsDb.findSubscription(deps.db, subscriptionId);
   if (!s || s.next_period_index !== periodIndex) return undefined;
+  // A merchant that takes no payments asks its customers for none: the period stays due and starts once
+  // the merchant is ACTIVE again (the cron's list skips such merchants; this catches a queued message).
+  const refusal = await merchantPaymentRefusal(deps, s.merchant_id);
+  if (refusal) {
+    deps.log.info("subscription renewal not started: merchant takes no payments", {
+      subscriptionId,
+      code: refusal.code,
+    });
+    return undefined;
+  }
   const now = deps.clock.now();
   const periodEnd = periodStart(s, periodIndex + 1);
   return await deps.db.tx(async (tx) => {

@@ -40,7 +40,10 @@ Deno.test("public paylink checkout, rate locks, promo codes, orders", async (t) 
     const [pagne, bracelet, guide] = s.products;
     const key = s.m.keys.testSecret;
     const post = (path: string, body: unknown) => gw.request("POST", path, { body });
-    const checkout = (body: Record<string, unknown>) => post(`/v1/pay/link/${s.slug}/checkout`, body);
+    // Each checkout is another customer (another client address): one address may hold only a share.
+    let customers = 0;
+    const checkout = (body: Record<string, unknown>) =>
+      gw.request("POST", `/v1/pay/link/${s.slug}/checkout`, { body, clientAddress: `10.0.0.${++customers}` });
 
     await t.step("apply-promo: a preview on the cart, and the four errors exactly", async () => {
       let res = await post(`/v1/pay/link/${s.slug}/apply-promo`, {
@@ -201,12 +204,13 @@ Deno.test("public paylink checkout, rate locks, promo codes, orders", async (t) 
 
     await t.step("an expired pay-in gives the stock back and the order reads EXPIRED", async () => {
       const before = await stockOf(gw, pagne.id);
+      // One unit: a customer holds at most 20 % of the 8 units still unsold (1) while unpaid.
       const res = await checkout({
-        items: [{ productId: pagne.id, quantity: 3 }],
+        items: [{ productId: pagne.id, quantity: 1 }],
         paymentMethod: "USDT_TRC20",
       });
       assertEquals(res.status, 201, res.text);
-      assertEquals(await stockOf(gw, pagne.id), before - 3);
+      assertEquals(await stockOf(gw, pagne.id), before - 1);
       clock.advance(1_801_000);
       gw.rates.set(gw.deps.config.fx.fixedUsdtEur);
       await expireDuePayins(gw.deps);
@@ -352,9 +356,10 @@ Deno.test("50 concurrent checkouts on a stock of 10: exactly 10 orders", async (
       products: [{ name: "Dernier lot", price: "10", stockEnabled: true, stockQty: 10 }],
     });
     const answers = await Promise.all(
-      Array.from({ length: 50 }, () =>
+      Array.from({ length: 50 }, (_, i) =>
         gw.request("POST", `/v1/pay/link/${paylink.slug}/checkout`, {
           body: { items: [{ productId: products[0].id, quantity: 1 }] },
+          clientAddress: `10.1.0.${i}`,
         })),
     );
     const statuses = answers.map((a) => a.status);

@@ -1134,7 +1134,7 @@ export interface paths {
     put?: never;
     /**
      * Create an order and its pay-in from a paylink (public)
-     * @description Reserves stock and the promo code's use, consumes the rate lock, and creates the pay-in on the chosen rail, all in one transaction. Rate-limited per client address.
+     * @description Reserves stock and the promo code's use, consumes the rate lock, and creates the pay-in on the chosen rail, all in one transaction. Rate-limited per client address. An unpaid order holds its stock and promo use for CHECKOUT_HOLD_MINUTES (default 10); one client address holds at most max(1, 20 %) of a product's unsold stock, of a code's or a paylink's maxUses at once (409 CONFLICT, cause HOLD_LIMIT_REACHED). A merchant that takes no payments: 403 MERCHANT_STATUS_INVALID (suspended) or ACCOUNT_CLOSED.
      */
     post: operations["checkoutPaylink"];
     delete?: never;
@@ -1633,6 +1633,40 @@ export interface paths {
     get: operations["adminListMailOutbox"];
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/admin/api/payin-holds": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Pay-ins paid while their merchant took no payments (credited, held for review), newest first */
+    get: operations["adminListPayinHolds"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/admin/api/payin-holds/{id}/review": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Record that an operator reviewed a held pay-in (once; the money does not move) */
+    post: operations["adminReviewPayinHold"];
     delete?: never;
     options?: never;
     head?: never;
@@ -5468,6 +5502,8 @@ export interface components {
       transactionId: string | null;
       isSandbox: boolean;
       paidAt: string | null;
+      /** @description paid after its checkout hold ended, when part of what it ordered was sold to someone else */
+      oversold: boolean;
       createdAt: string;
       updatedAt: string;
     };
@@ -5689,6 +5725,27 @@ export interface components {
       isSandbox: boolean;
       sentAt: string | null;
       createdAt: string;
+    };
+    AdminPayinHold: {
+      transactionId: string;
+      merchantId: string;
+      /** @enum {string} */
+      mode: "live" | "sandbox";
+      /** @description the merchant's status when the money arrived */
+      merchantStatus: string;
+      /** @example MERCHANT_SUSPENDED */
+      reason: string;
+      /** @description the pay-in's status (CONFIRMED, OVERPAID or UNDERPAID) */
+      status: string;
+      paymentMethod: string;
+      currency: string;
+      amountReceived: string;
+      /** @description what the merchant's wallet was credited */
+      netAmount: string;
+      heldAt: string;
+      reviewedAt: string | null;
+      reviewedBy: string | null;
+      reviewNote: string | null;
     };
     PaylinkPlanLimit: {
       merchantId: string;
@@ -17855,6 +17912,222 @@ export interface operations {
             data: {
               items: components["schemas"]["OutboxMail"][];
             };
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  adminListPayinHolds: {
+    parameters: {
+      query?: {
+        merchantId?: string;
+        /** @description true: not reviewed yet */
+        open?: "true" | "false";
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Held pay-ins */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              items: components["schemas"]["AdminPayinHold"][];
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  adminReviewPayinHold: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          reviewer: string;
+          note?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Reviewed */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["AdminPayinHold"];
           };
         };
       };
