@@ -7,7 +7,7 @@ import { findSystemAccount, findWallet } from "../../db/ledger.ts";
 import type { Db } from "../../db/mod.ts";
 import type { Caller } from "../auth.ts";
 import type { Deps } from "../deps.ts";
-import { AppError } from "../errors.ts";
+import { AppError, AWAITING_SOLIDIFICATION } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { postJournal } from "../ledger.ts";
 import { Decimal, formatAmount } from "../money.ts";
@@ -244,6 +244,7 @@ async function debitBatch(
         throw new AppError(
           "INSUFFICIENT_BALANCE",
           "Part of the balance is not spendable yet (awaiting solidification)",
+          { reason: AWAITING_SOLIDIFICATION },
         );
       }
     }
