@@ -9,7 +9,7 @@ import { runSweeps } from "../../domain/treasury/sweep.ts";
 import { handleOutboundSweep } from "../../jobs/money_out.ts";
 import { assert, assertEquals } from "../assert.ts";
 import { startTestGateway } from "../helpers.ts";
-import { idem, randomTronAddress, whitelist } from "../money_out_helpers.ts";
+import { creditUsdt, idem, randomTronAddress, usdtBalance, whitelist } from "../money_out_helpers.ts";
 
 const TRX = 1_000_000n;
 const USDT = 1_000_000n;
@@ -142,6 +142,57 @@ Deno.test("a payout refused while credits solidify is not the key's outcome: the
       headers,
     });
     assertEquals([replay.status, replay.json.data.transactionId], [201, retry.json.data.transactionId]);
+  } finally {
+    await gw.close();
+  }
+});
+
+Deno.test("a hot wallet emptied by hand mid-run: the signed payout reverts and is refunded once, the next waits with its reason", async () => {
+  const gw = await startTestGateway();
+  try {
+    const m = await gw.createMerchant("Emptied Shop");
+    const key = m.keys.liveSecret;
+    const hot = hotWallet(gw.deps.config, false);
+    gw.devnet.fund(hot.address, { trx: 1_000n * TRX, usdt: 30n * USDT });
+    gw.devnet.mine(1);
+    await scanChain(gw.deps);
+    await creditUsdt(gw, m.merchantId, false, "100");
+    const dest = randomTronAddress();
+    await whitelist(gw, key, dest, ["PAYOUT"]);
+    const pay = async (amount: string) =>
+      (await gw.request("POST", "/v1/payout", {
+        key,
+        body: { amount, destinationAddress: dest },
+        headers: idem(),
+      }))
+        .json.data.transactionId as string;
+    const first = await pay("20");
+    assertEquals(await sendOutbound(gw.deps, first), "sent");
+    gw.devnet.mine(1);
+    await scanChain(gw.deps);
+    // A reorg drops the payout's block, and someone with the hot wallet's key empties it first: the
+    // payout's stored bytes are sent again and land after, with nothing left to pay.
+    assertEquals(gw.devnet.reorg(1).dropped.length, 1);
+    gw.devnet.transferUsdt(randomTronAddress(), 30n * USDT, hot.privateKeyHex);
+    gw.devnet.mine(2);
+    await scanChain(gw.deps);
+    assertEquals(await sendOutbound(gw.deps, first), "already-sent");
+    gw.devnet.mine(1);
+    await scanChain(gw.deps);
+    const second = await pay("5");
+    assertEquals(await sendOutbound(gw.deps, second), "waiting-for-hot-wallet");
+    gw.devnet.mine(20);
+    await scanChain(gw.deps);
+    await scanChain(gw.deps);
+    const failed = (await gw.request("GET", `/v1/payout/${first}`, { key })).json.data;
+    assertEquals([failed.status, failed.failureReason], ["FAILED", "CHAIN_REVERT"]);
+    // 100 - 6 (the second, still reserved): the first's 21 came back exactly once.
+    assertEquals(await usdtBalance(gw, m.merchantId, false), "94.000000");
+    await scanChain(gw.deps);
+    assertEquals(await usdtBalance(gw, m.merchantId, false), "94.000000");
+    const waiting = (await gw.request("GET", `/v1/payout/${second}`, { key })).json.data;
+    assertEquals([waiting.status, waiting.waiting.reason], ["PROCESSING", "HOT_WALLET_FUNDS"]);
+    assert((await gw.admin("GET", "/admin/api/treasury")).json.data.reconciliation.shortfall);
   } finally {
     await gw.close();
   }
