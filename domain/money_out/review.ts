@@ -52,34 +52,53 @@ export async function approveOutbound(
   return approved;
 }
 
-/** Rejection needs a note; the money returns to the wallet in the same transaction. */
-export async function rejectOutbound(
+/**
+ * A decision that sends an item's money back: under the item's lock, with a note required, `check` may
+ * refuse on the item's state; the decision is recorded and the money released in one transaction.
+ */
+async function decideAndRelease(
   deps: ReviewDeps,
   input: { id: string; reviewer: string; note?: string },
+  decision: { kind: "REJECT" | "CANCEL"; reason: string; noteNeeded: string },
+  check: (tx: ReviewDeps["db"], row: OutboundRow) => Promise<string>,
 ): Promise<OutboundRow> {
   const note = input.note?.trim();
   return await deps.db.tx(async (tx) => {
     const row = await lockOutbound(tx, input.id);
     if (!row) throw new AppError("NOT_FOUND", "No payout or withdrawal with this id");
-    if (!note) throw new AppError("REASON_NOTE_REQUIRED", "A rejection needs a note saying why");
-    if (row.status !== AWAITING_REVIEW[row.kind]) throw notAwaiting(row);
+    if (!note) throw new AppError("REASON_NOTE_REQUIRED", decision.noteNeeded);
+    const to = await check(tx, row);
     const now = deps.clock.now();
     await insertReviewDecision(tx, {
       outboundId: row.id,
-      decision: "REJECT",
+      decision: decision.kind,
       operator: input.reviewer,
       note,
       now,
     });
-    // A payout has no REJECTED state: a rejected one fails with its money back (payout.failed says why).
-    const to = row.kind === "WITHDRAWAL" ? "REJECTED" : "FAILED";
     const moved = await releaseOutbound({ ...deps, db: tx }, {
       id: row.id,
       to,
-      patch: { failure_reason: "REJECTED_BY_REVIEW", failed_at: now },
+      patch: { failure_reason: decision.reason, failed_at: now },
       strict: true,
     });
     return moved!;
+  });
+}
+
+/** Rejection needs a note; the money returns to the wallet in the same transaction. */
+export async function rejectOutbound(
+  deps: ReviewDeps,
+  input: { id: string; reviewer: string; note?: string },
+): Promise<OutboundRow> {
+  return await decideAndRelease(deps, input, {
+    kind: "REJECT",
+    reason: "REJECTED_BY_REVIEW",
+    noteNeeded: "A rejection needs a note saying why",
+  }, (_tx, row) => {
+    if (row.status !== AWAITING_REVIEW[row.kind]) throw notAwaiting(row);
+    // A payout has no REJECTED state: a rejected one fails with its money back (payout.failed says why).
+    return Promise.resolve(row.kind === "WITHDRAWAL" ? "REJECTED" : "FAILED");
   });
 }
 
@@ -93,11 +112,11 @@ export async function cancelUnsentOutbound(
   deps: ReviewDeps,
   input: { id: string; reviewer: string; note?: string },
 ): Promise<OutboundRow> {
-  const note = input.note?.trim();
-  return await deps.db.tx(async (tx) => {
-    const row = await lockOutbound(tx, input.id);
-    if (!row) throw new AppError("NOT_FOUND", "No payout or withdrawal with this id");
-    if (!note) throw new AppError("REASON_NOTE_REQUIRED", "A cancellation needs a note saying why");
+  return await decideAndRelease(deps, input, {
+    kind: "CANCEL",
+    reason: "CANCELLED_BY_OPERATOR",
+    noteNeeded: "A cancellation needs a note saying why",
+  }, async (tx, row) => {
     const name = row.kind === "PAYOUT" ? "Payout" : "Withdrawal";
     if (row.currency !== "USDT_TRC20" || row.status !== READY_TO_SEND[row.kind]) {
       throw new AppError(
@@ -108,21 +127,7 @@ export async function cancelUnsentOutbound(
     if (await liveOutgoing(tx, row.id)) {
       throw new AppError("CANNOT_CANCEL", `${name}'s transaction is already signed and may land on chain`);
     }
-    const now = deps.clock.now();
-    await insertReviewDecision(tx, {
-      outboundId: row.id,
-      decision: "CANCEL",
-      operator: input.reviewer,
-      note,
-      now,
-    });
-    const moved = await releaseOutbound({ ...deps, db: tx }, {
-      id: row.id,
-      to: "FAILED",
-      patch: { failure_reason: "CANCELLED_BY_OPERATOR", failed_at: now },
-      strict: true,
-    });
-    return moved!;
+    return "FAILED";
   });
 }
 
