@@ -5,9 +5,9 @@ import { manualClock } from "../../domain/clock.ts";
 import { emitEvent, sampleEventData } from "../../domain/events.ts";
 import {
   deliverWebhook,
-  UNRESOLVED_ERROR,
   signatureHeader,
   sweepDueDeliveries,
+  UNRESOLVED_ERROR,
 } from "../../domain/webhook_delivery.ts";
 import { handleWebhookSweep } from "../../jobs/webhook_delivery.ts";
 import { assert, assertEquals, assertMatch, assertRejects } from "../assert.ts";

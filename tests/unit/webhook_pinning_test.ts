@@ -205,7 +205,7 @@ Deno.test("webhook pinning: refused and failed connections are shown with generi
       );
     });
 
-    await t.step("a name that does not resolve (README's placeholder): the record and the log say so", async () => {
+    await t.step("a name that does not resolve: the record and the log say so", async () => {
       const merchant = await gw.createMerchant("Placeholder Shop");
       const owner = { merchantId: merchant.merchantId, isSandbox: false };
       const nxdomain: Resolver = () => Promise.reject(new Deno.errors.NotFound("no record"));
