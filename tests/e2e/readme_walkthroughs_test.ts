@@ -99,7 +99,7 @@ Deno.test({
     // Short blocks so confirmations and solidification take seconds; simulators answer quickly.
     const gw = await startGateway({
       DATA_DIR: `${work}/data`,
-      DEVNET_BLOCK_MS: "200",
+      DEVNET_BLOCK_MS: Deno.env.get("README_TEST_BLOCK_MS") ?? "200", // 3000 runs README at `deno task start`'s pace
       SIMULATOR_DELAY_MS: "300",
     });
     const shell = startShell(work);
