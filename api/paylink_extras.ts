@@ -124,8 +124,7 @@ export function paylinkTemplateRoutes() {
       operationId: "listPaylinkTemplates",
       tags,
       summary: "List templates, newest first",
-      description:
-        "Delete one with `DELETE /v1/paylinks/templates/{id}`.",
+      description: "Delete one with `DELETE /v1/paylinks/templates/{id}`.",
       security,
       middleware: [requireKey("paylinks_read", "list")],
       request: { query: PageQuerySchema },

@@ -287,6 +287,8 @@ export function sampleEventData(type: EventType, now: Date): Record<string, unkn
         txHash: SAMPLE_TX,
         status: type.split(".")[1].toUpperCase(),
         ...(type === "deposit.confirmed" ? { confirmations: 20, confirmedAt: at } : {}),
+        ...(type === "deposit.overpaid" ? { expectedAmount: "40.000000", surplus: "10.000000" } : {}),
+        ...(type === "deposit.underpaid" ? { expectedAmount: "60.000000", shortfall: "10.000000" } : {}),
       };
     case "payout.requested":
     case "payout.approved":

@@ -56,7 +56,10 @@ const fiatConfirmed = z.object({
   metadata: Metadata,
 });
 
-/** A USDT transfer to a deposit address, credited (or refused as dust); test deliveries send fewer fields. */
+/**
+ * A USDT transfer credited at 20 confirmations (or refused as dust): to a merchant's standing address, or
+ * late funds to a pay-in's address; test deliveries send fewer fields.
+ */
 const deposit = z.object({
   transactionId: z.string(),
   payinId: z.string().nullable().optional().openapi({
@@ -70,6 +73,13 @@ const deposit = z.object({
   chain: z.literal("TRON"),
   txHash: z.string(),
   status: z.string(),
+  expectedAmount: z.string().optional().openapi({
+    description: "late funds to a pay-in's address: what the pay-in still asked for when they arrived " +
+      "(deposit.overpaid and deposit.underpaid are judged against it); absent for a direct deposit, " +
+      "which has no expected amount and is always deposit.confirmed",
+  }),
+  shortfall: z.string().optional().openapi({ description: "deposit.underpaid: expectedAmount less amount" }),
+  surplus: z.string().optional().openapi({ description: "deposit.overpaid: amount less expectedAmount" }),
   confirmations: z.number().int().optional(),
   confirmedAt: z.string().optional(),
   reason: z.string().optional(),
@@ -249,7 +259,8 @@ const CatalogueSchema = z.object({
   items: z.array(z.object({
     event: z.enum(EVENT_TYPES),
     emitted: z.boolean().openapi({
-      description: "false: in the specification's catalogue, not emitted by the gateway yet (subscribing is allowed)",
+      description:
+        "false: in the specification's catalogue, not emitted by the gateway yet (subscribing is allowed)",
     }),
   })),
 }).openapi("WebhookEventCatalogue");
