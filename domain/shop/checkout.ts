@@ -124,6 +124,8 @@ export type CheckoutInput = {
   items: CheckoutItem[];
   paymentMethod?: PaymentRail;
   promoCode?: string;
+  /** VARIABLE paylinks only: what the customer chooses to pay, in the paylink's currency. */
+  amount?: string;
   rateLockId?: string;
   customerEmail?: string;
   customerName?: string;
@@ -191,6 +193,7 @@ export async function checkoutPaylink(
         slug,
         items: input.items,
         promoCode: input.promoCode ?? null,
+        amount: input.amount ?? null,
         clientAddress: input.clientAddress ?? null,
         customer: {
           email: input.customerEmail ?? null,

@@ -238,3 +238,90 @@ Deno.test(
     }
   }),
 );
+
+Deno.test(
+  "a VARIABLE paylink takes the customer's amount within its bounds; a FIXED one refuses an amount",
+  withGateway(async (gw) => {
+    const m = await gw.createMerchant("Dons Ouaga");
+    const key = m.keys.testSecret;
+    const variable = await makePaylink(gw, m.merchantId, {
+      currency: "XOF",
+      products: [{ name: "Don", price: "1000" }],
+      promos: [{ code: "MERCI", type: "PERCENT", value: "10" }],
+      fields: { type: "VARIABLE" },
+    });
+    const usdtVariable = await makePaylink(gw, m.merchantId, {
+      currency: "USDT_TRC20",
+      products: [{ name: "Tip", price: "5" }],
+      fields: { type: "VARIABLE" },
+    });
+    const fixed = await makePaylink(gw, m.merchantId, {
+      currency: "XOF",
+      products: [{ name: "Pagne", price: "5000" }],
+    });
+    let customer = 0;
+    const checkout = (shop: typeof variable, body: Record<string, unknown>) =>
+      gw.request("POST", `/v1/pay/link/${shop.paylink.slug}/checkout`, {
+        body: {
+          items: [{ productId: shop.products[0].id, quantity: 1 }],
+          paymentMethod: "MOBILE_MONEY",
+          customerPhone: "+22670123456",
+          ...body,
+        },
+        clientAddress: `10.2.0.${++customer}`,
+      });
+    const orderTotal = async (shop: typeof variable, orderId: string) => {
+      const res = await gw.request("GET", `/v1/paylinks/${shop.paylink.id}/orders`, { key });
+      // deno-lint-ignore no-explicit-any
+      const o = res.json.data.items.find((x: any) => x.orderId === orderId || x.id === orderId);
+      return [new Decimal(o.subtotal).toFixed(), new Decimal(o.total).toFixed()];
+    };
+
+    // The customer's amount is the order's subtotal, and the pay-in's amount (XOF to XOF).
+    let res = await checkout(variable, { amount: "7500" });
+    assertEquals(res.status, 201, res.text);
+    assertEquals(res.json.data.amount, "7500");
+    assertEquals(await orderTotal(variable, res.json.data.orderId), ["7500", "7500"]);
+    // A promo code applies to the chosen amount.
+    res = await checkout(variable, { amount: "2000", promoCode: "merci" });
+    assertEquals([res.status, res.json.data?.amount], [201, "1800"], res.text);
+    // No amount: the cart's price.
+    res = await checkout(variable, {});
+    assertEquals([res.status, res.json.data?.amount], [201, "1000"], res.text);
+    // USDT: up to 6 decimals.
+    res = await checkout(usdtVariable, { amount: "12.345678", paymentMethod: "USDT_TRC20" });
+    assertEquals([res.status, res.json.data?.amount], [201, "12.345678"], res.text);
+
+    const refused: Array<[typeof variable, string, number, string]> = [
+      [variable, "999", 400, "AMOUNT_TOO_SMALL"],
+      [variable, "100001", 400, "AMOUNT_TOO_LARGE"],
+      [variable, "1500.5", 400, "INVALID_AMOUNT"], // XOF has no decimals
+      [usdtVariable, "4.999999", 400, "AMOUNT_TOO_SMALL"],
+      [variable, "-5", 400, "VALIDATION_ERROR"],
+      [variable, "1e4", 400, "VALIDATION_ERROR"],
+      [variable, "5000\u0000", 400, "VALIDATION_ERROR"],
+      [variable, "9".repeat(5000), 400, "VALIDATION_ERROR"],
+      [fixed, "5000", 400, "VALIDATION_ERROR"],
+    ];
+    for (const [shop, amount, status, code] of refused) {
+      const r = await checkout(shop, { amount });
+      assertEquals([r.status, r.json?.error?.code], [status, code], `${amount.slice(0, 20)}: ${r.text}`);
+      assertEquals(r.json.error.details?.[0]?.field, "amount", r.text);
+    }
+    res = await checkout(variable, { amount: 7500 });
+    assertEquals([res.status, res.json.error.code], [400, "VALIDATION_ERROR"]);
+    // A refused checkout holds nothing: the paylink counts only the three orders made on it above.
+    const [counted] = await gw.db.query<{ use_count: number }>(
+      "SELECT use_count FROM paylinks WHERE id = $1",
+      [variable.paylink.id],
+    );
+    assertEquals(counted.use_count, 3);
+
+    // The hosted page shows an amount field on the VARIABLE paylink only.
+    const page = async (slug: string) => await (await gw.app.request(`/pay/link/${slug}?lang=en`)).text();
+    const variablePage = await page(variable.paylink.slug);
+    assertMatch(variablePage, /<input[^>]*id="amount"[^>]*name="amount"/);
+    assertMatch(variablePage, /Your amount \(XOF\)/);
+    assertEquals(/id="amount"/.test(await page(fixed.paylink.slug)), false);
+  }),
+);
