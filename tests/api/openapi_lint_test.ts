@@ -1,5 +1,6 @@
 // The served OpenAPI document passes Redocly's linter with its recommended rules: no error, no warning
-// (but the listed name-only ambiguities of the templates path). Runs the pinned CLI through npx; skipped (saying so) only where npx is not installed.
+// (but the listed name-only ambiguities of the templates path). Runs the pinned CLI through npx; skipped
+// (saying so) only where npx is not installed.
 import { assert } from "../assert.ts";
 import { withGateway } from "../helpers.ts";
 
