@@ -1,8 +1,9 @@
 // Turns a presented API key (or the operator token) into who is calling. A valid key is found with one
 // indexed lookup, then kept in this process for AUTH_CACHE_TTL_MS (domain/key_cache.ts). Failed attempts
 // are counted per client address; past AUTH_FAILURE_LIMIT a minute that address's failures get 429 with
-// Retry-After instead of 401. The key is always looked up first, so a valid key is served from any address:
-// the throttle slows guessing (and a flood's KV writes), never a merchant sharing an address with a guesser.
+// Retry-After instead of 401. The key is always looked up first, so a valid key is served from any address
+// (a merchant behind a guesser's NAT is never locked out): what bounds guessing is the keys' entropy, the
+// throttle tells a guessing client to stop and spares KV a flood's writes.
 import { findApiKeyByHash } from "../db/merchants.ts";
 import { type ApiKeyAuth, hashApiKey, type KeyKind, looksLikeApiKey, type Scope } from "./api_keys.ts";
 import { timingSafeEqual } from "./crypto.ts";
