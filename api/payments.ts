@@ -32,15 +32,12 @@ import {
 } from "./payment_schemas.ts";
 import { idempotent } from "./middleware/idempotency.ts";
 import { openapiRoute } from "./openapi_route.ts";
+import { E164_PHONE, UsdtAmount, XofAmount } from "./shape_schemas.ts";
 
 const security = KEY_SECURITY;
 
-const CreatePaymentBody = z.strictObject({
-  amount: z.string().openapi({
-    example: "25.00",
-    description: "USDT: decimal string; CARD and MOBILE_MONEY: XOF integer",
-  }),
-  paymentMethod: z.enum(["USDT_TRC20", "CARD", "MOBILE_MONEY"]).optional(),
+/** What every rail takes besides its amount; fields another rail uses are accepted and ignored. */
+const paymentFields = {
   externalRef: z.string().min(1).max(128).optional(),
   expiresInSeconds: z.number().int().min(900).max(86400).optional().openapi({
     description: "USDT only; default 1800",
@@ -56,7 +53,47 @@ const CreatePaymentBody = z.strictObject({
   customerEmail: z.string().email().max(320).optional(),
   customerPhone: z.string().max(32).optional(),
   operatorCode: z.enum(["OPERATOR_A_BF", "OPERATOR_B_BF"]).optional(),
-}).openapi("CreatePayment");
+};
+
+const UsdtPaymentBody = z.strictObject({
+  ...paymentFields,
+  paymentMethod: z.literal("USDT_TRC20").optional().openapi({ description: "absent: USDT_TRC20" }),
+  amount: UsdtAmount.openapi({ example: "25.00" }),
+}).openapi("CreateUsdtPayment");
+
+/** The card rail's fields, without paymentMethod: POST /v1/card-payments names the rail by its path. */
+const cardFields = {
+  ...paymentFields,
+  amount: XofAmount.openapi({ description: "XOF, a whole number of francs; minimum 100" }),
+  customerName: z.string().min(1).max(200).openapi({ example: "Awa Ouedraogo" }),
+  customerEmail: z.string().email().max(320).openapi({ example: "awa@example.com" }),
+};
+
+const CardPaymentBody = z.strictObject({ ...cardFields, paymentMethod: z.literal("CARD") })
+  .openapi("CreateCardPayment");
+
+// customerPhone is required, but its absence answers the catalogue's CUSTOMER_PHONE_REQUIRED (domain),
+// so zod lets it through and the document alone lists it as required.
+const MobileMoneyPaymentBody = z.strictObject({
+  ...paymentFields,
+  paymentMethod: z.literal("MOBILE_MONEY"),
+  customerPhone: z.string().max(32).regex(E164_PHONE, "must be an E.164 number such as +22670123456")
+    .optional().openapi({ example: "+22670123456" }),
+  amount: XofAmount.openapi({ description: "XOF, a whole number of francs; minimum 500" }),
+}).openapi("CreateMobileMoneyPayment", { required: ["paymentMethod", "amount", "customerPhone"] });
+
+const CreatePaymentBody = z.discriminatedUnion("paymentMethod", [
+  UsdtPaymentBody,
+  CardPaymentBody,
+  MobileMoneyPaymentBody,
+]).openapi("CreatePayment", {
+  description: "One body per rail, told apart by `paymentMethod` (absent: USDT_TRC20)",
+});
+
+const CardPaymentsBody = z.strictObject({
+  ...cardFields,
+  paymentMethod: z.literal("CARD").optional().openapi({ description: "this path always makes a CARD pay-in" }),
+}).openapi("CreateCardPaymentOnly");
 
 const UsdtCreatedSchema = z.object({
   transactionId: z.string(),
@@ -177,7 +214,7 @@ export function paymentRoutes() {
           required: true,
           content: {
             "application/json": {
-              schema: CreatePaymentBody.extend({ paymentMethod: z.literal("CARD").optional() }),
+              schema: CardPaymentsBody,
             },
           },
         },
