@@ -31,6 +31,10 @@ import {
 } from "./envelope.ts";
 import { requireKey } from "./middleware/auth.ts";
 import { idempotentMoney } from "./middleware/idempotency.ts";
+import { idempotencyKeyHeader } from "./shape_schemas.ts";
+
+/** Execute and retry honour an Idempotency-Key without requiring one. */
+const BULK_RUN_KEY_REQUIRED = false;
 
 const security = KEY_SECURITY;
 const tags = ["Bulk payments"];
@@ -328,7 +332,7 @@ export function bulkRoutes() {
         middleware: [requireKey("payouts_write", "write")],
         request: {
           params: IdParam,
-          headers: z.object({ "idempotency-key": z.string().max(255).optional() }),
+          headers: z.object({ "idempotency-key": idempotencyKeyHeader(BULK_RUN_KEY_REQUIRED) }),
         },
         responses: { 202: jsonContent(successSchema(BatchSchema), "Processing"), ...errorResponses },
       }),
@@ -338,7 +342,7 @@ export function bulkRoutes() {
         return untyped(
           await idempotentMoney(
             c,
-            { required: false, status: 202 },
+            { required: BULK_RUN_KEY_REQUIRED, status: 202 },
             async (_tx, txDeps) => await batchDetail(txDeps, await run(txDeps, caller, id), false),
           ),
         );

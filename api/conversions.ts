@@ -22,6 +22,7 @@ import {
 } from "./envelope.ts";
 import { requireKey } from "./middleware/auth.ts";
 import { idempotentMoneyRoute } from "./middleware/idempotency.ts";
+import { idempotencyKeyHeader } from "./shape_schemas.ts";
 
 const security = KEY_SECURITY;
 const tags = ["Conversions"];
@@ -78,12 +79,9 @@ export const ConversionSchema = z.object({
   confirmedAt: z.string().nullable(),
 }).openapi("Conversion");
 
-const IdempotencyHeaders = z.object({
-  "idempotency-key": z.string().optional().openapi({
-    description: "Recommended: a UUID; a retry with the same key and body replays the first answer",
-    example: "6f1c2d9e-0b7a-4c1e-9d8f-3a2b1c0d9e8f",
-  }),
-});
+/** Recommended, not required (the specification): a conversion without a key runs once, unprotected. */
+const CONVERSION_KEY_REQUIRED = false;
+const IdempotencyHeaders = z.object({ "idempotency-key": idempotencyKeyHeader(CONVERSION_KEY_REQUIRED) });
 
 export function conversionRoutes() {
   const r = newRouter();
@@ -118,7 +116,10 @@ export function conversionRoutes() {
         "Debits fromAmount from fromWalletId and credits toAmountNet to toWalletId at the live rate less " +
         "the conversion fee, atomically, and emits `conversion.confirmed`. Only spendable USDT converts.",
       security,
-      middleware: [requireKey("wallets_write", "write"), idempotentMoneyRoute({ required: false })],
+      middleware: [
+        requireKey("wallets_write", "write"),
+        idempotentMoneyRoute({ required: CONVERSION_KEY_REQUIRED }),
+      ],
       request: {
         headers: IdempotencyHeaders,
         body: { required: true, content: { "application/json": { schema: ConvertBody } } },

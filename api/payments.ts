@@ -92,7 +92,9 @@ const CreatePaymentBody = z.discriminatedUnion("paymentMethod", [
 
 const CardPaymentsBody = z.strictObject({
   ...cardFields,
-  paymentMethod: z.literal("CARD").optional().openapi({ description: "this path always makes a CARD pay-in" }),
+  paymentMethod: z.literal("CARD").optional().openapi({
+    description: "this path always makes a CARD pay-in",
+  }),
 }).openapi("CreateCardPaymentOnly");
 
 const UsdtCreatedSchema = z.object({

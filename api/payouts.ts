@@ -21,16 +21,19 @@ import {
 } from "./envelope.ts";
 import { requireKey } from "./middleware/auth.ts";
 import { idempotentMoney } from "./middleware/idempotency.ts";
+import { idempotencyKeyHeader, TronAddress, UsdtAmount } from "./shape_schemas.ts";
+
+/** A payout moves money: the Idempotency-Key is required (the spec: `POST /v1/payout` takes one). */
+const PAYOUT_KEY_REQUIRED = true;
 
 const security = KEY_SECURITY;
 const tags = ["Payouts"];
 
 const PayoutBody = z.strictObject({
-  amount: z.string().max(40).openapi({
-    example: "25.50",
-    description: "USDT, at most 6 decimals; minimum 5",
+  amount: UsdtAmount.openapi({ description: "USDT, at most 6 decimals (INVALID_AMOUNT); minimum 5" }),
+  destinationAddress: TronAddress.openapi({
+    description: "whitelisted for PAYOUT; malformed or a bad checksum: INVALID_ADDRESS",
   }),
-  destinationAddress: z.string().max(64).openapi({ description: "whitelisted for PAYOUT" }),
   currency: z.literal("USDT_TRC20").optional(),
   chain: z.literal("TRON").optional(),
   externalRef: z.string().min(1).max(128).optional(),
@@ -70,7 +73,10 @@ export function payoutRoutes() {
           : "Create a payout to a whitelisted TRON address",
         security,
         middleware: [requireKey("payouts_write", "write")],
-        request: { body: { required: true, content: { "application/json": { schema: PayoutBody } } } },
+        request: {
+          headers: z.object({ "idempotency-key": idempotencyKeyHeader(PAYOUT_KEY_REQUIRED) }),
+          body: { required: true, content: { "application/json": { schema: PayoutBody } } },
+        },
         responses: {
           201: jsonContent(successSchema(PayoutSchema), "Accepted and reserved"),
           ...errorResponses,
@@ -83,7 +89,7 @@ export function payoutRoutes() {
         return untyped(
           await idempotentMoney(
             c,
-            { required: true, status: 201 },
+            { required: PAYOUT_KEY_REQUIRED, status: 201 },
             async (_tx, txDeps) =>
               payoutView(await acceptOutbound(txDeps, caller, prepared), caller.feeSchedule),
           ),
