@@ -63,7 +63,7 @@ const ItemBody = z.strictObject({
 });
 
 const ItemsBody = z.strictObject({
-  items: z.array(ItemBody).max(MAX_ITEMS_PER_BATCH).openapi({ description: "at least one item" }),
+  items: z.array(ItemBody).min(1).max(MAX_ITEMS_PER_BATCH),
 }).openapi("AddBulkItems");
 
 const Counts = z.object({

@@ -4138,6 +4138,17 @@ export interface components {
       /** @description true for POST /v1/webhooks/test deliveries: never act on one */
       test: boolean;
     };
+    ProviderCallback: {
+      notificationId: string;
+      providerRef: string;
+      reference: string;
+      /** @enum {string} */
+      status: "SUCCEEDED" | "FAILED";
+      amount: string;
+      reason?: string;
+      /** Format: date-time */
+      occurredAt: string;
+    };
     Error: {
       /** @enum {boolean} */
       success: false;
@@ -4335,17 +4346,19 @@ export interface components {
       currency?: "USDT_TRC20";
       /** @enum {string} */
       chain?: "TRON";
-      /** @example TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE */
+      /**
+       * @description TRON base58 address; malformed or a bad checksum: INVALID_ADDRESS
+       * @example TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE
+       */
       address: string;
       label?: string;
       /**
        * @description default ['WITHDRAWAL']
        * @example [
-       *       "WITHDRAWAL",
-       *       "PAYOUT"
+       *       "WITHDRAWAL"
        *     ]
        */
-      usageContexts?: string[];
+      usageContexts?: ("WITHDRAWAL" | "PAYOUT")[];
     };
     BulkAddWhitelist: {
       addresses: {
@@ -4355,11 +4368,10 @@ export interface components {
       }[];
       /**
        * @example [
-       *       "WITHDRAWAL",
-       *       "PAYOUT"
+       *       "WITHDRAWAL"
        *     ]
        */
-      usageContexts?: string[];
+      usageContexts?: ("WITHDRAWAL" | "PAYOUT")[];
     };
     FiatDestination: {
       id: string;
@@ -4473,11 +4485,14 @@ export interface components {
     } | null;
     CreatePayout: {
       /**
-       * @description USDT, at most 6 decimals; minimum 5
+       * @description USDT, at most 6 decimals (INVALID_AMOUNT); minimum 5
        * @example 25.50
        */
       amount: string;
-      /** @description whitelisted for PAYOUT */
+      /**
+       * @description whitelisted for PAYOUT; malformed or a bad checksum: INVALID_ADDRESS
+       * @example TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE
+       */
       destinationAddress: string;
       /** @enum {string} */
       currency?: "USDT_TRC20";
@@ -4490,11 +4505,14 @@ export interface components {
     };
     EstimatePayout: {
       /**
-       * @description USDT, at most 6 decimals; minimum 5
+       * @description USDT, at most 6 decimals (INVALID_AMOUNT); minimum 5
        * @example 25.50
        */
       amount: string;
-      /** @description whitelisted for PAYOUT */
+      /**
+       * @description whitelisted for PAYOUT; malformed or a bad checksum: INVALID_ADDRESS
+       * @example TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE
+       */
       destinationAddress: string;
       /** @enum {string} */
       currency?: "USDT_TRC20";
@@ -4529,25 +4547,46 @@ export interface components {
     } & {
       [key: string]: unknown;
     };
-    CreateWithdrawal: {
+    /** @description One body per wallet currency (absent: USDT_TRC20) */
+    CreateWithdrawal:
+      | components["schemas"]["CreateUsdtWithdrawal"]
+      | components["schemas"]["CreateXofWithdrawal"];
+    CreateUsdtWithdrawal: {
       /**
-       * @description debited from the wallet, in its currency (XOF: whole francs); the fee comes out of it
+       * @description absent: USDT_TRC20 (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      currency: "CreateUsdtWithdrawal";
+      /**
+       * @description debited from the USDT wallet; the fee comes out of it
        * @example 100
        */
       amount: string;
-      /** @description USDT only; default: the primary address */
+      /** @description default: the primary WITHDRAWAL address */
       whitelistAddressId?: string;
       /**
-       * @description the wallet's currency; default USDT_TRC20
+       * @description the USDT wallet's rail
        * @enum {string}
        */
-      currency?: "USDT_TRC20" | "XOF";
+      rail?: "TRC20";
+    };
+    CreateXofWithdrawal: {
       /**
-       * @description the wallet's rail: required for XOF (MOMO or CARD wallet); TRC20 for USDT
+       * @description discriminator enum property added by openapi-typescript
        * @enum {string}
        */
-      rail?: "TRC20" | "MOMO" | "CARD";
-      /** @description XOF only; default: the primary fiat destination */
+      currency: "XOF";
+      /**
+       * @description debited from the XOF wallet, whole francs; the fee comes out of it
+       * @example 5000
+       */
+      amount: string;
+      /**
+       * @description the XOF wallet the money leaves
+       * @enum {string}
+       */
+      rail: "MOMO" | "CARD";
+      /** @description default: the primary fiat destination */
       fiatDestinationId?: string;
     };
     PaylinkTemplate: {
@@ -5048,7 +5087,6 @@ export interface components {
       label?: string;
     };
     AddBulkItems: {
-      /** @description at least one item */
       items: {
         /**
          * @description USDT_TRC20: a TRON address whitelisted for PAYOUT; MOBILE_MONEY: +226 then 8 digits
@@ -5269,14 +5307,12 @@ export interface components {
       /** @example 2026-01-01T12:30:00.000Z */
       expiresAt: string;
     };
-    CreatePayment: {
-      /**
-       * @description USDT: decimal string; CARD and MOBILE_MONEY: XOF integer
-       * @example 25.00
-       */
-      amount: string;
-      /** @enum {string} */
-      paymentMethod?: "USDT_TRC20" | "CARD" | "MOBILE_MONEY";
+    /** @description One body per rail, told apart by `paymentMethod` (absent: USDT_TRC20) */
+    CreatePayment:
+      | components["schemas"]["CreateUsdtPayment"]
+      | components["schemas"]["CreateCardPayment"]
+      | components["schemas"]["CreateMobileMoneyPayment"];
+    CreateUsdtPayment: {
       externalRef?: string;
       /** @description USDT only; default 1800 */
       expiresInSeconds?: number;
@@ -5299,6 +5335,127 @@ export interface components {
       customerPhone?: string;
       /** @enum {string} */
       operatorCode?: "OPERATOR_A_BF" | "OPERATOR_B_BF";
+      /**
+       * @description absent: USDT_TRC20 (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      paymentMethod: "CreateUsdtPayment";
+      /**
+       * @description USDT as a decimal string, at most 6 decimals; otherwise INVALID_AMOUNT
+       * @example 25.00
+       */
+      amount: string;
+    };
+    CreateCardPayment: {
+      externalRef?: string;
+      /** @description USDT only; default 1800 */
+      expiresInSeconds?: number;
+      /**
+       * Format: uri
+       * @example https://shop.example.com/thanks
+       */
+      successUrl?: string;
+      /**
+       * Format: uri
+       * @example https://shop.example.com/thanks
+       */
+      cancelUrl?: string;
+      metadata?: {
+        [key: string]: unknown;
+      };
+      /** @example Awa Ouedraogo */
+      customerName: string;
+      /**
+       * Format: email
+       * @example awa@example.com
+       */
+      customerEmail: string;
+      customerPhone?: string;
+      /** @enum {string} */
+      operatorCode?: "OPERATOR_A_BF" | "OPERATOR_B_BF";
+      /**
+       * @description XOF, a whole number of francs; minimum 100
+       * @example 5000
+       */
+      amount: string;
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      paymentMethod: "CARD";
+    };
+    CreateMobileMoneyPayment: {
+      externalRef?: string;
+      /** @description USDT only; default 1800 */
+      expiresInSeconds?: number;
+      /**
+       * Format: uri
+       * @example https://shop.example.com/thanks
+       */
+      successUrl?: string;
+      /**
+       * Format: uri
+       * @example https://shop.example.com/thanks
+       */
+      cancelUrl?: string;
+      metadata?: {
+        [key: string]: unknown;
+      };
+      customerName?: string;
+      /** Format: email */
+      customerEmail?: string;
+      /** @example +22670123456 */
+      customerPhone: string;
+      /** @enum {string} */
+      operatorCode?: "OPERATOR_A_BF" | "OPERATOR_B_BF";
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      paymentMethod: "MOBILE_MONEY";
+      /**
+       * @description XOF, a whole number of francs; minimum 500
+       * @example 5000
+       */
+      amount: string;
+    };
+    CreateCardPaymentOnly: {
+      externalRef?: string;
+      /** @description USDT only; default 1800 */
+      expiresInSeconds?: number;
+      /**
+       * Format: uri
+       * @example https://shop.example.com/thanks
+       */
+      successUrl?: string;
+      /**
+       * Format: uri
+       * @example https://shop.example.com/thanks
+       */
+      cancelUrl?: string;
+      metadata?: {
+        [key: string]: unknown;
+      };
+      /** @example Awa Ouedraogo */
+      customerName: string;
+      /**
+       * Format: email
+       * @example awa@example.com
+       */
+      customerEmail: string;
+      customerPhone?: string;
+      /** @enum {string} */
+      operatorCode?: "OPERATOR_A_BF" | "OPERATOR_B_BF";
+      /**
+       * @description XOF, a whole number of francs; minimum 100
+       * @example 5000
+       */
+      amount: string;
+      /**
+       * @description this path always makes a CARD pay-in
+       * @enum {string}
+       */
+      paymentMethod?: "CARD";
     };
     Payin: {
       id: string;
@@ -6641,11 +6798,10 @@ export interface operations {
         "application/json": {
           /**
            * @example [
-           *       "WITHDRAWAL",
-           *       "PAYOUT"
+           *       "WITHDRAWAL"
            *     ]
            */
-          usageContexts: string[];
+          usageContexts: ("WITHDRAWAL" | "PAYOUT")[];
         };
       };
     };
@@ -7286,7 +7442,10 @@ export interface operations {
   createPayout: {
     parameters: {
       query?: never;
-      header?: never;
+      header: {
+        /** @description A UUID; a retry with the same key and body replays the first answer (Idempotent-Replayed). Missing: MISSING_IDEMPOTENCY_KEY; not a UUID: IDEMPOTENCY_KEY_INVALID */
+        "idempotency-key": string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -7390,7 +7549,10 @@ export interface operations {
   createTransfer: {
     parameters: {
       query?: never;
-      header?: never;
+      header: {
+        /** @description A UUID; a retry with the same key and body replays the first answer (Idempotent-Replayed). Missing: MISSING_IDEMPOTENCY_KEY; not a UUID: IDEMPOTENCY_KEY_INVALID */
+        "idempotency-key": string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -7827,7 +7989,10 @@ export interface operations {
   createWithdrawal: {
     parameters: {
       query?: never;
-      header?: never;
+      header: {
+        /** @description A UUID; a retry with the same key and body replays the first answer (Idempotent-Replayed). Missing: MISSING_IDEMPOTENCY_KEY; not a UUID: IDEMPOTENCY_KEY_INVALID */
+        "idempotency-key": string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -10427,7 +10592,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Recommended: a UUID; a retry with the same key and body replays the first answer */
+        /** @description A UUID; a retry with the same key and body replays the first answer (Idempotent-Replayed). Missing: MISSING_IDEMPOTENCY_KEY; not a UUID: IDEMPOTENCY_KEY_INVALID */
         "idempotency-key"?: string;
       };
       path?: never;
@@ -11174,6 +11339,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
+        /** @description A UUID; a retry with the same key and body replays the first answer (Idempotent-Replayed). Missing: MISSING_IDEMPOTENCY_KEY; not a UUID: IDEMPOTENCY_KEY_INVALID */
         "idempotency-key"?: string;
       };
       path: {
@@ -11279,6 +11445,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
+        /** @description A UUID; a retry with the same key and body replays the first answer (Idempotent-Replayed). Missing: MISSING_IDEMPOTENCY_KEY; not a UUID: IDEMPOTENCY_KEY_INVALID */
         "idempotency-key"?: string;
       };
       path: {
@@ -11815,7 +11982,7 @@ export interface operations {
         sandbox?: string;
       };
       header?: {
-        /** @description A UUID; a retry with the same key and body replays the first answer (Idempotent-Replayed) */
+        /** @description A UUID; a retry with the same key and body replays the first answer (Idempotent-Replayed). Missing: MISSING_IDEMPOTENCY_KEY; not a UUID: IDEMPOTENCY_KEY_INVALID */
         "idempotency-key"?: string;
         /** @description `true`: same as the sandbox query flag */
         "x-sandbox"?: string;
@@ -11939,7 +12106,7 @@ export interface operations {
         sandbox?: string;
       };
       header?: {
-        /** @description A UUID; a retry with the same key and body replays the first answer (Idempotent-Replayed) */
+        /** @description A UUID; a retry with the same key and body replays the first answer (Idempotent-Replayed). Missing: MISSING_IDEMPOTENCY_KEY; not a UUID: IDEMPOTENCY_KEY_INVALID */
         "idempotency-key"?: string;
         /** @description `true`: same as the sandbox query flag */
         "x-sandbox"?: string;
@@ -11949,10 +12116,7 @@ export interface operations {
     };
     requestBody: {
       content: {
-        "application/json": components["schemas"]["CreatePayment"] & {
-          /** @enum {string} */
-          paymentMethod?: "CARD";
-        };
+        "application/json": components["schemas"]["CreateCardPaymentOnly"];
       };
     };
     responses: {
@@ -12514,14 +12678,21 @@ export interface operations {
   simulatorProviderCallback: {
     parameters: {
       query?: never;
-      header?: never;
+      header: {
+        /** @description t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")> */
+        "x-provider-signature": string;
+      };
       path: {
         source: "simulator";
         rail: "card" | "momo";
       };
       cookie?: never;
     };
-    requestBody?: never;
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["ProviderCallback"];
+      };
+    };
     responses: {
       /** @description Outcome applied */
       200: {
@@ -12620,13 +12791,20 @@ export interface operations {
   providerCallback: {
     parameters: {
       query?: never;
-      header?: never;
+      header: {
+        /** @description t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")> */
+        "x-provider-signature": string;
+      };
       path: {
         rail: "card" | "momo";
       };
       cookie?: never;
     };
-    requestBody?: never;
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["ProviderCallback"];
+      };
+    };
     responses: {
       /** @description Outcome applied */
       200: {
@@ -12725,11 +12903,18 @@ export interface operations {
   simulatorDisbursementCallback: {
     parameters: {
       query?: never;
-      header?: never;
+      header: {
+        /** @description t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")> */
+        "x-provider-signature": string;
+      };
       path?: never;
       cookie?: never;
     };
-    requestBody?: never;
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["ProviderCallback"];
+      };
+    };
     responses: {
       /** @description Outcome applied */
       200: {
@@ -12828,11 +13013,18 @@ export interface operations {
   disbursementCallback: {
     parameters: {
       query?: never;
-      header?: never;
+      header: {
+        /** @description t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")> */
+        "x-provider-signature": string;
+      };
       path?: never;
       cookie?: never;
     };
-    requestBody?: never;
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["ProviderCallback"];
+      };
+    };
     responses: {
       /** @description Outcome applied */
       200: {
@@ -14510,8 +14702,8 @@ export interface operations {
           /** @example Boutique Awa */
           displayName?: string | null;
           /**
-           * @description data:image/png, image/jpeg or image/webp;base64 URL, at most 49152 bytes decoded
-           * @example data:image/png;base64,iVBORw0KGgo...
+           * @description data:image/png, image/jpeg or image/webp;base64 URL, at most 49152 bytes decoded, whose bytes are an image of that type
+           * @example data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==
            */
           logoUrl?: string | null;
         };
@@ -16248,8 +16440,8 @@ export interface operations {
           /** @example Boutique Awa */
           displayName?: string | null;
           /**
-           * @description data:image/png, image/jpeg or image/webp;base64 URL, at most 49152 bytes decoded
-           * @example data:image/png;base64,iVBORw0KGgo...
+           * @description data:image/png, image/jpeg or image/webp;base64 URL, at most 49152 bytes decoded, whose bytes are an image of that type
+           * @example data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==
            */
           logoUrl?: string | null;
         };
