@@ -55,11 +55,13 @@ const paymentFields = {
   operatorCode: z.enum(["OPERATOR_A_BF", "OPERATOR_B_BF"]).optional(),
 };
 
+// Left unnamed: a named set would make the generator add a `discriminator`, which says paymentMethod is
+// always present; a USDT body may omit it, and generated clients would then demand it.
 const UsdtPaymentBody = z.strictObject({
   ...paymentFields,
   paymentMethod: z.literal("USDT_TRC20").optional().openapi({ description: "absent: USDT_TRC20" }),
   amount: UsdtAmount.openapi({ example: "25.00" }),
-}).openapi("CreateUsdtPayment");
+});
 
 /** The card rail's fields, without paymentMethod: POST /v1/card-payments names the rail by its path. */
 const cardFields = {

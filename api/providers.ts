@@ -12,7 +12,7 @@ import { CallbackBodySchema, SIGNATURE_HEADER } from "../rails/fiat/signing.ts";
 const SignatureHeaders = z.object({
   [SIGNATURE_HEADER.toLowerCase()]: z.string().optional().openapi({
     description: 't=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>',
-    example: "t=1767225600,v1=5d41402abc4b2a76b9719d911017c592",
+    example: `t=1767225600,v1=${"5d41402abc4b2a76".repeat(4)}`,
     pattern: "^t=[0-9]+,v1=[0-9a-f]{64}$",
     param: { required: true },
   }),
@@ -24,7 +24,9 @@ const callbackBody = (component: string) => ({
 
 export function providerRoutes() {
   const r = newRouter();
-  r.openAPIRegistry.register("ProviderCallback", CallbackBodySchema);
+  // rails/ uses plain zod: its own JSON Schema export, without the draft marker OpenAPI does not want.
+  const { $schema: _draft, ...callbackSchema } = z.toJSONSchema(CallbackBodySchema);
+  r.openAPIRegistry.registerComponent("schemas", "ProviderCallback", callbackSchema as never);
   r.openapi(
     createRoute({
       method: "post",

@@ -32,6 +32,7 @@ import { idempotencyKeyHeader, UsdtAmount, XofAmount } from "./shape_schemas.ts"
 const security = KEY_SECURITY;
 const tags = ["Withdrawals"];
 
+// Unnamed for the reason UsdtPaymentBody is (api/payments.ts): currency may be absent.
 const UsdtWithdrawalBody = z.strictObject({
   currency: z.literal("USDT_TRC20").optional().openapi({ description: "absent: USDT_TRC20" }),
   amount: UsdtAmount.openapi({
@@ -42,7 +43,7 @@ const UsdtWithdrawalBody = z.strictObject({
     description: "default: the primary WITHDRAWAL address",
   }),
   rail: z.literal("TRC20").optional().openapi({ description: "the USDT wallet's rail" }),
-}).openapi("CreateUsdtWithdrawal");
+});
 
 const XofWithdrawalBody = z.strictObject({
   currency: z.literal("XOF"),

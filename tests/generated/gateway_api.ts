@@ -2696,6 +2696,17 @@ export interface webhooks {
 }
 export interface components {
   schemas: {
+    ProviderCallback: {
+      notificationId: string;
+      providerRef: string;
+      reference: string;
+      /** @enum {string} */
+      status: "SUCCEEDED" | "FAILED";
+      amount: string;
+      reason?: string;
+      /** Format: date-time */
+      occurredAt: string;
+    };
     PayinCreatedEvent: {
       /** @enum {string} */
       event: "payin.created";
@@ -4138,17 +4149,6 @@ export interface components {
       /** @description true for POST /v1/webhooks/test deliveries: never act on one */
       test: boolean;
     };
-    ProviderCallback: {
-      notificationId: string;
-      providerRef: string;
-      reference: string;
-      /** @enum {string} */
-      status: "SUCCEEDED" | "FAILED";
-      amount: string;
-      reason?: string;
-      /** Format: date-time */
-      occurredAt: string;
-    };
     Error: {
       /** @enum {boolean} */
       success: false;
@@ -4548,15 +4548,12 @@ export interface components {
       [key: string]: unknown;
     };
     /** @description One body per wallet currency (absent: USDT_TRC20) */
-    CreateWithdrawal:
-      | components["schemas"]["CreateUsdtWithdrawal"]
-      | components["schemas"]["CreateXofWithdrawal"];
-    CreateUsdtWithdrawal: {
+    CreateWithdrawal: {
       /**
-       * @description absent: USDT_TRC20 (enum property replaced by openapi-typescript)
+       * @description absent: USDT_TRC20
        * @enum {string}
        */
-      currency: "CreateUsdtWithdrawal";
+      currency?: "USDT_TRC20";
       /**
        * @description debited from the USDT wallet; the fee comes out of it
        * @example 100
@@ -4569,12 +4566,9 @@ export interface components {
        * @enum {string}
        */
       rail?: "TRC20";
-    };
+    } | components["schemas"]["CreateXofWithdrawal"];
     CreateXofWithdrawal: {
-      /**
-       * @description discriminator enum property added by openapi-typescript
-       * @enum {string}
-       */
+      /** @enum {string} */
       currency: "XOF";
       /**
        * @description debited from the XOF wallet, whole francs; the fee comes out of it
@@ -5309,43 +5303,42 @@ export interface components {
     };
     /** @description One body per rail, told apart by `paymentMethod` (absent: USDT_TRC20) */
     CreatePayment:
-      | components["schemas"]["CreateUsdtPayment"]
+      | {
+        externalRef?: string;
+        /** @description USDT only; default 1800 */
+        expiresInSeconds?: number;
+        /**
+         * Format: uri
+         * @example https://shop.example.com/thanks
+         */
+        successUrl?: string;
+        /**
+         * Format: uri
+         * @example https://shop.example.com/thanks
+         */
+        cancelUrl?: string;
+        metadata?: {
+          [key: string]: unknown;
+        };
+        customerName?: string;
+        /** Format: email */
+        customerEmail?: string;
+        customerPhone?: string;
+        /** @enum {string} */
+        operatorCode?: "OPERATOR_A_BF" | "OPERATOR_B_BF";
+        /**
+         * @description absent: USDT_TRC20
+         * @enum {string}
+         */
+        paymentMethod?: "USDT_TRC20";
+        /**
+         * @description USDT as a decimal string, at most 6 decimals; otherwise INVALID_AMOUNT
+         * @example 25.00
+         */
+        amount: string;
+      }
       | components["schemas"]["CreateCardPayment"]
       | components["schemas"]["CreateMobileMoneyPayment"];
-    CreateUsdtPayment: {
-      externalRef?: string;
-      /** @description USDT only; default 1800 */
-      expiresInSeconds?: number;
-      /**
-       * Format: uri
-       * @example https://shop.example.com/thanks
-       */
-      successUrl?: string;
-      /**
-       * Format: uri
-       * @example https://shop.example.com/thanks
-       */
-      cancelUrl?: string;
-      metadata?: {
-        [key: string]: unknown;
-      };
-      customerName?: string;
-      /** Format: email */
-      customerEmail?: string;
-      customerPhone?: string;
-      /** @enum {string} */
-      operatorCode?: "OPERATOR_A_BF" | "OPERATOR_B_BF";
-      /**
-       * @description absent: USDT_TRC20 (enum property replaced by openapi-typescript)
-       * @enum {string}
-       */
-      paymentMethod: "CreateUsdtPayment";
-      /**
-       * @description USDT as a decimal string, at most 6 decimals; otherwise INVALID_AMOUNT
-       * @example 25.00
-       */
-      amount: string;
-    };
     CreateCardPayment: {
       externalRef?: string;
       /** @description USDT only; default 1800 */
@@ -5378,10 +5371,7 @@ export interface components {
        * @example 5000
        */
       amount: string;
-      /**
-       * @description discriminator enum property added by openapi-typescript
-       * @enum {string}
-       */
+      /** @enum {string} */
       paymentMethod: "CARD";
     };
     CreateMobileMoneyPayment: {
@@ -5408,10 +5398,7 @@ export interface components {
       customerPhone: string;
       /** @enum {string} */
       operatorCode?: "OPERATOR_A_BF" | "OPERATOR_B_BF";
-      /**
-       * @description discriminator enum property added by openapi-typescript
-       * @enum {string}
-       */
+      /** @enum {string} */
       paymentMethod: "MOBILE_MONEY";
       /**
        * @description XOF, a whole number of francs; minimum 500
