@@ -22,6 +22,7 @@ import { AppError } from "../domain/errors.ts";
 import { newRouter } from "./app.ts";
 import {
   errorResponses,
+  errorResponsesWith,
   idParam,
   jsonContent,
   KEY_SECURITY,
@@ -31,10 +32,27 @@ import {
 } from "./envelope.ts";
 import { requireKey } from "./middleware/auth.ts";
 import { idempotentMoney } from "./middleware/idempotency.ts";
-import { idempotencyKeyHeader } from "./shape_schemas.ts";
+import type { ErrorCode } from "../domain/errors.ts";
+import {
+  BULK_RECIPIENT_PATTERN,
+  IDEMPOTENCY_CODES,
+  idempotencyKeyHeader,
+  USDT_AMOUNT_PATTERN,
+} from "./shape_schemas.ts";
 
 /** Execute and retry honour an Idempotency-Key without requiring one. */
 const BULK_RUN_KEY_REQUIRED = false;
+
+/** What execute and retry may answer: the batch's state, verification, the whitelist, the balance. */
+const BULK_RUN_CODES: ErrorCode[] = [
+  "INVALID_TRANSACTION_STATUS",
+  "BAD_REQUEST",
+  "KYB_REQUIRED",
+  "ADDRESS_NOT_WHITELISTED",
+  "INSUFFICIENT_BALANCE",
+  "WALLET_NOT_FOUND",
+  ...IDEMPOTENCY_CODES,
+];
 
 const security = KEY_SECURITY;
 const tags = ["Bulk payments"];
@@ -51,10 +69,12 @@ const CreateBody = z.strictObject({
 
 const ItemBody = z.strictObject({
   walletAddress: z.string().max(64).openapi({
+    pattern: BULK_RECIPIENT_PATTERN,
     description: "USDT_TRC20: a TRON address whitelisted for PAYOUT; MOBILE_MONEY: +226 then 8 digits",
     example: "TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE",
   }),
   amount: z.string().max(40).openapi({
+    pattern: USDT_AMOUNT_PATTERN,
     description: "USDT (up to 6 decimals, minimum 5) or whole XOF (minimum 500)",
     example: "25.50",
   }),
@@ -334,7 +354,10 @@ export function bulkRoutes() {
           params: IdParam,
           headers: z.object({ "idempotency-key": idempotencyKeyHeader(BULK_RUN_KEY_REQUIRED) }),
         },
-        responses: { 202: jsonContent(successSchema(BatchSchema), "Processing"), ...errorResponses },
+        responses: {
+          202: jsonContent(successSchema(BatchSchema), "Processing"),
+          ...errorResponsesWith(BULK_RUN_CODES),
+        },
       }),
       async (c) => {
         const caller = c.get("auth");

@@ -12,6 +12,7 @@ import {
 import { newRouter } from "./app.ts";
 import {
   errorResponses,
+  errorResponsesWith,
   jsonContent,
   KEY_SECURITY,
   ok,
@@ -22,7 +23,13 @@ import {
 } from "./envelope.ts";
 import { requireKey } from "./middleware/auth.ts";
 import { idempotentMoneyRoute } from "./middleware/idempotency.ts";
-import { idempotencyKeyHeader } from "./shape_schemas.ts";
+import type { ErrorCode } from "../domain/errors.ts";
+import {
+  IDEMPOTENCY_CODES,
+  idempotencyKeyHeader,
+  USDT_AMOUNT_PATTERN,
+  USDT_OR_XOF_DESCRIPTION,
+} from "./shape_schemas.ts";
 
 const security = KEY_SECURITY;
 const tags = ["Conversions"];
@@ -33,7 +40,11 @@ const Rail = z.enum(["TRC20", "MOMO", "CARD"]);
 const PreviewQuery = z.object({
   fromCurrency: CurrencyParam.openapi({ example: "USDT_TRC20", description: "USDT_TRC20 (or USDT) or XOF" }),
   toCurrency: CurrencyParam.openapi({ example: "XOF" }),
-  amount: z.string().min(1).max(40).openapi({ example: "100", description: "in fromCurrency" }),
+  amount: z.string().min(1).max(40).openapi({
+    example: "100",
+    pattern: USDT_AMOUNT_PATTERN,
+    description: `in fromCurrency, greater than zero; ${USDT_OR_XOF_DESCRIPTION}`,
+  }),
 });
 
 const PreviewSchema = z.object({
@@ -55,7 +66,11 @@ const PreviewSchema = z.object({
 const ConvertBody = z.strictObject({
   fromWalletId: z.string().min(1).max(64).openapi({ example: "wal_01J..." }),
   toWalletId: z.string().min(1).max(64).openapi({ example: "wal_01J..." }),
-  fromAmount: z.string().min(1).max(40).openapi({ example: "100", description: "debited from fromWalletId" }),
+  fromAmount: z.string().min(1).max(40).openapi({
+    example: "100",
+    pattern: USDT_AMOUNT_PATTERN,
+    description: `debited from fromWalletId, greater than zero; ${USDT_OR_XOF_DESCRIPTION}`,
+  }),
 }).openapi("CreateConversion");
 
 export const ConversionSchema = z.object({
@@ -81,6 +96,18 @@ export const ConversionSchema = z.object({
 
 /** Recommended, not required (the specification): a conversion without a key runs once, unprotected. */
 const CONVERSION_KEY_REQUIRED = false;
+
+/** What a conversion may answer besides a shape error: the pair, the wallets, the balance, the key. */
+const CONVERSION_CODES: ErrorCode[] = [
+  "VALIDATION_ERROR",
+  "INVALID_AMOUNT",
+  "INVALID_CONVERSION_PAIR",
+  "CONVERSION_NOT_ALLOWED",
+  "NEGATIVE_REVENUE",
+  "WALLET_NOT_FOUND",
+  "INSUFFICIENT_BALANCE",
+  ...IDEMPOTENCY_CODES,
+];
 const IdempotencyHeaders = z.object({ "idempotency-key": idempotencyKeyHeader(CONVERSION_KEY_REQUIRED) });
 
 export function conversionRoutes() {
@@ -124,7 +151,10 @@ export function conversionRoutes() {
         headers: IdempotencyHeaders,
         body: { required: true, content: { "application/json": { schema: ConvertBody } } },
       },
-      responses: { 201: jsonContent(successSchema(ConversionSchema), "Converted"), ...errorResponses },
+      responses: {
+        201: jsonContent(successSchema(ConversionSchema), "Converted"),
+        ...errorResponsesWith(CONVERSION_CODES),
+      },
     }),
     async (c) => {
       const row = await convertBetweenWallets(c.get("deps"), c.get("auth"), c.req.valid("json"));

@@ -12,6 +12,7 @@ import { cardCreationView, mobileMoneyCreationView, usdtCreationView } from "../
 import { newRouter } from "./app.ts";
 import {
   errorResponses,
+  errorResponsesWith,
   HttpUrl,
   idParam,
   jsonContent,
@@ -32,7 +33,8 @@ import {
 } from "./payment_schemas.ts";
 import { idempotent } from "./middleware/idempotency.ts";
 import { openapiRoute } from "./openapi_route.ts";
-import { E164_PHONE, UsdtAmount, XofAmount } from "./shape_schemas.ts";
+import { E164_PHONE, EMAIL_PATTERN, IDEMPOTENCY_CODES, UsdtAmount, XofAmount } from "./shape_schemas.ts";
+import type { ErrorCode } from "../domain/errors.ts";
 
 const security = KEY_SECURITY;
 
@@ -50,7 +52,7 @@ const paymentFields = {
       "metadata must be at most 8 KB of JSON",
     ),
   customerName: z.string().min(1).max(200).optional(),
-  customerEmail: z.string().email().max(320).optional(),
+  customerEmail: z.string().email().max(320).optional().openapi({ pattern: EMAIL_PATTERN }),
   customerPhone: z.string().max(32).optional(),
   operatorCode: z.enum(["OPERATOR_A_BF", "OPERATOR_B_BF"]).optional(),
 };
@@ -68,7 +70,7 @@ const cardFields = {
   ...paymentFields,
   amount: XofAmount.openapi({ description: "XOF, a whole number of francs; minimum 100" }),
   customerName: z.string().min(1).max(200).openapi({ example: "Awa Ouedraogo" }),
-  customerEmail: z.string().email().max(320).openapi({ example: "awa@example.com" }),
+  customerEmail: z.string().email().max(320).openapi({ example: "awa@example.com", pattern: EMAIL_PATTERN }),
 };
 
 const CardPaymentBody = z.strictObject({ ...cardFields, paymentMethod: z.literal("CARD") })
@@ -134,6 +136,24 @@ const PayinSchema = z.object({
 
 const IdParam = idParam("pay");
 
+/** What creating a pay-in may answer besides a shape error: mode, verification, rails, minimums. */
+const PAYIN_CREATION_CODES: ErrorCode[] = [
+  "VALIDATION_ERROR",
+  "INVALID_AMOUNT",
+  "AMOUNT_TOO_LOW",
+  "AMOUNT_BELOW_MINIMUM",
+  "CUSTOMER_PHONE_REQUIRED",
+  "OPERATOR_NOT_SUPPORTED",
+  "SANDBOX_KEY_LIVE_REQUEST",
+  "LIVE_KEY_SANDBOX_REQUEST",
+  "KYB_REQUIRED",
+  "USDT_PAYMENTS_DISABLED",
+  "CARD_PAYMENTS_DISABLED",
+  "MOBILE_MONEY_PAYMENTS_DISABLED",
+  "DUPLICATE_EXTERNAL_REF",
+  ...IDEMPOTENCY_CODES,
+];
+
 type CreateBody = z.infer<typeof CreatePaymentBody>;
 
 /** One domain function per rail; the route only picks which. */
@@ -178,6 +198,7 @@ export function paymentRoutes() {
         body: { required: true, content: { "application/json": { schema: CreatePaymentBody } } },
       },
       responses: {
+        ...errorResponsesWith(PAYIN_CREATION_CODES),
         201: jsonContent(
           successSchema(
             // Exactly one matches: USDT has no paymentMethod, card and mobile money each name theirs.
@@ -187,7 +208,6 @@ export function paymentRoutes() {
           ),
           "Pay-in created: the USDT, card or mobile money answer, by `paymentMethod`",
         ),
-        ...errorResponses,
         ...providerErrorResponses,
       },
     }),
@@ -225,7 +245,7 @@ export function paymentRoutes() {
       },
       responses: {
         201: jsonContent(successSchema(CardCreatedSchema), "Card pay-in created"),
-        ...errorResponses,
+        ...errorResponsesWith(PAYIN_CREATION_CODES),
         ...providerErrorResponses,
       },
     }),

@@ -9,6 +9,7 @@ import { newRouter } from "./app.ts";
 import { WaitingSchema } from "./money_out_schemas.ts";
 import {
   errorResponses,
+  errorResponsesWith,
   idParam,
   jsonContent,
   KEY_SECURITY,
@@ -21,10 +22,31 @@ import {
 } from "./envelope.ts";
 import { requireKey } from "./middleware/auth.ts";
 import { idempotentMoney } from "./middleware/idempotency.ts";
-import { idempotencyKeyHeader, TronAddress, UsdtAmount } from "./shape_schemas.ts";
+import { IDEMPOTENCY_CODES, idempotencyKeyHeader, TronAddress, UsdtAmount } from "./shape_schemas.ts";
+import type { ErrorCode } from "../domain/errors.ts";
 
 /** A payout moves money: the Idempotency-Key is required (the spec: `POST /v1/payout` takes one). */
 const PAYOUT_KEY_REQUIRED = true;
+
+/** What a payout may answer besides a shape error: the whitelist, screening, balance and the key. */
+const ESTIMATE_CODES: ErrorCode[] = [
+  "VALIDATION_ERROR",
+  "INVALID_AMOUNT",
+  "AMOUNT_TOO_SMALL",
+  "ADDRESS_NOT_WHITELISTED",
+  "ADDRESS_COOLDOWN",
+  "AML_BLOCKED",
+  "AML_SCREENING_UNAVAILABLE",
+  "INVALID_ADDRESS",
+];
+const PAYOUT_CODES: ErrorCode[] = [
+  ...ESTIMATE_CODES,
+  "KYB_REQUIRED",
+  "INSUFFICIENT_BALANCE",
+  "DUPLICATE_EXTERNAL_REF",
+  "MISSING_IDEMPOTENCY_KEY",
+  ...IDEMPOTENCY_CODES,
+];
 
 const security = KEY_SECURITY;
 const tags = ["Payouts"];
@@ -79,7 +101,7 @@ export function payoutRoutes() {
         },
         responses: {
           201: jsonContent(successSchema(PayoutSchema), "Accepted and reserved"),
-          ...errorResponses,
+          ...errorResponsesWith(PAYOUT_CODES),
         },
       }),
       async (c) => {
@@ -118,7 +140,7 @@ export function payoutRoutes() {
           })),
           "Estimate; nothing is reserved",
         ),
-        ...errorResponses,
+        ...errorResponsesWith(ESTIMATE_CODES),
       },
     }),
     async (c) => ok(c, await estimatePayout(c.get("deps"), c.get("auth"), c.req.valid("json"))),

@@ -3,6 +3,7 @@
 // that code, and the schema declares the same rule (pattern, enum, minItems, required) so that the
 // document tells the truth. A rule answered VALIDATION_ERROR is plain zod instead (docs/decisions.md).
 import { z } from "@hono/zod-openapi";
+import type { ErrorCode } from "../domain/errors.ts";
 import { USAGE_CONTEXTS } from "../domain/whitelist/mod.ts";
 
 /** rails/tron/address.ts BASE58_34; the checksum is checked too (INVALID_ADDRESS). */
@@ -16,6 +17,25 @@ export const UUID_PATTERN = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a
 
 /** rails/fiat/operators.ts isE164: "+", 7 to 15 digits, a Burkina Faso (+226) number exactly 8 after it. */
 export const E164_PHONE = /^(\+226[0-9]{8}|\+(?!226)[1-9][0-9]{6,14})$/;
+
+/** The e-mail form zod checks (z.email()), which is narrower than JSON Schema's `format: email`. */
+export const EMAIL_PATTERN = z.regexes.email.source;
+
+/** A TRON address (USDT_TRC20 batch) or a Burkina Faso number (MOBILE_MONEY batch). */
+export const BULK_RECIPIENT_PATTERN = "^(T[1-9A-HJ-NP-Za-km-z]{33}|\\+226[0-9]{8})$";
+
+/** A USDT amount or a whole XOF one; which applies depends on a field beside it. */
+export const USDT_OR_XOF_DESCRIPTION =
+  "USDT: at most 6 decimals; XOF: a whole number of francs (XOF with decimals: INVALID_AMOUNT)";
+
+/**
+ * A positive amount in a currency a field beside it names: the form (a decimal string, at most 6
+ * decimals) is zod's, answered VALIDATION_ERROR like the domain's check of the currency's decimals.
+ */
+export const DecimalAmount = z.string().max(40).regex(
+  new RegExp(USDT_AMOUNT_PATTERN),
+  "must be a decimal string such as 12.50",
+);
 
 export const TronAddress = z.string().max(64).openapi({
   pattern: TRON_ADDRESS_PATTERN,
@@ -57,6 +77,13 @@ export function idempotencyKeyHeader(required: boolean) {
     param: { required },
   });
 }
+
+/** What a request carrying an Idempotency-Key may also answer. */
+export const IDEMPOTENCY_CODES: ErrorCode[] = [
+  "IDEMPOTENCY_KEY_INVALID",
+  "IDEMPOTENCY_KEY_MISMATCH",
+  "CONFLICT",
+];
 
 /** Headers of a money-moving route that needs an Idempotency-Key. */
 export const RequiredIdempotencyHeaders = z.object({ "idempotency-key": idempotencyKeyHeader(true) });

@@ -12,6 +12,7 @@ import {
 import { newRouter } from "./app.ts";
 import {
   errorResponses,
+  errorResponsesWith,
   idParam,
   jsonContent,
   KEY_SECURITY,
@@ -61,7 +62,7 @@ const BulkBody = z.strictObject({
   addresses: z.array(z.strictObject({
     address: z.string().max(64).openapi({ example: "TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE" }),
     label: Label.optional(),
-  })),
+  })).openapi({ minItems: 1, maxItems: BULK_MAX, description: "otherwise WHITELIST_VALIDATION_FAILED" }),
   usageContexts: Contexts.optional(),
 }).openapi("BulkAddWhitelist");
 
@@ -83,7 +84,7 @@ export function whitelistRoutes() {
       responses: {
         201: jsonContent(successSchema(EntrySchema), "Added"),
         200: jsonContent(successSchema(EntrySchema), "Already whitelisted; contexts merged"),
-        ...errorResponses,
+        ...errorResponsesWith(["VALIDATION_ERROR", "INVALID_ADDRESS", "INVALID_CONTEXT"]),
       },
     }),
     async (c) => {

@@ -15,6 +15,7 @@ import { newRouter } from "./app.ts";
 import { WaitingSchema } from "./money_out_schemas.ts";
 import {
   errorResponses,
+  errorResponsesWith,
   idParam,
   jsonContent,
   KEY_SECURITY,
@@ -27,7 +28,8 @@ import {
 } from "./envelope.ts";
 import { requireKey } from "./middleware/auth.ts";
 import { idempotentMoney } from "./middleware/idempotency.ts";
-import { idempotencyKeyHeader, UsdtAmount, XofAmount } from "./shape_schemas.ts";
+import { IDEMPOTENCY_CODES, idempotencyKeyHeader, UsdtAmount, XofAmount } from "./shape_schemas.ts";
+import type { ErrorCode } from "../domain/errors.ts";
 
 const security = KEY_SECURITY;
 const tags = ["Withdrawals"];
@@ -61,6 +63,25 @@ const WithdrawalBody = z.discriminatedUnion("currency", [UsdtWithdrawalBody, Xof
 
 /** A withdrawal moves money: the Idempotency-Key is required (the spec: `POST /v1/withdrawals` takes one). */
 const WITHDRAWAL_KEY_REQUIRED = true;
+
+/** What a withdrawal may answer besides a shape error: destinations, screening, balance, the key. */
+const WITHDRAWAL_CODES: ErrorCode[] = [
+  "VALIDATION_ERROR",
+  "INVALID_AMOUNT",
+  "AMOUNT_TOO_SMALL",
+  "ADDRESS_NOT_WHITELISTED",
+  "ADDRESS_COOLDOWN",
+  "AML_BLOCKED",
+  "AML_SCREENING_UNAVAILABLE",
+  "KYB_REQUIRED",
+  "NO_WHITELISTED_ADDRESS",
+  "FIAT_DESTINATION_REQUIRED",
+  "FIAT_DESTINATION_NOT_FOUND",
+  "BENEFICIARY_COOLDOWN",
+  "INSUFFICIENT_BALANCE",
+  "MISSING_IDEMPOTENCY_KEY",
+  ...IDEMPOTENCY_CODES,
+];
 
 const WithdrawalSchema = z.object({
   id: z.string(),
@@ -101,7 +122,7 @@ export function withdrawalRoutes() {
       },
       responses: {
         201: jsonContent(successSchema(WithdrawalSchema), "Requested and reserved"),
-        ...errorResponses,
+        ...errorResponsesWith(WITHDRAWAL_CODES),
       },
     }),
     async (c) => {

@@ -245,3 +245,27 @@ Deno.test(
     }
   }),
 );
+
+Deno.test(
+  "the answers that depend on state are listed per operation under their status",
+  withGateway(async (gw) => {
+    const { doc } = await documentOf(gw);
+    const listed = (path: string, status: number) =>
+      doc.paths[path].post.responses[String(status)].description as string;
+    const expected: Array<[string, number, string[]]> = [
+      ["/v1/withdrawals", 400, ["NO_WHITELISTED_ADDRESS", "INSUFFICIENT_BALANCE", "MISSING_IDEMPOTENCY_KEY"]],
+      ["/v1/withdrawals", 403, ["ADDRESS_COOLDOWN", "KYB_REQUIRED", "BENEFICIARY_COOLDOWN"]],
+      ["/v1/transfers", 403, ["ADDRESS_NOT_WHITELISTED", "AML_BLOCKED"]],
+      ["/v1/transfers", 409, ["DUPLICATE_EXTERNAL_REF", "IDEMPOTENCY_KEY_MISMATCH"]],
+      ["/v1/payments", 400, ["SANDBOX_KEY_LIVE_REQUEST", "LIVE_KEY_SANDBOX_REQUEST", "INVALID_AMOUNT"]],
+      ["/v1/conversions/wallet", 400, ["INSUFFICIENT_BALANCE", "INVALID_CONVERSION_PAIR"]],
+      ["/v1/bulk-payments/{id}/execute", 400, ["INSUFFICIENT_BALANCE"]],
+      ["/v1/wallets/whitelist", 400, ["INVALID_ADDRESS", "INVALID_CONTEXT"]],
+    ];
+    for (const [path, status, codes] of expected) {
+      for (const code of codes) {
+        assert(listed(path, status).includes(code), `${path} ${status} lists ${code}`);
+      }
+    }
+  }),
+);

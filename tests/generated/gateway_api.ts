@@ -4361,6 +4361,7 @@ export interface components {
       usageContexts?: ("WITHDRAWAL" | "PAYOUT")[];
     };
     BulkAddWhitelist: {
+      /** @description otherwise WHITELIST_VALIDATION_FAILED */
       addresses: {
         /** @example TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE */
         address: string;
@@ -4401,10 +4402,11 @@ export interface components {
       /** @description the default destination of XOF withdrawals; exactly one per merchant and mode */
       isPrimary?: boolean;
       /**
-       * @description MOMO: OPERATOR_A_BF or OPERATOR_B_BF, checked against the number
+       * @description MOMO: OPERATOR_A_BF or OPERATOR_B_BF, checked against the number (else OPERATOR_NOT_SUPPORTED)
        * @example OPERATOR_B_BF
+       * @enum {string}
        */
-      momoOperator?: string;
+      momoOperator?: "OPERATOR_A_BF" | "OPERATOR_B_BF";
       /**
        * @description MOMO: E.164 number (+226 and 8 digits)
        * @example +22670123456
@@ -4433,10 +4435,11 @@ export interface components {
       /** @description the default destination of XOF withdrawals; exactly one per merchant and mode */
       isPrimary?: boolean;
       /**
-       * @description MOMO: OPERATOR_A_BF or OPERATOR_B_BF, checked against the number
+       * @description MOMO: OPERATOR_A_BF or OPERATOR_B_BF, checked against the number (else OPERATOR_NOT_SUPPORTED)
        * @example OPERATOR_B_BF
+       * @enum {string}
        */
-      momoOperator?: string;
+      momoOperator?: "OPERATOR_A_BF" | "OPERATOR_B_BF";
       /**
        * @description MOMO: E.164 number (+226 and 8 digits)
        * @example +22670123456
@@ -5019,7 +5022,7 @@ export interface components {
       /** @example wal_01J... */
       toWalletId: string;
       /**
-       * @description debited from fromWalletId
+       * @description debited from fromWalletId, greater than zero; USDT: at most 6 decimals; XOF: a whole number of francs (XOF with decimals: INVALID_AMOUNT)
        * @example 100
        */
       fromAmount: string;
@@ -6580,7 +6583,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: VALIDATION_ERROR, INVALID_ADDRESS, INVALID_CONTEXT */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6589,7 +6592,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Missing, unknown or revoked credentials */
+      /** @description Missing, unknown or revoked credentials. Codes: UNAUTHORIZED, INVALID_API_KEY */
       401: {
         headers: {
           [name: string]: unknown;
@@ -6598,7 +6601,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: FORBIDDEN */
       403: {
         headers: {
           [name: string]: unknown;
@@ -6625,7 +6628,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Rate limit exceeded */
+      /** @description Rate limit exceeded. Codes: RATE_LIMIT_EXCEEDED */
       429: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -7455,7 +7458,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: VALIDATION_ERROR, INVALID_AMOUNT, AMOUNT_TOO_SMALL, INVALID_ADDRESS, INSUFFICIENT_BALANCE, MISSING_IDEMPOTENCY_KEY, IDEMPOTENCY_KEY_INVALID */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7464,7 +7467,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Missing, unknown or revoked credentials */
+      /** @description Missing, unknown or revoked credentials. Codes: UNAUTHORIZED, INVALID_API_KEY */
       401: {
         headers: {
           [name: string]: unknown;
@@ -7473,7 +7476,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: ADDRESS_NOT_WHITELISTED, ADDRESS_COOLDOWN, AML_BLOCKED, KYB_REQUIRED, FORBIDDEN */
       403: {
         headers: {
           [name: string]: unknown;
@@ -7491,7 +7494,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters. Codes: DUPLICATE_EXTERNAL_REF, IDEMPOTENCY_KEY_MISMATCH, CONFLICT */
       409: {
         headers: {
           [name: string]: unknown;
@@ -7500,7 +7503,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Rate limit exceeded */
+      /** @description Rate limit exceeded. Codes: RATE_LIMIT_EXCEEDED */
       429: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -7520,7 +7523,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Temporarily unavailable */
+      /** @description Temporarily unavailable. Codes: AML_SCREENING_UNAVAILABLE */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -7562,7 +7565,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: VALIDATION_ERROR, INVALID_AMOUNT, AMOUNT_TOO_SMALL, INVALID_ADDRESS, INSUFFICIENT_BALANCE, MISSING_IDEMPOTENCY_KEY, IDEMPOTENCY_KEY_INVALID */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7571,7 +7574,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Missing, unknown or revoked credentials */
+      /** @description Missing, unknown or revoked credentials. Codes: UNAUTHORIZED, INVALID_API_KEY */
       401: {
         headers: {
           [name: string]: unknown;
@@ -7580,7 +7583,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: ADDRESS_NOT_WHITELISTED, ADDRESS_COOLDOWN, AML_BLOCKED, KYB_REQUIRED, FORBIDDEN */
       403: {
         headers: {
           [name: string]: unknown;
@@ -7598,7 +7601,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters. Codes: DUPLICATE_EXTERNAL_REF, IDEMPOTENCY_KEY_MISMATCH, CONFLICT */
       409: {
         headers: {
           [name: string]: unknown;
@@ -7607,7 +7610,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Rate limit exceeded */
+      /** @description Rate limit exceeded. Codes: RATE_LIMIT_EXCEEDED */
       429: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -7627,7 +7630,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Temporarily unavailable */
+      /** @description Temporarily unavailable. Codes: AML_SCREENING_UNAVAILABLE */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -7671,7 +7674,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: VALIDATION_ERROR, INVALID_AMOUNT, AMOUNT_TOO_SMALL, INVALID_ADDRESS */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7680,7 +7683,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Missing, unknown or revoked credentials */
+      /** @description Missing, unknown or revoked credentials. Codes: UNAUTHORIZED, INVALID_API_KEY */
       401: {
         headers: {
           [name: string]: unknown;
@@ -7689,7 +7692,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: ADDRESS_NOT_WHITELISTED, ADDRESS_COOLDOWN, AML_BLOCKED, FORBIDDEN */
       403: {
         headers: {
           [name: string]: unknown;
@@ -7716,7 +7719,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Rate limit exceeded */
+      /** @description Rate limit exceeded. Codes: RATE_LIMIT_EXCEEDED */
       429: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -7736,7 +7739,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Temporarily unavailable */
+      /** @description Temporarily unavailable. Codes: AML_SCREENING_UNAVAILABLE */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -8002,7 +8005,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: VALIDATION_ERROR, INVALID_AMOUNT, AMOUNT_TOO_SMALL, NO_WHITELISTED_ADDRESS, FIAT_DESTINATION_REQUIRED, INSUFFICIENT_BALANCE, MISSING_IDEMPOTENCY_KEY, IDEMPOTENCY_KEY_INVALID */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8011,7 +8014,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Missing, unknown or revoked credentials */
+      /** @description Missing, unknown or revoked credentials. Codes: UNAUTHORIZED, INVALID_API_KEY */
       401: {
         headers: {
           [name: string]: unknown;
@@ -8020,7 +8023,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: ADDRESS_NOT_WHITELISTED, ADDRESS_COOLDOWN, AML_BLOCKED, KYB_REQUIRED, BENEFICIARY_COOLDOWN, FORBIDDEN */
       403: {
         headers: {
           [name: string]: unknown;
@@ -8029,7 +8032,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Not found, not owned by the caller, or a malformed id */
+      /** @description Not found, not owned by the caller, or a malformed id. Codes: FIAT_DESTINATION_NOT_FOUND */
       404: {
         headers: {
           [name: string]: unknown;
@@ -8038,7 +8041,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters. Codes: IDEMPOTENCY_KEY_MISMATCH, CONFLICT */
       409: {
         headers: {
           [name: string]: unknown;
@@ -8047,7 +8050,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Rate limit exceeded */
+      /** @description Rate limit exceeded. Codes: RATE_LIMIT_EXCEEDED */
       429: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -8067,7 +8070,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Temporarily unavailable */
+      /** @description Temporarily unavailable. Codes: AML_SCREENING_UNAVAILABLE */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -10475,7 +10478,7 @@ export interface operations {
         /** @description USDT_TRC20 (or USDT) or XOF */
         fromCurrency: string;
         toCurrency: string;
-        /** @description in fromCurrency */
+        /** @description in fromCurrency, greater than zero; USDT: at most 6 decimals; XOF: a whole number of francs (XOF with decimals: INVALID_AMOUNT) */
         amount: string;
       };
       header?: never;
@@ -10604,7 +10607,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: VALIDATION_ERROR, INVALID_AMOUNT, INVALID_CONVERSION_PAIR, NEGATIVE_REVENUE, INSUFFICIENT_BALANCE, IDEMPOTENCY_KEY_INVALID */
       400: {
         headers: {
           [name: string]: unknown;
@@ -10613,7 +10616,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Missing, unknown or revoked credentials */
+      /** @description Missing, unknown or revoked credentials. Codes: UNAUTHORIZED, INVALID_API_KEY */
       401: {
         headers: {
           [name: string]: unknown;
@@ -10622,7 +10625,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: CONVERSION_NOT_ALLOWED, FORBIDDEN */
       403: {
         headers: {
           [name: string]: unknown;
@@ -10631,7 +10634,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Not found, not owned by the caller, or a malformed id */
+      /** @description Not found, not owned by the caller, or a malformed id. Codes: WALLET_NOT_FOUND */
       404: {
         headers: {
           [name: string]: unknown;
@@ -10640,7 +10643,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters. Codes: IDEMPOTENCY_KEY_MISMATCH, CONFLICT */
       409: {
         headers: {
           [name: string]: unknown;
@@ -10649,7 +10652,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Rate limit exceeded */
+      /** @description Rate limit exceeded. Codes: RATE_LIMIT_EXCEEDED */
       429: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -11350,7 +11353,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_TRANSACTION_STATUS, BAD_REQUEST, INSUFFICIENT_BALANCE, IDEMPOTENCY_KEY_INVALID */
       400: {
         headers: {
           [name: string]: unknown;
@@ -11359,7 +11362,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Missing, unknown or revoked credentials */
+      /** @description Missing, unknown or revoked credentials. Codes: UNAUTHORIZED, INVALID_API_KEY */
       401: {
         headers: {
           [name: string]: unknown;
@@ -11368,7 +11371,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: KYB_REQUIRED, ADDRESS_NOT_WHITELISTED, FORBIDDEN */
       403: {
         headers: {
           [name: string]: unknown;
@@ -11377,7 +11380,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Not found, not owned by the caller, or a malformed id */
+      /** @description Not found, not owned by the caller, or a malformed id. Codes: WALLET_NOT_FOUND */
       404: {
         headers: {
           [name: string]: unknown;
@@ -11386,7 +11389,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters. Codes: IDEMPOTENCY_KEY_MISMATCH, CONFLICT */
       409: {
         headers: {
           [name: string]: unknown;
@@ -11395,7 +11398,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Rate limit exceeded */
+      /** @description Rate limit exceeded. Codes: RATE_LIMIT_EXCEEDED */
       429: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -11456,7 +11459,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_TRANSACTION_STATUS, BAD_REQUEST, INSUFFICIENT_BALANCE, IDEMPOTENCY_KEY_INVALID */
       400: {
         headers: {
           [name: string]: unknown;
@@ -11465,7 +11468,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Missing, unknown or revoked credentials */
+      /** @description Missing, unknown or revoked credentials. Codes: UNAUTHORIZED, INVALID_API_KEY */
       401: {
         headers: {
           [name: string]: unknown;
@@ -11474,7 +11477,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: KYB_REQUIRED, ADDRESS_NOT_WHITELISTED, FORBIDDEN */
       403: {
         headers: {
           [name: string]: unknown;
@@ -11483,7 +11486,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Not found, not owned by the caller, or a malformed id */
+      /** @description Not found, not owned by the caller, or a malformed id. Codes: WALLET_NOT_FOUND */
       404: {
         headers: {
           [name: string]: unknown;
@@ -11492,7 +11495,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters. Codes: IDEMPOTENCY_KEY_MISMATCH, CONFLICT */
       409: {
         headers: {
           [name: string]: unknown;
@@ -11501,7 +11504,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Rate limit exceeded */
+      /** @description Rate limit exceeded. Codes: RATE_LIMIT_EXCEEDED */
       429: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -11999,7 +12002,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: VALIDATION_ERROR, INVALID_AMOUNT, AMOUNT_TOO_LOW, AMOUNT_BELOW_MINIMUM, CUSTOMER_PHONE_REQUIRED, OPERATOR_NOT_SUPPORTED, SANDBOX_KEY_LIVE_REQUEST, LIVE_KEY_SANDBOX_REQUEST, IDEMPOTENCY_KEY_INVALID */
       400: {
         headers: {
           [name: string]: unknown;
@@ -12008,7 +12011,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Missing, unknown or revoked credentials */
+      /** @description Missing, unknown or revoked credentials. Codes: UNAUTHORIZED, INVALID_API_KEY */
       401: {
         headers: {
           [name: string]: unknown;
@@ -12017,7 +12020,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: KYB_REQUIRED, USDT_PAYMENTS_DISABLED, CARD_PAYMENTS_DISABLED, MOBILE_MONEY_PAYMENTS_DISABLED, FORBIDDEN */
       403: {
         headers: {
           [name: string]: unknown;
@@ -12035,7 +12038,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters. Codes: DUPLICATE_EXTERNAL_REF, IDEMPOTENCY_KEY_MISMATCH, CONFLICT */
       409: {
         headers: {
           [name: string]: unknown;
@@ -12044,7 +12047,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Rate limit exceeded */
+      /** @description Rate limit exceeded. Codes: RATE_LIMIT_EXCEEDED */
       429: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -12120,7 +12123,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: VALIDATION_ERROR, INVALID_AMOUNT, AMOUNT_TOO_LOW, AMOUNT_BELOW_MINIMUM, CUSTOMER_PHONE_REQUIRED, OPERATOR_NOT_SUPPORTED, SANDBOX_KEY_LIVE_REQUEST, LIVE_KEY_SANDBOX_REQUEST, IDEMPOTENCY_KEY_INVALID */
       400: {
         headers: {
           [name: string]: unknown;
@@ -12129,7 +12132,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Missing, unknown or revoked credentials */
+      /** @description Missing, unknown or revoked credentials. Codes: UNAUTHORIZED, INVALID_API_KEY */
       401: {
         headers: {
           [name: string]: unknown;
@@ -12138,7 +12141,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: KYB_REQUIRED, USDT_PAYMENTS_DISABLED, CARD_PAYMENTS_DISABLED, MOBILE_MONEY_PAYMENTS_DISABLED, FORBIDDEN */
       403: {
         headers: {
           [name: string]: unknown;
@@ -12156,7 +12159,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters. Codes: DUPLICATE_EXTERNAL_REF, IDEMPOTENCY_KEY_MISMATCH, CONFLICT */
       409: {
         headers: {
           [name: string]: unknown;
@@ -12165,7 +12168,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Rate limit exceeded */
+      /** @description Rate limit exceeded. Codes: RATE_LIMIT_EXCEEDED */
       429: {
         headers: {
           /** @description Seconds to wait before trying again */
