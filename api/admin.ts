@@ -16,10 +16,18 @@ import { brandingOf, updateMerchantBranding } from "../domain/merchant_branding.
 import { DisplayNameSchema, LogoUrlSchema } from "./merchant_profile.ts";
 import type { MerchantRow } from "../db/merchants.ts";
 import { newRouter } from "./app.ts";
-import { errorResponses, idParam, iso, jsonContent, ok, successSchema } from "./envelope.ts";
+import {
+  errorResponses,
+  idParam,
+  iso,
+  jsonContent,
+  ok,
+  OPERATOR_SECURITY,
+  successSchema,
+} from "./envelope.ts";
 import { requireAdmin } from "./middleware/admin_auth.ts";
 
-const security: Array<Record<string, string[]>> = [{ OperatorToken: [] }];
+const security = OPERATOR_SECURITY;
 const mw = [requireAdmin];
 const MerchantIdParam = idParam("mch", "MERCHANT_NOT_FOUND");
 

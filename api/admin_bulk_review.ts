@@ -12,10 +12,10 @@ import {
 import { batchDetail } from "../domain/bulk/view.ts";
 import type { Deps } from "../domain/deps.ts";
 import { newRouter } from "./app.ts";
-import { errorResponses, idParam, jsonContent, ok, successSchema } from "./envelope.ts";
+import { errorResponses, idParam, jsonContent, ok, OPERATOR_SECURITY, successSchema } from "./envelope.ts";
 import { requireAdmin } from "./middleware/admin_auth.ts";
 
-const security: Array<Record<string, string[]>> = [{ Bearer: [] }];
+const security = OPERATOR_SECURITY;
 const tags = ["Admin"];
 const IdParam = idParam("blk");
 const DecisionBody = z.strictObject({

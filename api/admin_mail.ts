@@ -3,7 +3,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { readOutbox } from "../domain/mail.ts";
 import { newRouter } from "./app.ts";
-import { errorResponses, jsonContent, ok, successSchema } from "./envelope.ts";
+import { errorResponses, jsonContent, ok, OPERATOR_SECURITY, successSchema } from "./envelope.ts";
 import { requireAdmin } from "./middleware/admin_auth.ts";
 
 const MailSchema = z.object({
@@ -30,7 +30,7 @@ export function adminMailRoutes() {
       operationId: "adminListMailOutbox",
       tags: ["Admin"],
       summary: "The e-mails the gateway wrote (sent or waiting), newest first",
-      security: [{ Bearer: [] }],
+      security: OPERATOR_SECURITY,
       middleware: [requireAdmin],
       request: {
         query: z.object({

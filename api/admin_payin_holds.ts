@@ -4,10 +4,10 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { listReviewHolds, reviewHold } from "../domain/payins/review_holds.ts";
 import { ID_ALPHABET, ID_BODY_LENGTH, isWellFormedId } from "../domain/ids.ts";
 import { newRouter } from "./app.ts";
-import { errorResponses, jsonContent, ok, successSchema } from "./envelope.ts";
+import { errorResponses, jsonContent, ok, OPERATOR_SECURITY, successSchema } from "./envelope.ts";
 import { requireAdmin } from "./middleware/admin_auth.ts";
 
-const security: Array<Record<string, string[]>> = [{ Bearer: [] }];
+const security = OPERATOR_SECURITY;
 const tags = ["Admin"];
 
 const HoldSchema = z.object({

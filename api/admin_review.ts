@@ -15,10 +15,10 @@ import type { OutboundRow } from "../db/outbound.ts";
 import { AppError } from "../domain/errors.ts";
 import { ID_ALPHABET, ID_BODY_LENGTH, isWellFormedId } from "../domain/ids.ts";
 import { newRouter } from "./app.ts";
-import { errorResponses, iso, jsonContent, ok, successSchema } from "./envelope.ts";
+import { errorResponses, iso, jsonContent, ok, OPERATOR_SECURITY, successSchema } from "./envelope.ts";
 import { requireAdmin } from "./middleware/admin_auth.ts";
 
-const security: Array<Record<string, string[]>> = [{ Bearer: [] }];
+const security = OPERATOR_SECURITY;
 const tags = ["Admin"];
 /** A payout or a withdrawal: a malformed id is NOT_FOUND before any query, as with idParam. */
 const IdParam = z.object({

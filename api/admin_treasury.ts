@@ -2,7 +2,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { treasuryReport } from "../domain/treasury/reconcile.ts";
 import { newRouter } from "./app.ts";
-import { errorResponses, jsonContent, ok, successSchema } from "./envelope.ts";
+import { errorResponses, jsonContent, ok, OPERATOR_SECURITY, successSchema } from "./envelope.ts";
 import { requireAdmin } from "./middleware/admin_auth.ts";
 
 const TreasurySchema = z.object({
@@ -63,7 +63,7 @@ export function adminTreasuryRoutes() {
       operationId: "adminGetTreasury",
       tags: ["Admin"],
       summary: "Hot wallet, unswept deposits, and what merchants are owed against what the chain holds",
-      security: [{ Bearer: [] }],
+      security: OPERATOR_SECURITY,
       middleware: [requireAdmin],
       responses: { 200: jsonContent(successSchema(TreasurySchema), "The live treasury"), ...errorResponses },
     }),

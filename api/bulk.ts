@@ -22,6 +22,7 @@ import { AppError } from "../domain/errors.ts";
 import { newRouter } from "./app.ts";
 import {
   errorResponses,
+  errorResponsesWith,
   idParam,
   jsonContent,
   KEY_SECURITY,
@@ -31,6 +32,27 @@ import {
 } from "./envelope.ts";
 import { requireKey } from "./middleware/auth.ts";
 import { idempotentMoney } from "./middleware/idempotency.ts";
+import type { ErrorCode } from "../domain/errors.ts";
+import {
+  BULK_RECIPIENT_PATTERN,
+  IDEMPOTENCY_CODES,
+  idempotencyKeyHeader,
+  USDT_AMOUNT_PATTERN,
+} from "./shape_schemas.ts";
+
+/** Execute and retry honour an Idempotency-Key without requiring one. */
+const BULK_RUN_KEY_REQUIRED = false;
+
+/** What execute and retry may answer: the batch's state, verification, the whitelist, the balance. */
+const BULK_RUN_CODES: ErrorCode[] = [
+  "INVALID_TRANSACTION_STATUS",
+  "BAD_REQUEST",
+  "KYB_REQUIRED",
+  "ADDRESS_NOT_WHITELISTED",
+  "INSUFFICIENT_BALANCE",
+  "WALLET_NOT_FOUND",
+  ...IDEMPOTENCY_CODES,
+];
 
 const security = KEY_SECURITY;
 const tags = ["Bulk payments"];
@@ -47,10 +69,12 @@ const CreateBody = z.strictObject({
 
 const ItemBody = z.strictObject({
   walletAddress: z.string().max(64).openapi({
+    pattern: BULK_RECIPIENT_PATTERN,
     description: "USDT_TRC20: a TRON address whitelisted for PAYOUT; MOBILE_MONEY: +226 then 8 digits",
     example: "TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE",
   }),
   amount: z.string().max(40).openapi({
+    pattern: USDT_AMOUNT_PATTERN,
     description: "USDT (up to 6 decimals, minimum 5) or whole XOF (minimum 500)",
     example: "25.50",
   }),
@@ -59,7 +83,7 @@ const ItemBody = z.strictObject({
 });
 
 const ItemsBody = z.strictObject({
-  items: z.array(ItemBody).max(MAX_ITEMS_PER_BATCH).openapi({ description: "at least one item" }),
+  items: z.array(ItemBody).min(1).max(MAX_ITEMS_PER_BATCH),
 }).openapi("AddBulkItems");
 
 const Counts = z.object({
@@ -328,9 +352,12 @@ export function bulkRoutes() {
         middleware: [requireKey("payouts_write", "write")],
         request: {
           params: IdParam,
-          headers: z.object({ "idempotency-key": z.string().max(255).optional() }),
+          headers: z.object({ "idempotency-key": idempotencyKeyHeader(BULK_RUN_KEY_REQUIRED) }),
         },
-        responses: { 202: jsonContent(successSchema(BatchSchema), "Processing"), ...errorResponses },
+        responses: {
+          202: jsonContent(successSchema(BatchSchema), "Processing"),
+          ...errorResponsesWith(BULK_RUN_CODES),
+        },
       }),
       async (c) => {
         const caller = c.get("auth");
@@ -338,7 +365,7 @@ export function bulkRoutes() {
         return untyped(
           await idempotentMoney(
             c,
-            { required: false, status: 202 },
+            { required: BULK_RUN_KEY_REQUIRED, status: 202 },
             async (_tx, txDeps) => await batchDetail(txDeps, await run(txDeps, caller, id), false),
           ),
         );

@@ -12,6 +12,7 @@ import {
 import { newRouter } from "./app.ts";
 import {
   errorResponses,
+  errorResponsesWith,
   jsonContent,
   KEY_SECURITY,
   ok,
@@ -22,6 +23,13 @@ import {
 } from "./envelope.ts";
 import { requireKey } from "./middleware/auth.ts";
 import { idempotentMoneyRoute } from "./middleware/idempotency.ts";
+import type { ErrorCode } from "../domain/errors.ts";
+import {
+  IDEMPOTENCY_CODES,
+  idempotencyKeyHeader,
+  USDT_AMOUNT_PATTERN,
+  USDT_OR_XOF_DESCRIPTION,
+} from "./shape_schemas.ts";
 
 const security = KEY_SECURITY;
 const tags = ["Conversions"];
@@ -32,7 +40,11 @@ const Rail = z.enum(["TRC20", "MOMO", "CARD"]);
 const PreviewQuery = z.object({
   fromCurrency: CurrencyParam.openapi({ example: "USDT_TRC20", description: "USDT_TRC20 (or USDT) or XOF" }),
   toCurrency: CurrencyParam.openapi({ example: "XOF" }),
-  amount: z.string().min(1).max(40).openapi({ example: "100", description: "in fromCurrency" }),
+  amount: z.string().min(1).max(40).openapi({
+    example: "100",
+    pattern: USDT_AMOUNT_PATTERN,
+    description: `in fromCurrency, greater than zero; ${USDT_OR_XOF_DESCRIPTION}`,
+  }),
 });
 
 const PreviewSchema = z.object({
@@ -54,7 +66,11 @@ const PreviewSchema = z.object({
 const ConvertBody = z.strictObject({
   fromWalletId: z.string().min(1).max(64).openapi({ example: "wal_01J..." }),
   toWalletId: z.string().min(1).max(64).openapi({ example: "wal_01J..." }),
-  fromAmount: z.string().min(1).max(40).openapi({ example: "100", description: "debited from fromWalletId" }),
+  fromAmount: z.string().min(1).max(40).openapi({
+    example: "100",
+    pattern: USDT_AMOUNT_PATTERN,
+    description: `debited from fromWalletId, greater than zero; ${USDT_OR_XOF_DESCRIPTION}`,
+  }),
 }).openapi("CreateConversion");
 
 export const ConversionSchema = z.object({
@@ -78,12 +94,21 @@ export const ConversionSchema = z.object({
   confirmedAt: z.string().nullable(),
 }).openapi("Conversion");
 
-const IdempotencyHeaders = z.object({
-  "idempotency-key": z.string().optional().openapi({
-    description: "Recommended: a UUID; a retry with the same key and body replays the first answer",
-    example: "6f1c2d9e-0b7a-4c1e-9d8f-3a2b1c0d9e8f",
-  }),
-});
+/** Recommended, not required (the specification): a conversion without a key runs once, unprotected. */
+const CONVERSION_KEY_REQUIRED = false;
+
+/** What a conversion may answer besides a shape error: the pair, the wallets, the balance, the key. */
+const CONVERSION_CODES: ErrorCode[] = [
+  "VALIDATION_ERROR",
+  "INVALID_AMOUNT",
+  "INVALID_CONVERSION_PAIR",
+  "CONVERSION_NOT_ALLOWED",
+  "NEGATIVE_REVENUE",
+  "WALLET_NOT_FOUND",
+  "INSUFFICIENT_BALANCE",
+  ...IDEMPOTENCY_CODES,
+];
+const IdempotencyHeaders = z.object({ "idempotency-key": idempotencyKeyHeader(CONVERSION_KEY_REQUIRED) });
 
 export function conversionRoutes() {
   const r = newRouter();
@@ -118,12 +143,18 @@ export function conversionRoutes() {
         "Debits fromAmount from fromWalletId and credits toAmountNet to toWalletId at the live rate less " +
         "the conversion fee, atomically, and emits `conversion.confirmed`. Only spendable USDT converts.",
       security,
-      middleware: [requireKey("wallets_write", "write"), idempotentMoneyRoute({ required: false })],
+      middleware: [
+        requireKey("wallets_write", "write"),
+        idempotentMoneyRoute({ required: CONVERSION_KEY_REQUIRED }),
+      ],
       request: {
         headers: IdempotencyHeaders,
         body: { required: true, content: { "application/json": { schema: ConvertBody } } },
       },
-      responses: { 201: jsonContent(successSchema(ConversionSchema), "Converted"), ...errorResponses },
+      responses: {
+        201: jsonContent(successSchema(ConversionSchema), "Converted"),
+        ...errorResponsesWith(CONVERSION_CODES),
+      },
     }),
     async (c) => {
       const row = await convertBetweenWallets(c.get("deps"), c.get("auth"), c.req.valid("json"));

@@ -113,6 +113,29 @@ export const errorResponses = {
   503: { ...jsonContent(ErrorSchema, "Temporarily unavailable"), headers: RETRY_AFTER },
 };
 
+/** Codes every keyed route may answer besides its own: credentials, scope, mode and rate. */
+const KEYED_CODES: ErrorCode[] = ["UNAUTHORIZED", "INVALID_API_KEY", "FORBIDDEN", "RATE_LIMIT_EXCEEDED"];
+
+/**
+ * errorResponses with, under each status, the catalogue codes this operation may answer there: the
+ * rules that depend on state (balance, mode of the key, whitelist, limits) are only knowable from the
+ * answer, so the document lists them per operation.
+ */
+export function errorResponsesWith(codes: ErrorCode[]) {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of new Set([...codes, ...KEYED_CODES])) {
+    const status = ERROR_CATALOGUE[code][0] as number;
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  type Entry = ReturnType<typeof jsonContent<typeof ErrorSchema>> & { headers?: typeof RETRY_AFTER };
+  const responses: Record<number, Entry> = { ...errorResponses };
+  for (const [status, listed] of byStatus) {
+    const entry = responses[status] ?? jsonContent(ErrorSchema, "Refused");
+    responses[status] = { ...entry, description: `${entry.description}. Codes: ${listed.join(", ")}` };
+  }
+  return responses;
+}
+
 /** Routes that call a card acquirer or mobile money aggregator can also answer its failure. */
 export const providerErrorResponses = {
   502: jsonContent(
@@ -157,3 +180,6 @@ export function iso(date: Date | string | null | undefined): string | null {
 
 /** OpenAPI security of routes that take an API key (X-Api-Key or Authorization: Bearer). */
 export const KEY_SECURITY: Array<Record<string, string[]>> = [{ ApiKey: [] }, { Bearer: [] }];
+
+/** OpenAPI security of every /admin/api route: the operator's ADMIN_TOKEN, never a merchant's key. */
+export const OPERATOR_SECURITY: Array<Record<string, string[]>> = [{ OperatorToken: [] }];

@@ -35,10 +35,12 @@ const details = {
   }),
   momoOperator: Field(
     32,
-    "MOMO: OPERATOR_A_BF or OPERATOR_B_BF, checked against the number",
+    "MOMO: OPERATOR_A_BF or OPERATOR_B_BF, checked against the number (else OPERATOR_NOT_SUPPORTED)",
     "OPERATOR_B_BF",
-  ),
-  momoPhone: Field(32, "MOMO: E.164 number (+226 and 8 digits)", "+22670123456"),
+  ).openapi({ enum: ["OPERATOR_A_BF", "OPERATOR_B_BF"] }),
+  momoPhone: Field(32, "MOMO: E.164 number (+226 and 8 digits)", "+22670123456").openapi({
+    pattern: "^\\+226[0-9]{8}$",
+  }),
   bankName: Field(140, "BANK: the bank's name", "Banque Atlantique Burkina"),
   bankAccountName: Field(140, "BANK: the account holder's name", "Boutique Wend-Kuuni SARL"),
   bankIban: Field(64, "BANK: IBAN (ISO 13616, mod-97 checked); or bankAccountNumber and bankCode"),

@@ -1,17 +1,27 @@
 // GET and PATCH /v1/merchant/profile: the name and logo customers see on the merchant's hosted pages.
 import { createRoute, z } from "@hono/zod-openapi";
 import { getMerchant } from "../domain/merchants.ts";
-import { brandingOf, MAX_LOGO_BYTES, updateMerchantBranding } from "../domain/merchant_branding.ts";
+import {
+  brandingOf,
+  LOGO_DATA_URL,
+  MAX_LOGO_BYTES,
+  updateMerchantBranding,
+} from "../domain/merchant_branding.ts";
 import { newRouter } from "./app.ts";
 import { errorResponses, jsonContent, KEY_SECURITY, ok, successSchema } from "./envelope.ts";
 import { requireKey } from "./middleware/auth.ts";
 
 export const DisplayNameSchema = z.string().trim().min(1).max(80).openapi({ example: "Boutique Awa" });
 /** Base64 of MAX_LOGO_BYTES plus the data URL's prefix; the bytes themselves are checked in the domain. */
-export const LogoUrlSchema = z.string().max(Math.ceil(MAX_LOGO_BYTES / 3) * 4 + 32).openapi({
-  description: `data:image/png, image/jpeg or image/webp;base64 URL, at most ${MAX_LOGO_BYTES} bytes decoded`,
-  example: "data:image/png;base64,iVBORw0KGgo...",
-});
+export const LogoUrlSchema = z.string().max(Math.ceil(MAX_LOGO_BYTES / 3) * 4 + 32)
+  .regex(LOGO_DATA_URL, "must be a data:image/png, image/jpeg or image/webp;base64 URL")
+  .openapi({
+    description: `data:image/png, image/jpeg or image/webp;base64 URL, at most ${MAX_LOGO_BYTES} bytes ` +
+      "decoded, whose bytes are an image of that type",
+    // A real 1x1 PNG: the example is accepted as it stands.
+    example:
+      "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==",
+  });
 
 const ProfileSchema = z.object({
   merchantId: z.string(),

@@ -3,13 +3,14 @@ import { z } from "@hono/zod-openapi";
 import { HttpUrl } from "./envelope.ts";
 import { METHOD_NAMES } from "../domain/paylinks/input.ts";
 import { PAYLINK_STATUSES } from "../domain/paylinks/states.ts";
+import { DecimalAmount } from "./shape_schemas.ts";
 
 const text = (max: number) => z.string().trim().max(max);
 const collect = z.enum(["HIDDEN", "OPTIONAL", "REQUIRED"]);
 const currency = z.enum(["USDT_TRC20", "XOF"]);
 const count = (max: number) => z.number().int().min(0).max(max);
 const timestamp = z.string().datetime({ offset: true }).openapi({ example: "2026-12-31T23:59:59.000Z" });
-const Price = z.string().max(40).openapi({
+const Price = DecimalAmount.openapi({
   example: "12.50",
   description: "Decimal string in the paylink's currency (USDT: at most 6 decimals; XOF: whole)",
 });
@@ -213,14 +214,14 @@ export const PaylinkReadSchema = z.union([PaylinkSchema, PublicPaylinkSchema]).o
 export const PromoInputSchema = z.strictObject({
   code: z.string().max(40).openapi({ example: "WELCOME10", description: "stored upper-case" }),
   discountType: z.enum(["PERCENT", "FIXED"]),
-  discountValue: z.string().max(40).openapi({ example: "10" }),
+  discountValue: DecimalAmount.openapi({ example: "10" }),
   maxUses: z.number().int().min(1).max(1_000_000_000).optional(),
   expiresAt: timestamp.optional(),
 }).openapi("CreatePromoCode");
 
 export const PromoPatchSchema = z.strictObject({
   discountType: z.enum(["PERCENT", "FIXED"]).optional(),
-  discountValue: z.string().max(40).optional(),
+  discountValue: DecimalAmount.optional(),
   maxUses: z.number().int().min(1).max(1_000_000_000).nullable().optional(),
   expiresAt: timestamp.nullable().optional(),
   isActive: z.boolean().optional(),

@@ -2,6 +2,7 @@
 // declares them (the USDT answer and the request body stay beside the routes in api/payments.ts).
 import { z } from "@hono/zod-openapi";
 import { PAYIN_STATUSES } from "../domain/payins/states.ts";
+import { idempotencyKeyHeader } from "./shape_schemas.ts";
 
 const expiresAt = z.string().openapi({ example: "2026-01-01T12:30:00.000Z" });
 
@@ -38,9 +39,6 @@ export const SandboxQuery = z.object({
 });
 
 export const CreationHeaders = z.object({
-  "idempotency-key": z.string().optional().openapi({
-    description: "A UUID; a retry with the same key and body replays the first answer (Idempotent-Replayed)",
-    example: "6f1c2d9e-0b7a-4c1e-9d8f-3a2b1c0d9e8f",
-  }),
+  "idempotency-key": idempotencyKeyHeader(false),
   "x-sandbox": z.string().optional().openapi({ description: "`true`: same as the sandbox query flag" }),
 });

@@ -12,6 +12,7 @@ import { cardCreationView, mobileMoneyCreationView, usdtCreationView } from "../
 import { newRouter } from "./app.ts";
 import {
   errorResponses,
+  errorResponsesWith,
   HttpUrl,
   idParam,
   jsonContent,
@@ -32,15 +33,13 @@ import {
 } from "./payment_schemas.ts";
 import { idempotent } from "./middleware/idempotency.ts";
 import { openapiRoute } from "./openapi_route.ts";
+import { E164_PHONE, EMAIL_PATTERN, IDEMPOTENCY_CODES, UsdtAmount, XofAmount } from "./shape_schemas.ts";
+import type { ErrorCode } from "../domain/errors.ts";
 
 const security = KEY_SECURITY;
 
-const CreatePaymentBody = z.strictObject({
-  amount: z.string().openapi({
-    example: "25.00",
-    description: "USDT: decimal string; CARD and MOBILE_MONEY: XOF integer",
-  }),
-  paymentMethod: z.enum(["USDT_TRC20", "CARD", "MOBILE_MONEY"]).optional(),
+/** What every rail takes besides its amount; fields another rail uses are accepted and ignored. */
+const paymentFields = {
   externalRef: z.string().min(1).max(128).optional(),
   expiresInSeconds: z.number().int().min(900).max(86400).optional().openapi({
     description: "USDT only; default 1800",
@@ -53,10 +52,54 @@ const CreatePaymentBody = z.strictObject({
       "metadata must be at most 8 KB of JSON",
     ),
   customerName: z.string().min(1).max(200).optional(),
-  customerEmail: z.string().email().max(320).optional(),
+  customerEmail: z.string().email().max(320).optional().openapi({ pattern: EMAIL_PATTERN }),
   customerPhone: z.string().max(32).optional(),
   operatorCode: z.enum(["OPERATOR_A_BF", "OPERATOR_B_BF"]).optional(),
-}).openapi("CreatePayment");
+};
+
+// Left unnamed: a named set would make the generator add a `discriminator`, which says paymentMethod is
+// always present; a USDT body may omit it, and generated clients would then demand it.
+const UsdtPaymentBody = z.strictObject({
+  ...paymentFields,
+  paymentMethod: z.literal("USDT_TRC20").optional().openapi({ description: "absent: USDT_TRC20" }),
+  amount: UsdtAmount.openapi({ example: "25.00" }),
+});
+
+/** The card rail's fields, without paymentMethod: POST /v1/card-payments names the rail by its path. */
+const cardFields = {
+  ...paymentFields,
+  amount: XofAmount.openapi({ description: "XOF, a whole number of francs; minimum 100" }),
+  customerName: z.string().min(1).max(200).openapi({ example: "Awa Ouedraogo" }),
+  customerEmail: z.string().email().max(320).openapi({ example: "awa@example.com", pattern: EMAIL_PATTERN }),
+};
+
+const CardPaymentBody = z.strictObject({ ...cardFields, paymentMethod: z.literal("CARD") })
+  .openapi("CreateCardPayment");
+
+// customerPhone is required, but its absence answers the catalogue's CUSTOMER_PHONE_REQUIRED (domain),
+// so zod lets it through and the document alone lists it as required.
+const MobileMoneyPaymentBody = z.strictObject({
+  ...paymentFields,
+  paymentMethod: z.literal("MOBILE_MONEY"),
+  customerPhone: z.string().max(32).regex(E164_PHONE, "must be an E.164 number such as +22670123456")
+    .optional().openapi({ example: "+22670123456" }),
+  amount: XofAmount.openapi({ description: "XOF, a whole number of francs; minimum 500" }),
+}).openapi("CreateMobileMoneyPayment", { required: ["paymentMethod", "amount", "customerPhone"] });
+
+const CreatePaymentBody = z.discriminatedUnion("paymentMethod", [
+  UsdtPaymentBody,
+  CardPaymentBody,
+  MobileMoneyPaymentBody,
+]).openapi("CreatePayment", {
+  description: "One body per rail, told apart by `paymentMethod` (absent: USDT_TRC20)",
+});
+
+const CardPaymentsBody = z.strictObject({
+  ...cardFields,
+  paymentMethod: z.literal("CARD").optional().openapi({
+    description: "this path always makes a CARD pay-in",
+  }),
+}).openapi("CreateCardPaymentOnly");
 
 const UsdtCreatedSchema = z.object({
   transactionId: z.string(),
@@ -92,6 +135,24 @@ const PayinSchema = z.object({
 }).passthrough().openapi("Payin");
 
 const IdParam = idParam("pay");
+
+/** What creating a pay-in may answer besides a shape error: mode, verification, rails, minimums. */
+const PAYIN_CREATION_CODES: ErrorCode[] = [
+  "VALIDATION_ERROR",
+  "INVALID_AMOUNT",
+  "AMOUNT_TOO_LOW",
+  "AMOUNT_BELOW_MINIMUM",
+  "CUSTOMER_PHONE_REQUIRED",
+  "OPERATOR_NOT_SUPPORTED",
+  "SANDBOX_KEY_LIVE_REQUEST",
+  "LIVE_KEY_SANDBOX_REQUEST",
+  "KYB_REQUIRED",
+  "USDT_PAYMENTS_DISABLED",
+  "CARD_PAYMENTS_DISABLED",
+  "MOBILE_MONEY_PAYMENTS_DISABLED",
+  "DUPLICATE_EXTERNAL_REF",
+  ...IDEMPOTENCY_CODES,
+];
 
 type CreateBody = z.infer<typeof CreatePaymentBody>;
 
@@ -137,6 +198,7 @@ export function paymentRoutes() {
         body: { required: true, content: { "application/json": { schema: CreatePaymentBody } } },
       },
       responses: {
+        ...errorResponsesWith(PAYIN_CREATION_CODES),
         201: jsonContent(
           successSchema(
             // Exactly one matches: USDT has no paymentMethod, card and mobile money each name theirs.
@@ -146,7 +208,6 @@ export function paymentRoutes() {
           ),
           "Pay-in created: the USDT, card or mobile money answer, by `paymentMethod`",
         ),
-        ...errorResponses,
         ...providerErrorResponses,
       },
     }),
@@ -177,14 +238,14 @@ export function paymentRoutes() {
           required: true,
           content: {
             "application/json": {
-              schema: CreatePaymentBody.extend({ paymentMethod: z.literal("CARD").optional() }),
+              schema: CardPaymentsBody,
             },
           },
         },
       },
       responses: {
         201: jsonContent(successSchema(CardCreatedSchema), "Card pay-in created"),
-        ...errorResponses,
+        ...errorResponsesWith(PAYIN_CREATION_CODES),
         ...providerErrorResponses,
       },
     }),

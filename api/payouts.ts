@@ -9,6 +9,7 @@ import { newRouter } from "./app.ts";
 import { WaitingSchema } from "./money_out_schemas.ts";
 import {
   errorResponses,
+  errorResponsesWith,
   idParam,
   jsonContent,
   KEY_SECURITY,
@@ -21,16 +22,40 @@ import {
 } from "./envelope.ts";
 import { requireKey } from "./middleware/auth.ts";
 import { idempotentMoney } from "./middleware/idempotency.ts";
+import { IDEMPOTENCY_CODES, idempotencyKeyHeader, TronAddress, UsdtAmount } from "./shape_schemas.ts";
+import type { ErrorCode } from "../domain/errors.ts";
+
+/** A payout moves money: the Idempotency-Key is required (the spec: `POST /v1/payout` takes one). */
+const PAYOUT_KEY_REQUIRED = true;
+
+/** What a payout may answer besides a shape error: the whitelist, screening, balance and the key. */
+const ESTIMATE_CODES: ErrorCode[] = [
+  "VALIDATION_ERROR",
+  "INVALID_AMOUNT",
+  "AMOUNT_TOO_SMALL",
+  "ADDRESS_NOT_WHITELISTED",
+  "ADDRESS_COOLDOWN",
+  "AML_BLOCKED",
+  "AML_SCREENING_UNAVAILABLE",
+  "INVALID_ADDRESS",
+];
+const PAYOUT_CODES: ErrorCode[] = [
+  ...ESTIMATE_CODES,
+  "KYB_REQUIRED",
+  "INSUFFICIENT_BALANCE",
+  "DUPLICATE_EXTERNAL_REF",
+  "MISSING_IDEMPOTENCY_KEY",
+  ...IDEMPOTENCY_CODES,
+];
 
 const security = KEY_SECURITY;
 const tags = ["Payouts"];
 
 const PayoutBody = z.strictObject({
-  amount: z.string().max(40).openapi({
-    example: "25.50",
-    description: "USDT, at most 6 decimals; minimum 5",
+  amount: UsdtAmount.openapi({ description: "USDT, at most 6 decimals (INVALID_AMOUNT); minimum 5" }),
+  destinationAddress: TronAddress.openapi({
+    description: "whitelisted for PAYOUT; malformed or a bad checksum: INVALID_ADDRESS",
   }),
-  destinationAddress: z.string().max(64).openapi({ description: "whitelisted for PAYOUT" }),
   currency: z.literal("USDT_TRC20").optional(),
   chain: z.literal("TRON").optional(),
   externalRef: z.string().min(1).max(128).optional(),
@@ -70,10 +95,13 @@ export function payoutRoutes() {
           : "Create a payout to a whitelisted TRON address",
         security,
         middleware: [requireKey("payouts_write", "write")],
-        request: { body: { required: true, content: { "application/json": { schema: PayoutBody } } } },
+        request: {
+          headers: z.object({ "idempotency-key": idempotencyKeyHeader(PAYOUT_KEY_REQUIRED) }),
+          body: { required: true, content: { "application/json": { schema: PayoutBody } } },
+        },
         responses: {
           201: jsonContent(successSchema(PayoutSchema), "Accepted and reserved"),
-          ...errorResponses,
+          ...errorResponsesWith(PAYOUT_CODES),
         },
       }),
       async (c) => {
@@ -83,7 +111,7 @@ export function payoutRoutes() {
         return untyped(
           await idempotentMoney(
             c,
-            { required: true, status: 201 },
+            { required: PAYOUT_KEY_REQUIRED, status: 201 },
             async (_tx, txDeps) =>
               payoutView(await acceptOutbound(txDeps, caller, prepared), caller.feeSchedule),
           ),
@@ -112,7 +140,7 @@ export function payoutRoutes() {
           })),
           "Estimate; nothing is reserved",
         ),
-        ...errorResponses,
+        ...errorResponsesWith(ESTIMATE_CODES),
       },
     }),
     async (c) => ok(c, await estimatePayout(c.get("deps"), c.get("auth"), c.req.valid("json"))),

@@ -12,6 +12,7 @@ import { MAX_LINE_QUANTITY, MAX_ORDER_LINES } from "../domain/paylinks/checkout.
 import { SLUG_PATTERN } from "../domain/paylinks/queries.ts";
 import { newRouter } from "./app.ts";
 import { errorResponses, jsonContent, ok, providerErrorResponses, successSchema } from "./envelope.ts";
+import { EMAIL_PATTERN } from "./shape_schemas.ts";
 import type { AppEnv } from "./env.ts";
 import { clientAddress } from "./middleware/auth.ts";
 
@@ -54,6 +55,7 @@ const CustomerText = (max: number) => z.string().trim().max(max);
 const CheckoutBody = z.strictObject({
   items: z.array(ItemSchema).min(1).max(MAX_ORDER_LINES),
   customerEmail: z.email().max(254).optional().openapi({
+    pattern: EMAIL_PATTERN,
     description: "required for RECURRING paylinks and digital products, and for card payments",
   }),
   customerName: CustomerText(200).optional().openapi({ description: "required for card payments" }),

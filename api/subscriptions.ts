@@ -32,6 +32,7 @@ import {
   successSchema,
 } from "./envelope.ts";
 import { requireKey } from "./middleware/auth.ts";
+import { DecimalAmount } from "./shape_schemas.ts";
 
 const security = KEY_SECURITY;
 const tags = ["Subscriptions"];
@@ -111,7 +112,7 @@ const ListQuery = PageQuerySchema.extend({
 });
 
 const UpdateBody = z.strictObject({
-  amount: z.string().max(40).optional().openapi({
+  amount: DecimalAmount.optional().openapi({
     example: "5000",
     description: "per period, in the subscription's currency (XOF whole, USDT up to 6 decimals)",
   }),

@@ -12,6 +12,7 @@ import {
 import { newRouter } from "./app.ts";
 import {
   errorResponses,
+  errorResponsesWith,
   idParam,
   jsonContent,
   KEY_SECURITY,
@@ -21,13 +22,15 @@ import {
   PageQuerySchema,
   successSchema,
 } from "./envelope.ts";
+import { TronAddress, UsageContexts } from "./shape_schemas.ts";
 import { requireKey } from "./middleware/auth.ts";
 
 const security = KEY_SECURITY;
 const tags = ["Whitelist"];
 // Contexts are strings here so that an unknown one is the catalogue's INVALID_CONTEXT, not a zod error.
-const Contexts = z.array(z.string().max(32)).max(8).openapi({ example: ["WITHDRAWAL", "PAYOUT"] });
-const Address = z.string().max(64).openapi({ example: "TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE" });
+// The document still lists the values and at least one (api/shape_schemas.ts).
+const Contexts = UsageContexts;
+const Address = TronAddress;
 const Label = z.string().max(100);
 
 const EntrySchema = z.object({
@@ -55,7 +58,11 @@ const AddBody = z.strictObject({
 
 const BulkBody = z.strictObject({
   // The count is checked by the domain (WHITELIST_VALIDATION_FAILED); the 1 MB body limit bounds it here.
-  addresses: z.array(z.strictObject({ address: Address, label: Label.optional() })),
+  // A malformed address is reported in `invalid`, not refused, so the bulk form declares no pattern.
+  addresses: z.array(z.strictObject({
+    address: z.string().max(64).openapi({ example: "TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE" }),
+    label: Label.optional(),
+  })).openapi({ minItems: 1, maxItems: BULK_MAX, description: "otherwise WHITELIST_VALIDATION_FAILED" }),
   usageContexts: Contexts.optional(),
 }).openapi("BulkAddWhitelist");
 
@@ -77,7 +84,7 @@ export function whitelistRoutes() {
       responses: {
         201: jsonContent(successSchema(EntrySchema), "Added"),
         200: jsonContent(successSchema(EntrySchema), "Already whitelisted; contexts merged"),
-        ...errorResponses,
+        ...errorResponsesWith(["VALIDATION_ERROR", "INVALID_ADDRESS", "INVALID_CONTEXT"]),
       },
     }),
     async (c) => {

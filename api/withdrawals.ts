@@ -15,6 +15,7 @@ import { newRouter } from "./app.ts";
 import { WaitingSchema } from "./money_out_schemas.ts";
 import {
   errorResponses,
+  errorResponsesWith,
   idParam,
   jsonContent,
   KEY_SECURITY,
@@ -27,28 +28,60 @@ import {
 } from "./envelope.ts";
 import { requireKey } from "./middleware/auth.ts";
 import { idempotentMoney } from "./middleware/idempotency.ts";
+import { IDEMPOTENCY_CODES, idempotencyKeyHeader, UsdtAmount, XofAmount } from "./shape_schemas.ts";
+import type { ErrorCode } from "../domain/errors.ts";
 
 const security = KEY_SECURITY;
 const tags = ["Withdrawals"];
 
-const WithdrawalBody = z.strictObject({
-  amount: z.string().max(40).openapi({
+// Unnamed for the reason UsdtPaymentBody is (api/payments.ts): currency may be absent.
+const UsdtWithdrawalBody = z.strictObject({
+  currency: z.literal("USDT_TRC20").optional().openapi({ description: "absent: USDT_TRC20" }),
+  amount: UsdtAmount.openapi({
     example: "100",
-    description: "debited from the wallet, in its currency (XOF: whole francs); the fee comes out of it",
+    description: "debited from the USDT wallet; the fee comes out of it",
   }),
   whitelistAddressId: z.string().max(64).optional().openapi({
-    description: "USDT only; default: the primary address",
+    description: "default: the primary WITHDRAWAL address",
   }),
-  currency: z.enum(["USDT_TRC20", "XOF"]).optional().openapi({
-    description: "the wallet's currency; default USDT_TRC20",
+  rail: z.literal("TRC20").optional().openapi({ description: "the USDT wallet's rail" }),
+});
+
+const XofWithdrawalBody = z.strictObject({
+  currency: z.literal("XOF"),
+  amount: XofAmount.openapi({
+    description: "debited from the XOF wallet, whole francs; the fee comes out of it",
   }),
-  rail: z.enum(["TRC20", "MOMO", "CARD"]).optional().openapi({
-    description: "the wallet's rail: required for XOF (MOMO or CARD wallet); TRC20 for USDT",
-  }),
+  rail: z.enum(["MOMO", "CARD"]).openapi({ description: "the XOF wallet the money leaves" }),
   fiatDestinationId: z.string().max(64).optional().openapi({
-    description: "XOF only; default: the primary fiat destination",
+    description: "default: the primary fiat destination",
   }),
-}).openapi("CreateWithdrawal");
+}).openapi("CreateXofWithdrawal");
+
+const WithdrawalBody = z.discriminatedUnion("currency", [UsdtWithdrawalBody, XofWithdrawalBody])
+  .openapi("CreateWithdrawal", { description: "One body per wallet currency (absent: USDT_TRC20)" });
+
+/** A withdrawal moves money: the Idempotency-Key is required (the spec: `POST /v1/withdrawals` takes one). */
+const WITHDRAWAL_KEY_REQUIRED = true;
+
+/** What a withdrawal may answer besides a shape error: destinations, screening, balance, the key. */
+const WITHDRAWAL_CODES: ErrorCode[] = [
+  "VALIDATION_ERROR",
+  "INVALID_AMOUNT",
+  "AMOUNT_TOO_SMALL",
+  "ADDRESS_NOT_WHITELISTED",
+  "ADDRESS_COOLDOWN",
+  "AML_BLOCKED",
+  "AML_SCREENING_UNAVAILABLE",
+  "KYB_REQUIRED",
+  "NO_WHITELISTED_ADDRESS",
+  "FIAT_DESTINATION_REQUIRED",
+  "FIAT_DESTINATION_NOT_FOUND",
+  "BENEFICIARY_COOLDOWN",
+  "INSUFFICIENT_BALANCE",
+  "MISSING_IDEMPOTENCY_KEY",
+  ...IDEMPOTENCY_CODES,
+];
 
 const WithdrawalSchema = z.object({
   id: z.string(),
@@ -83,10 +116,13 @@ export function withdrawalRoutes() {
         "to a fiat destination (FIAT_DESTINATION_REQUIRED when none is registered).",
       security,
       middleware: [requireKey("withdrawals_write", "write")],
-      request: { body: { required: true, content: { "application/json": { schema: WithdrawalBody } } } },
+      request: {
+        headers: z.object({ "idempotency-key": idempotencyKeyHeader(WITHDRAWAL_KEY_REQUIRED) }),
+        body: { required: true, content: { "application/json": { schema: WithdrawalBody } } },
+      },
       responses: {
         201: jsonContent(successSchema(WithdrawalSchema), "Requested and reserved"),
-        ...errorResponses,
+        ...errorResponsesWith(WITHDRAWAL_CODES),
       },
     }),
     async (c) => {
@@ -98,7 +134,7 @@ export function withdrawalRoutes() {
         return untyped(
           await idempotentMoney(
             c,
-            { required: true, status: 201 },
+            { required: WITHDRAWAL_KEY_REQUIRED, status: 201 },
             async (_tx, txDeps) => withdrawalView(await acceptFiatWithdrawal(txDeps, caller, fiat)),
           ),
         );
@@ -107,7 +143,7 @@ export function withdrawalRoutes() {
       return untyped(
         await idempotentMoney(
           c,
-          { required: true, status: 201 },
+          { required: WITHDRAWAL_KEY_REQUIRED, status: 201 },
           async (_tx, txDeps) => withdrawalView(await acceptOutbound(txDeps, caller, prepared)),
         ),
       );

@@ -8,7 +8,8 @@ import { keyCacheOf } from "./key_cache.ts";
 
 /** Decoded bytes of a logo; a hosted page is one small response. */
 export const MAX_LOGO_BYTES = 48 * 1024;
-const DATA_URL = /^data:image\/(png|jpeg|webp);base64,([A-Za-z0-9+/]+={0,2})$/;
+/** The logo's form; the schema of the routes that take one declares it too (api/merchant_profile.ts). */
+export const LOGO_DATA_URL = /^data:image\/(png|jpeg|webp);base64,([A-Za-z0-9+/]+={0,2})$/;
 
 export type ImageKind = "png" | "jpeg" | "webp";
 
@@ -29,7 +30,7 @@ function invalid(field: string, reason: string): AppError {
 
 /** A logo data URL whose declared type matches its bytes, at most MAX_LOGO_BYTES; else VALIDATION_ERROR. */
 export function checkLogoDataUrl(value: string, field = "logoUrl"): string {
-  const match = DATA_URL.exec(value);
+  const match = LOGO_DATA_URL.exec(value);
   if (!match) {
     throw invalid(field, "must be a data:image/png, image/jpeg or image/webp;base64 URL");
   }

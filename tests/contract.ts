@@ -15,6 +15,8 @@ type Doc = any;
 export type Contract = {
   /** The problem with this answer, or null when the document describes it. Undocumented paths: null. */
   checkResponse(method: string, url: string, status: number, json: unknown): string | null;
+  /** The problem with this JSON request body for the operation at `path` (a template), or null. */
+  checkRequest(method: string, path: string, body: unknown): string | null;
   /** The problem with this webhook body, or null when it matches its `webhooks` entry. */
   checkEvent(body: unknown): string | null;
 };
@@ -64,6 +66,23 @@ function compileContract(doc: Doc): Contract {
       const at = ["paths", template.path, method.toLowerCase(), "responses", key, "content"];
       const fn = validatorAt(pointer(...at, "application/json", "schema"));
       return fn(json) ? null : `${where}: ${explain(fn)} in ${JSON.stringify(json).slice(0, 300)}`;
+    },
+    checkRequest(method, path, body) {
+      const operation = doc.paths[path]?.[method.toLowerCase()];
+      if (!operation?.requestBody?.content?.["application/json"]) {
+        return `${method.toUpperCase()} ${path} takes no JSON body in the document`;
+      }
+      const at = [
+        "paths",
+        path,
+        method.toLowerCase(),
+        "requestBody",
+        "content",
+        "application/json",
+        "schema",
+      ];
+      const fn = validatorAt(pointer(...at));
+      return fn(body) ? null : `${method.toUpperCase()} ${path}: ${explain(fn)}`;
     },
     checkEvent(body) {
       const event = (body as { event?: unknown })?.event;

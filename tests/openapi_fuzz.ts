@@ -49,9 +49,8 @@ export function validBody(doc: Json, schema: Json): Json {
   if (s.enum) return s.enum[0];
   if (s.const !== undefined) return s.const;
   const type = typeOf(doc, s);
-  if (type !== "object") {
-    return { string: "x", integer: 1, number: 1, boolean: true, array: [] }[type as "string"];
-  }
+  if (type === "array") return s.minItems ? [validBody(doc, s.items)] : [];
+  if (type !== "object") return { string: "x", integer: 1, number: 1, boolean: true }[type as "string"];
   const props = propertiesOf(doc, s);
   const required: string[] = s.required ?? [];
   const chosen = required.length > 0 ? required : Object.keys(props)

@@ -141,12 +141,14 @@ export function endpointRoutes(r: OpenAPIHono<AppEnv>): void {
       middleware: write,
       request: {
         params: EndpointIdParam,
-        ...jsonBody(z.strictObject({
-          url: UrlField.optional(),
-          events: EventsField.optional(),
-          retryConfig: z.strictObject(RetryFields).optional(),
-          ...RetryFields,
-        })),
+        ...jsonBody(
+          z.strictObject({
+            url: UrlField.optional(),
+            events: EventsField.optional(),
+            retryConfig: z.strictObject(RetryFields).optional(),
+            ...RetryFields,
+          }).openapi({ minProperties: 1, description: "at least one of url, events or the retry settings" }),
+        ),
       },
       responses: { 200: jsonContent(successSchema(EndpointSchema), "Updated endpoint"), ...errorResponses },
     }),

@@ -2736,6 +2736,17 @@ export interface webhooks {
 }
 export interface components {
   schemas: {
+    ProviderCallback: {
+      notificationId: string;
+      providerRef: string;
+      reference: string;
+      /** @enum {string} */
+      status: "SUCCEEDED" | "FAILED";
+      amount: string;
+      reason?: string;
+      /** Format: date-time */
+      occurredAt: string;
+    };
     PayinCreatedEvent: {
       /** @enum {string} */
       event: "payin.created";
@@ -4399,19 +4410,22 @@ export interface components {
       currency?: "USDT_TRC20";
       /** @enum {string} */
       chain?: "TRON";
-      /** @example TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE */
+      /**
+       * @description TRON base58 address; malformed or a bad checksum: INVALID_ADDRESS
+       * @example TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE
+       */
       address: string;
       label?: string;
       /**
        * @description default ['WITHDRAWAL']
        * @example [
-       *       "WITHDRAWAL",
-       *       "PAYOUT"
+       *       "WITHDRAWAL"
        *     ]
        */
-      usageContexts?: string[];
+      usageContexts?: ("WITHDRAWAL" | "PAYOUT")[];
     };
     BulkAddWhitelist: {
+      /** @description otherwise WHITELIST_VALIDATION_FAILED */
       addresses: {
         /** @example TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE */
         address: string;
@@ -4419,11 +4433,10 @@ export interface components {
       }[];
       /**
        * @example [
-       *       "WITHDRAWAL",
-       *       "PAYOUT"
+       *       "WITHDRAWAL"
        *     ]
        */
-      usageContexts?: string[];
+      usageContexts?: ("WITHDRAWAL" | "PAYOUT")[];
     };
     FiatDestination: {
       id: string;
@@ -4453,10 +4466,11 @@ export interface components {
       /** @description the default destination of XOF withdrawals; exactly one per merchant and mode */
       isPrimary?: boolean;
       /**
-       * @description MOMO: OPERATOR_A_BF or OPERATOR_B_BF, checked against the number
+       * @description MOMO: OPERATOR_A_BF or OPERATOR_B_BF, checked against the number (else OPERATOR_NOT_SUPPORTED)
        * @example OPERATOR_B_BF
+       * @enum {string}
        */
-      momoOperator?: string;
+      momoOperator?: "OPERATOR_A_BF" | "OPERATOR_B_BF";
       /**
        * @description MOMO: E.164 number (+226 and 8 digits)
        * @example +22670123456
@@ -4485,10 +4499,11 @@ export interface components {
       /** @description the default destination of XOF withdrawals; exactly one per merchant and mode */
       isPrimary?: boolean;
       /**
-       * @description MOMO: OPERATOR_A_BF or OPERATOR_B_BF, checked against the number
+       * @description MOMO: OPERATOR_A_BF or OPERATOR_B_BF, checked against the number (else OPERATOR_NOT_SUPPORTED)
        * @example OPERATOR_B_BF
+       * @enum {string}
        */
-      momoOperator?: string;
+      momoOperator?: "OPERATOR_A_BF" | "OPERATOR_B_BF";
       /**
        * @description MOMO: E.164 number (+226 and 8 digits)
        * @example +22670123456
@@ -4537,11 +4552,14 @@ export interface components {
     } | null;
     CreatePayout: {
       /**
-       * @description USDT, at most 6 decimals; minimum 5
+       * @description USDT, at most 6 decimals (INVALID_AMOUNT); minimum 5
        * @example 25.50
        */
       amount: string;
-      /** @description whitelisted for PAYOUT */
+      /**
+       * @description whitelisted for PAYOUT; malformed or a bad checksum: INVALID_ADDRESS
+       * @example TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE
+       */
       destinationAddress: string;
       /** @enum {string} */
       currency?: "USDT_TRC20";
@@ -4554,11 +4572,14 @@ export interface components {
     };
     EstimatePayout: {
       /**
-       * @description USDT, at most 6 decimals; minimum 5
+       * @description USDT, at most 6 decimals (INVALID_AMOUNT); minimum 5
        * @example 25.50
        */
       amount: string;
-      /** @description whitelisted for PAYOUT */
+      /**
+       * @description whitelisted for PAYOUT; malformed or a bad checksum: INVALID_ADDRESS
+       * @example TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE
+       */
       destinationAddress: string;
       /** @enum {string} */
       currency?: "USDT_TRC20";
@@ -4593,25 +4614,40 @@ export interface components {
     } & {
       [key: string]: unknown;
     };
+    /** @description One body per wallet currency (absent: USDT_TRC20) */
     CreateWithdrawal: {
       /**
-       * @description debited from the wallet, in its currency (XOF: whole francs); the fee comes out of it
+       * @description absent: USDT_TRC20
+       * @enum {string}
+       */
+      currency?: "USDT_TRC20";
+      /**
+       * @description debited from the USDT wallet; the fee comes out of it
        * @example 100
        */
       amount: string;
-      /** @description USDT only; default: the primary address */
+      /** @description default: the primary WITHDRAWAL address */
       whitelistAddressId?: string;
       /**
-       * @description the wallet's currency; default USDT_TRC20
+       * @description the USDT wallet's rail
        * @enum {string}
        */
-      currency?: "USDT_TRC20" | "XOF";
+      rail?: "TRC20";
+    } | components["schemas"]["CreateXofWithdrawal"];
+    CreateXofWithdrawal: {
+      /** @enum {string} */
+      currency: "XOF";
       /**
-       * @description the wallet's rail: required for XOF (MOMO or CARD wallet); TRC20 for USDT
+       * @description debited from the XOF wallet, whole francs; the fee comes out of it
+       * @example 5000
+       */
+      amount: string;
+      /**
+       * @description the XOF wallet the money leaves
        * @enum {string}
        */
-      rail?: "TRC20" | "MOMO" | "CARD";
-      /** @description XOF only; default: the primary fiat destination */
+      rail: "MOMO" | "CARD";
+      /** @description default: the primary fiat destination */
       fiatDestinationId?: string;
     };
     PaylinkTemplate: {
@@ -5050,7 +5086,7 @@ export interface components {
       /** @example wal_01J... */
       toWalletId: string;
       /**
-       * @description debited from fromWalletId
+       * @description debited from fromWalletId, greater than zero; USDT: at most 6 decimals; XOF: a whole number of francs (XOF with decimals: INVALID_AMOUNT)
        * @example 100
        */
       fromAmount: string;
@@ -5112,7 +5148,6 @@ export interface components {
       label?: string;
     };
     AddBulkItems: {
-      /** @description at least one item */
       items: {
         /**
          * @description USDT_TRC20: a TRON address whitelisted for PAYOUT; MOBILE_MONEY: +226 then 8 digits
@@ -5333,14 +5368,80 @@ export interface components {
       /** @example 2026-01-01T12:30:00.000Z */
       expiresAt: string;
     };
-    CreatePayment: {
+    /** @description One body per rail, told apart by `paymentMethod` (absent: USDT_TRC20) */
+    CreatePayment:
+      | {
+        externalRef?: string;
+        /** @description USDT only; default 1800 */
+        expiresInSeconds?: number;
+        /**
+         * Format: uri
+         * @example https://shop.example.com/thanks
+         */
+        successUrl?: string;
+        /**
+         * Format: uri
+         * @example https://shop.example.com/thanks
+         */
+        cancelUrl?: string;
+        metadata?: {
+          [key: string]: unknown;
+        };
+        customerName?: string;
+        /** Format: email */
+        customerEmail?: string;
+        customerPhone?: string;
+        /** @enum {string} */
+        operatorCode?: "OPERATOR_A_BF" | "OPERATOR_B_BF";
+        /**
+         * @description absent: USDT_TRC20
+         * @enum {string}
+         */
+        paymentMethod?: "USDT_TRC20";
+        /**
+         * @description USDT as a decimal string, at most 6 decimals; otherwise INVALID_AMOUNT
+         * @example 25.00
+         */
+        amount: string;
+      }
+      | components["schemas"]["CreateCardPayment"]
+      | components["schemas"]["CreateMobileMoneyPayment"];
+    CreateCardPayment: {
+      externalRef?: string;
+      /** @description USDT only; default 1800 */
+      expiresInSeconds?: number;
       /**
-       * @description USDT: decimal string; CARD and MOBILE_MONEY: XOF integer
-       * @example 25.00
+       * Format: uri
+       * @example https://shop.example.com/thanks
+       */
+      successUrl?: string;
+      /**
+       * Format: uri
+       * @example https://shop.example.com/thanks
+       */
+      cancelUrl?: string;
+      metadata?: {
+        [key: string]: unknown;
+      };
+      /** @example Awa Ouedraogo */
+      customerName: string;
+      /**
+       * Format: email
+       * @example awa@example.com
+       */
+      customerEmail: string;
+      customerPhone?: string;
+      /** @enum {string} */
+      operatorCode?: "OPERATOR_A_BF" | "OPERATOR_B_BF";
+      /**
+       * @description XOF, a whole number of francs; minimum 100
+       * @example 5000
        */
       amount: string;
       /** @enum {string} */
-      paymentMethod?: "USDT_TRC20" | "CARD" | "MOBILE_MONEY";
+      paymentMethod: "CARD";
+    };
+    CreateMobileMoneyPayment: {
       externalRef?: string;
       /** @description USDT only; default 1800 */
       expiresInSeconds?: number;
@@ -5360,9 +5461,55 @@ export interface components {
       customerName?: string;
       /** Format: email */
       customerEmail?: string;
+      /** @example +22670123456 */
+      customerPhone: string;
+      /** @enum {string} */
+      operatorCode?: "OPERATOR_A_BF" | "OPERATOR_B_BF";
+      /** @enum {string} */
+      paymentMethod: "MOBILE_MONEY";
+      /**
+       * @description XOF, a whole number of francs; minimum 500
+       * @example 5000
+       */
+      amount: string;
+    };
+    CreateCardPaymentOnly: {
+      externalRef?: string;
+      /** @description USDT only; default 1800 */
+      expiresInSeconds?: number;
+      /**
+       * Format: uri
+       * @example https://shop.example.com/thanks
+       */
+      successUrl?: string;
+      /**
+       * Format: uri
+       * @example https://shop.example.com/thanks
+       */
+      cancelUrl?: string;
+      metadata?: {
+        [key: string]: unknown;
+      };
+      /** @example Awa Ouedraogo */
+      customerName: string;
+      /**
+       * Format: email
+       * @example awa@example.com
+       */
+      customerEmail: string;
       customerPhone?: string;
       /** @enum {string} */
       operatorCode?: "OPERATOR_A_BF" | "OPERATOR_B_BF";
+      /**
+       * @description XOF, a whole number of francs; minimum 100
+       * @example 5000
+       */
+      amount: string;
+      /**
+       * @description this path always makes a CARD pay-in
+       * @enum {string}
+       */
+      paymentMethod?: "CARD";
     };
     Payin: {
       id: string;
@@ -6563,7 +6710,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: VALIDATION_ERROR, INVALID_ADDRESS, INVALID_CONTEXT */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6572,7 +6719,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Missing, unknown or revoked credentials */
+      /** @description Missing, unknown or revoked credentials. Codes: UNAUTHORIZED, INVALID_API_KEY */
       401: {
         headers: {
           [name: string]: unknown;
@@ -6581,7 +6728,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: FORBIDDEN */
       403: {
         headers: {
           [name: string]: unknown;
@@ -6608,7 +6755,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Rate limit exceeded */
+      /** @description Rate limit exceeded. Codes: RATE_LIMIT_EXCEEDED */
       429: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -6768,11 +6915,10 @@ export interface operations {
         "application/json": {
           /**
            * @example [
-           *       "WITHDRAWAL",
-           *       "PAYOUT"
+           *       "WITHDRAWAL"
            *     ]
            */
-          usageContexts: string[];
+          usageContexts: ("WITHDRAWAL" | "PAYOUT")[];
         };
       };
     };
@@ -7413,7 +7559,10 @@ export interface operations {
   createPayout: {
     parameters: {
       query?: never;
-      header?: never;
+      header: {
+        /** @description A UUID; a retry with the same key and body replays the first answer (Idempotent-Replayed). Missing: MISSING_IDEMPOTENCY_KEY; not a UUID: IDEMPOTENCY_KEY_INVALID */
+        "idempotency-key": string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -7436,7 +7585,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: VALIDATION_ERROR, INVALID_AMOUNT, AMOUNT_TOO_SMALL, INVALID_ADDRESS, INSUFFICIENT_BALANCE, MISSING_IDEMPOTENCY_KEY, IDEMPOTENCY_KEY_INVALID */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7445,7 +7594,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Missing, unknown or revoked credentials */
+      /** @description Missing, unknown or revoked credentials. Codes: UNAUTHORIZED, INVALID_API_KEY */
       401: {
         headers: {
           [name: string]: unknown;
@@ -7454,7 +7603,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: ADDRESS_NOT_WHITELISTED, ADDRESS_COOLDOWN, AML_BLOCKED, KYB_REQUIRED, FORBIDDEN */
       403: {
         headers: {
           [name: string]: unknown;
@@ -7472,7 +7621,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters. Codes: DUPLICATE_EXTERNAL_REF, IDEMPOTENCY_KEY_MISMATCH, CONFLICT */
       409: {
         headers: {
           [name: string]: unknown;
@@ -7481,7 +7630,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Rate limit exceeded */
+      /** @description Rate limit exceeded. Codes: RATE_LIMIT_EXCEEDED */
       429: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -7501,7 +7650,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Temporarily unavailable */
+      /** @description Temporarily unavailable. Codes: AML_SCREENING_UNAVAILABLE */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -7517,7 +7666,10 @@ export interface operations {
   createTransfer: {
     parameters: {
       query?: never;
-      header?: never;
+      header: {
+        /** @description A UUID; a retry with the same key and body replays the first answer (Idempotent-Replayed). Missing: MISSING_IDEMPOTENCY_KEY; not a UUID: IDEMPOTENCY_KEY_INVALID */
+        "idempotency-key": string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -7540,7 +7692,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: VALIDATION_ERROR, INVALID_AMOUNT, AMOUNT_TOO_SMALL, INVALID_ADDRESS, INSUFFICIENT_BALANCE, MISSING_IDEMPOTENCY_KEY, IDEMPOTENCY_KEY_INVALID */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7549,7 +7701,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Missing, unknown or revoked credentials */
+      /** @description Missing, unknown or revoked credentials. Codes: UNAUTHORIZED, INVALID_API_KEY */
       401: {
         headers: {
           [name: string]: unknown;
@@ -7558,7 +7710,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: ADDRESS_NOT_WHITELISTED, ADDRESS_COOLDOWN, AML_BLOCKED, KYB_REQUIRED, FORBIDDEN */
       403: {
         headers: {
           [name: string]: unknown;
@@ -7576,7 +7728,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters. Codes: DUPLICATE_EXTERNAL_REF, IDEMPOTENCY_KEY_MISMATCH, CONFLICT */
       409: {
         headers: {
           [name: string]: unknown;
@@ -7585,7 +7737,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Rate limit exceeded */
+      /** @description Rate limit exceeded. Codes: RATE_LIMIT_EXCEEDED */
       429: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -7605,7 +7757,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Temporarily unavailable */
+      /** @description Temporarily unavailable. Codes: AML_SCREENING_UNAVAILABLE */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -7649,7 +7801,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: VALIDATION_ERROR, INVALID_AMOUNT, AMOUNT_TOO_SMALL, INVALID_ADDRESS */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7658,7 +7810,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Missing, unknown or revoked credentials */
+      /** @description Missing, unknown or revoked credentials. Codes: UNAUTHORIZED, INVALID_API_KEY */
       401: {
         headers: {
           [name: string]: unknown;
@@ -7667,7 +7819,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: ADDRESS_NOT_WHITELISTED, ADDRESS_COOLDOWN, AML_BLOCKED, FORBIDDEN */
       403: {
         headers: {
           [name: string]: unknown;
@@ -7694,7 +7846,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Rate limit exceeded */
+      /** @description Rate limit exceeded. Codes: RATE_LIMIT_EXCEEDED */
       429: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -7714,7 +7866,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Temporarily unavailable */
+      /** @description Temporarily unavailable. Codes: AML_SCREENING_UNAVAILABLE */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -7954,7 +8106,10 @@ export interface operations {
   createWithdrawal: {
     parameters: {
       query?: never;
-      header?: never;
+      header: {
+        /** @description A UUID; a retry with the same key and body replays the first answer (Idempotent-Replayed). Missing: MISSING_IDEMPOTENCY_KEY; not a UUID: IDEMPOTENCY_KEY_INVALID */
+        "idempotency-key": string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -7977,7 +8132,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: VALIDATION_ERROR, INVALID_AMOUNT, AMOUNT_TOO_SMALL, NO_WHITELISTED_ADDRESS, FIAT_DESTINATION_REQUIRED, INSUFFICIENT_BALANCE, MISSING_IDEMPOTENCY_KEY, IDEMPOTENCY_KEY_INVALID */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7986,7 +8141,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Missing, unknown or revoked credentials */
+      /** @description Missing, unknown or revoked credentials. Codes: UNAUTHORIZED, INVALID_API_KEY */
       401: {
         headers: {
           [name: string]: unknown;
@@ -7995,7 +8150,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: ADDRESS_NOT_WHITELISTED, ADDRESS_COOLDOWN, AML_BLOCKED, KYB_REQUIRED, BENEFICIARY_COOLDOWN, FORBIDDEN */
       403: {
         headers: {
           [name: string]: unknown;
@@ -8004,7 +8159,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Not found, not owned by the caller, or a malformed id */
+      /** @description Not found, not owned by the caller, or a malformed id. Codes: FIAT_DESTINATION_NOT_FOUND */
       404: {
         headers: {
           [name: string]: unknown;
@@ -8013,7 +8168,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters. Codes: IDEMPOTENCY_KEY_MISMATCH, CONFLICT */
       409: {
         headers: {
           [name: string]: unknown;
@@ -8022,7 +8177,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Rate limit exceeded */
+      /** @description Rate limit exceeded. Codes: RATE_LIMIT_EXCEEDED */
       429: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -8042,7 +8197,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Temporarily unavailable */
+      /** @description Temporarily unavailable. Codes: AML_SCREENING_UNAVAILABLE */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -10557,7 +10712,7 @@ export interface operations {
         /** @description USDT_TRC20 (or USDT) or XOF */
         fromCurrency: string;
         toCurrency: string;
-        /** @description in fromCurrency */
+        /** @description in fromCurrency, greater than zero; USDT: at most 6 decimals; XOF: a whole number of francs (XOF with decimals: INVALID_AMOUNT) */
         amount: string;
       };
       header?: never;
@@ -10661,7 +10816,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Recommended: a UUID; a retry with the same key and body replays the first answer */
+        /** @description A UUID; a retry with the same key and body replays the first answer (Idempotent-Replayed). Missing: MISSING_IDEMPOTENCY_KEY; not a UUID: IDEMPOTENCY_KEY_INVALID */
         "idempotency-key"?: string;
       };
       path?: never;
@@ -10686,7 +10841,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: VALIDATION_ERROR, INVALID_AMOUNT, INVALID_CONVERSION_PAIR, NEGATIVE_REVENUE, INSUFFICIENT_BALANCE, IDEMPOTENCY_KEY_INVALID */
       400: {
         headers: {
           [name: string]: unknown;
@@ -10695,7 +10850,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Missing, unknown or revoked credentials */
+      /** @description Missing, unknown or revoked credentials. Codes: UNAUTHORIZED, INVALID_API_KEY */
       401: {
         headers: {
           [name: string]: unknown;
@@ -10704,7 +10859,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: CONVERSION_NOT_ALLOWED, FORBIDDEN */
       403: {
         headers: {
           [name: string]: unknown;
@@ -10713,7 +10868,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Not found, not owned by the caller, or a malformed id */
+      /** @description Not found, not owned by the caller, or a malformed id. Codes: WALLET_NOT_FOUND */
       404: {
         headers: {
           [name: string]: unknown;
@@ -10722,7 +10877,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters. Codes: IDEMPOTENCY_KEY_MISMATCH, CONFLICT */
       409: {
         headers: {
           [name: string]: unknown;
@@ -10731,7 +10886,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Rate limit exceeded */
+      /** @description Rate limit exceeded. Codes: RATE_LIMIT_EXCEEDED */
       429: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -11408,6 +11563,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
+        /** @description A UUID; a retry with the same key and body replays the first answer (Idempotent-Replayed). Missing: MISSING_IDEMPOTENCY_KEY; not a UUID: IDEMPOTENCY_KEY_INVALID */
         "idempotency-key"?: string;
       };
       path: {
@@ -11431,7 +11587,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_TRANSACTION_STATUS, BAD_REQUEST, INSUFFICIENT_BALANCE, IDEMPOTENCY_KEY_INVALID */
       400: {
         headers: {
           [name: string]: unknown;
@@ -11440,7 +11596,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Missing, unknown or revoked credentials */
+      /** @description Missing, unknown or revoked credentials. Codes: UNAUTHORIZED, INVALID_API_KEY */
       401: {
         headers: {
           [name: string]: unknown;
@@ -11449,7 +11605,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: KYB_REQUIRED, ADDRESS_NOT_WHITELISTED, FORBIDDEN */
       403: {
         headers: {
           [name: string]: unknown;
@@ -11458,7 +11614,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Not found, not owned by the caller, or a malformed id */
+      /** @description Not found, not owned by the caller, or a malformed id. Codes: WALLET_NOT_FOUND */
       404: {
         headers: {
           [name: string]: unknown;
@@ -11467,7 +11623,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters. Codes: IDEMPOTENCY_KEY_MISMATCH, CONFLICT */
       409: {
         headers: {
           [name: string]: unknown;
@@ -11476,7 +11632,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Rate limit exceeded */
+      /** @description Rate limit exceeded. Codes: RATE_LIMIT_EXCEEDED */
       429: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -11513,6 +11669,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
+        /** @description A UUID; a retry with the same key and body replays the first answer (Idempotent-Replayed). Missing: MISSING_IDEMPOTENCY_KEY; not a UUID: IDEMPOTENCY_KEY_INVALID */
         "idempotency-key"?: string;
       };
       path: {
@@ -11536,7 +11693,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_TRANSACTION_STATUS, BAD_REQUEST, INSUFFICIENT_BALANCE, IDEMPOTENCY_KEY_INVALID */
       400: {
         headers: {
           [name: string]: unknown;
@@ -11545,7 +11702,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Missing, unknown or revoked credentials */
+      /** @description Missing, unknown or revoked credentials. Codes: UNAUTHORIZED, INVALID_API_KEY */
       401: {
         headers: {
           [name: string]: unknown;
@@ -11554,7 +11711,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: KYB_REQUIRED, ADDRESS_NOT_WHITELISTED, FORBIDDEN */
       403: {
         headers: {
           [name: string]: unknown;
@@ -11563,7 +11720,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Not found, not owned by the caller, or a malformed id */
+      /** @description Not found, not owned by the caller, or a malformed id. Codes: WALLET_NOT_FOUND */
       404: {
         headers: {
           [name: string]: unknown;
@@ -11572,7 +11729,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters. Codes: IDEMPOTENCY_KEY_MISMATCH, CONFLICT */
       409: {
         headers: {
           [name: string]: unknown;
@@ -11581,7 +11738,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Rate limit exceeded */
+      /** @description Rate limit exceeded. Codes: RATE_LIMIT_EXCEEDED */
       429: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -12049,7 +12206,7 @@ export interface operations {
         sandbox?: string;
       };
       header?: {
-        /** @description A UUID; a retry with the same key and body replays the first answer (Idempotent-Replayed) */
+        /** @description A UUID; a retry with the same key and body replays the first answer (Idempotent-Replayed). Missing: MISSING_IDEMPOTENCY_KEY; not a UUID: IDEMPOTENCY_KEY_INVALID */
         "idempotency-key"?: string;
         /** @description `true`: same as the sandbox query flag */
         "x-sandbox"?: string;
@@ -12079,7 +12236,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: VALIDATION_ERROR, INVALID_AMOUNT, AMOUNT_TOO_LOW, AMOUNT_BELOW_MINIMUM, CUSTOMER_PHONE_REQUIRED, OPERATOR_NOT_SUPPORTED, SANDBOX_KEY_LIVE_REQUEST, LIVE_KEY_SANDBOX_REQUEST, IDEMPOTENCY_KEY_INVALID */
       400: {
         headers: {
           [name: string]: unknown;
@@ -12088,7 +12245,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Missing, unknown or revoked credentials */
+      /** @description Missing, unknown or revoked credentials. Codes: UNAUTHORIZED, INVALID_API_KEY */
       401: {
         headers: {
           [name: string]: unknown;
@@ -12097,7 +12254,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: KYB_REQUIRED, USDT_PAYMENTS_DISABLED, CARD_PAYMENTS_DISABLED, MOBILE_MONEY_PAYMENTS_DISABLED, FORBIDDEN */
       403: {
         headers: {
           [name: string]: unknown;
@@ -12115,7 +12272,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters. Codes: DUPLICATE_EXTERNAL_REF, IDEMPOTENCY_KEY_MISMATCH, CONFLICT */
       409: {
         headers: {
           [name: string]: unknown;
@@ -12124,7 +12281,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Rate limit exceeded */
+      /** @description Rate limit exceeded. Codes: RATE_LIMIT_EXCEEDED */
       429: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -12173,7 +12330,7 @@ export interface operations {
         sandbox?: string;
       };
       header?: {
-        /** @description A UUID; a retry with the same key and body replays the first answer (Idempotent-Replayed) */
+        /** @description A UUID; a retry with the same key and body replays the first answer (Idempotent-Replayed). Missing: MISSING_IDEMPOTENCY_KEY; not a UUID: IDEMPOTENCY_KEY_INVALID */
         "idempotency-key"?: string;
         /** @description `true`: same as the sandbox query flag */
         "x-sandbox"?: string;
@@ -12183,10 +12340,7 @@ export interface operations {
     };
     requestBody: {
       content: {
-        "application/json": components["schemas"]["CreatePayment"] & {
-          /** @enum {string} */
-          paymentMethod?: "CARD";
-        };
+        "application/json": components["schemas"]["CreateCardPaymentOnly"];
       };
     };
     responses: {
@@ -12203,7 +12357,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: VALIDATION_ERROR, INVALID_AMOUNT, AMOUNT_TOO_LOW, AMOUNT_BELOW_MINIMUM, CUSTOMER_PHONE_REQUIRED, OPERATOR_NOT_SUPPORTED, SANDBOX_KEY_LIVE_REQUEST, LIVE_KEY_SANDBOX_REQUEST, IDEMPOTENCY_KEY_INVALID */
       400: {
         headers: {
           [name: string]: unknown;
@@ -12212,7 +12366,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Missing, unknown or revoked credentials */
+      /** @description Missing, unknown or revoked credentials. Codes: UNAUTHORIZED, INVALID_API_KEY */
       401: {
         headers: {
           [name: string]: unknown;
@@ -12221,7 +12375,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: KYB_REQUIRED, USDT_PAYMENTS_DISABLED, CARD_PAYMENTS_DISABLED, MOBILE_MONEY_PAYMENTS_DISABLED, FORBIDDEN */
       403: {
         headers: {
           [name: string]: unknown;
@@ -12239,7 +12393,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters. Codes: DUPLICATE_EXTERNAL_REF, IDEMPOTENCY_KEY_MISMATCH, CONFLICT */
       409: {
         headers: {
           [name: string]: unknown;
@@ -12248,7 +12402,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Rate limit exceeded */
+      /** @description Rate limit exceeded. Codes: RATE_LIMIT_EXCEEDED */
       429: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -12748,14 +12902,21 @@ export interface operations {
   simulatorProviderCallback: {
     parameters: {
       query?: never;
-      header?: never;
+      header: {
+        /** @description t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")> */
+        "x-provider-signature": string;
+      };
       path: {
         source: "simulator";
         rail: "card" | "momo";
       };
       cookie?: never;
     };
-    requestBody?: never;
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["ProviderCallback"];
+      };
+    };
     responses: {
       /** @description Outcome applied */
       200: {
@@ -12854,13 +13015,20 @@ export interface operations {
   providerCallback: {
     parameters: {
       query?: never;
-      header?: never;
+      header: {
+        /** @description t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")> */
+        "x-provider-signature": string;
+      };
       path: {
         rail: "card" | "momo";
       };
       cookie?: never;
     };
-    requestBody?: never;
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["ProviderCallback"];
+      };
+    };
     responses: {
       /** @description Outcome applied */
       200: {
@@ -12959,11 +13127,18 @@ export interface operations {
   simulatorDisbursementCallback: {
     parameters: {
       query?: never;
-      header?: never;
+      header: {
+        /** @description t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")> */
+        "x-provider-signature": string;
+      };
       path?: never;
       cookie?: never;
     };
-    requestBody?: never;
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["ProviderCallback"];
+      };
+    };
     responses: {
       /** @description Outcome applied */
       200: {
@@ -13062,11 +13237,18 @@ export interface operations {
   disbursementCallback: {
     parameters: {
       query?: never;
-      header?: never;
+      header: {
+        /** @description t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")> */
+        "x-provider-signature": string;
+      };
       path?: never;
       cookie?: never;
     };
-    requestBody?: never;
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["ProviderCallback"];
+      };
+    };
     responses: {
       /** @description Outcome applied */
       200: {
@@ -14846,8 +15028,8 @@ export interface operations {
           /** @example Boutique Awa */
           displayName?: string | null;
           /**
-           * @description data:image/png, image/jpeg or image/webp;base64 URL, at most 49152 bytes decoded
-           * @example data:image/png;base64,iVBORw0KGgo...
+           * @description data:image/png, image/jpeg or image/webp;base64 URL, at most 49152 bytes decoded, whose bytes are an image of that type
+           * @example data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==
            */
           logoUrl?: string | null;
         };
@@ -16584,8 +16766,8 @@ export interface operations {
           /** @example Boutique Awa */
           displayName?: string | null;
           /**
-           * @description data:image/png, image/jpeg or image/webp;base64 URL, at most 49152 bytes decoded
-           * @example data:image/png;base64,iVBORw0KGgo...
+           * @description data:image/png, image/jpeg or image/webp;base64 URL, at most 49152 bytes decoded, whose bytes are an image of that type
+           * @example data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==
            */
           logoUrl?: string | null;
         };
