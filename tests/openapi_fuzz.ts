@@ -210,7 +210,11 @@ export function validValue(doc: Json, schema: Json, variant = 0, depth = 0): Jso
   }
   const props: Record<string, Json> = s.properties ?? {};
   const required: string[] = s.required ?? [];
-  const keys = variant === 0 || depth > 3 ? required : Object.keys(props);
+  let keys = variant === 0 || depth > 3 ? required : Object.keys(props);
+  // A minimal object still has as many properties as `minProperties` asks (optional ones added in order).
+  if (keys.length < (s.minProperties ?? 0)) {
+    keys = [...keys, ...Object.keys(props).filter((k) => !keys.includes(k))].slice(0, s.minProperties);
+  }
   const out = Object.fromEntries(
     keys.filter((k) => props[k]).map((k) => [k, validValue(doc, props[k], variant, depth + 1)]),
   );
