@@ -15,7 +15,7 @@ import {
   validateBatch,
 } from "../domain/bulk/batch.ts";
 import { templateFile, XLSX_TYPE } from "../domain/bulk/files.ts";
-import { BULK_RAILS, MAX_ITEMS_PER_BATCH } from "../domain/bulk/items.ts";
+import { BULK_RAILS, DEFAULT_BULK_RAIL, MAX_ITEMS_PER_BATCH } from "../domain/bulk/items.ts";
 import { BATCH_STATUSES, ITEM_STATUSES } from "../domain/bulk/states.ts";
 import { batchDetail, batchReport } from "../domain/bulk/view.ts";
 import { AppError } from "../domain/errors.ts";
@@ -41,7 +41,7 @@ const Rail = z.enum(BULK_RAILS).openapi({
 });
 
 const CreateBody = z.strictObject({
-  rail: Rail,
+  rail: Rail.default(DEFAULT_BULK_RAIL),
   label: z.string().max(100).optional(),
 }).openapi("CreateBulkPayment");
 
@@ -59,7 +59,11 @@ const ItemBody = z.strictObject({
 });
 
 const ItemsBody = z.strictObject({
-  items: z.array(ItemBody).max(MAX_ITEMS_PER_BATCH).openapi({ description: "at least one item" }),
+  items: z.array(ItemBody).refine((items) => items.length <= MAX_ITEMS_PER_BATCH, {
+    message: `at most ${MAX_ITEMS_PER_BATCH} items a batch`,
+    params: { refusedAs: "LIMIT_EXCEEDED_BULK_BATCH" },
+    when: (payload) => Array.isArray(payload.value),
+  }).openapi({ description: "at least one item", maxItems: MAX_ITEMS_PER_BATCH }),
 }).openapi("AddBulkItems");
 
 const Counts = z.object({
@@ -128,7 +132,7 @@ const ValidateSchema = z.object({ ...BatchFields, balanceCheck: BalanceCheck }).
 );
 
 const TemplateQuery = z.object({
-  rail: Rail,
+  rail: Rail.default(DEFAULT_BULK_RAIL),
   format: z.enum(["xlsx", "csv"]).default("xlsx"),
 });
 

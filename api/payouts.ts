@@ -20,7 +20,7 @@ import {
   untyped,
 } from "./envelope.ts";
 import { requireKey } from "./middleware/auth.ts";
-import { idempotentMoney } from "./middleware/idempotency.ts";
+import { assertIdempotencyKey, idempotentMoney } from "./middleware/idempotency.ts";
 
 const security = KEY_SECURITY;
 const tags = ["Payouts"];
@@ -77,6 +77,7 @@ export function payoutRoutes() {
         },
       }),
       async (c) => {
+        assertIdempotencyKey(c, { required: true });
         const caller = c.get("auth");
         const prepared = await preparePayout(c.get("deps"), caller, c.req.valid("json"));
         // The reservation and the key's answer commit together: no crash can make a retry pay twice.

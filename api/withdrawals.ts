@@ -26,7 +26,7 @@ import {
   untyped,
 } from "./envelope.ts";
 import { requireKey } from "./middleware/auth.ts";
-import { idempotentMoney } from "./middleware/idempotency.ts";
+import { assertIdempotencyKey, idempotentMoney } from "./middleware/idempotency.ts";
 
 const security = KEY_SECURITY;
 const tags = ["Withdrawals"];
@@ -90,6 +90,7 @@ export function withdrawalRoutes() {
       },
     }),
     async (c) => {
+      assertIdempotencyKey(c, { required: true });
       const caller = c.get("auth");
       const body = c.req.valid("json");
       const target = withdrawalTarget(body);
