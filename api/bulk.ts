@@ -39,9 +39,15 @@ const IdParam = idParam("blk");
 const Rail = z.enum(BULK_RAILS).openapi({
   description: "USDT_TRC20: USDT on TRON to whitelisted addresses; MOBILE_MONEY: XOF to Burkina Faso numbers",
 });
+/** Optional where it is chosen, without an OpenAPI `default` (generated clients would then require it). */
+const ChosenRail = Rail.optional().openapi({
+  description:
+    `USDT_TRC20: USDT on TRON to whitelisted addresses; MOBILE_MONEY: XOF to Burkina Faso numbers. ` +
+    `${DEFAULT_BULK_RAIL} when absent`,
+});
 
 const CreateBody = z.strictObject({
-  rail: Rail.default(DEFAULT_BULK_RAIL),
+  rail: ChosenRail,
   label: z.string().max(100).optional(),
 }).openapi("CreateBulkPayment");
 
@@ -132,7 +138,7 @@ const ValidateSchema = z.object({ ...BatchFields, balanceCheck: BalanceCheck }).
 );
 
 const TemplateQuery = z.object({
-  rail: Rail.default(DEFAULT_BULK_RAIL),
+  rail: ChosenRail,
   format: z.enum(["xlsx", "csv"]).default("xlsx"),
 });
 
@@ -222,7 +228,7 @@ export function bulkRoutes() {
       },
     }),
     async (c) => {
-      const { rail, format } = c.req.valid("query");
+      const { rail = DEFAULT_BULK_RAIL, format } = c.req.valid("query");
       const bytes = await templateFile(rail, format);
       const name = `bulk-${rail.toLowerCase().replace("_", "-")}-template.${format}`;
       return c.body(bytes as Uint8Array<ArrayBuffer>, 200, {

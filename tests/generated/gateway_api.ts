@@ -5041,10 +5041,10 @@ export interface components {
     };
     CreateBulkPayment: {
       /**
-       * @description USDT_TRC20: USDT on TRON to whitelisted addresses; MOBILE_MONEY: XOF to Burkina Faso numbers
+       * @description USDT_TRC20: USDT on TRON to whitelisted addresses; MOBILE_MONEY: XOF to Burkina Faso numbers. USDT_TRC20 when absent
        * @enum {string}
        */
-      rail: "USDT_TRC20" | "MOBILE_MONEY";
+      rail?: "USDT_TRC20" | "MOBILE_MONEY";
       label?: string;
     };
     AddBulkItems: {
@@ -10749,9 +10749,9 @@ export interface operations {
   };
   getBulkPaymentTemplate: {
     parameters: {
-      query: {
-        /** @description USDT_TRC20: USDT on TRON to whitelisted addresses; MOBILE_MONEY: XOF to Burkina Faso numbers */
-        rail: "USDT_TRC20" | "MOBILE_MONEY";
+      query?: {
+        /** @description USDT_TRC20: USDT on TRON to whitelisted addresses; MOBILE_MONEY: XOF to Burkina Faso numbers. USDT_TRC20 when absent */
+        rail?: "USDT_TRC20" | "MOBILE_MONEY";
         format?: "xlsx" | "csv";
       };
       header?: never;
