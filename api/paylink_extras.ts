@@ -41,6 +41,8 @@ import { ownerOf, PaylinkId, ProductParams, security } from "./paylinks.ts";
 import { PaylinkSchema, ProductSchema, ProductShapeSchema, TemplateSchema } from "./paylink_schemas.ts";
 
 const tags = ["Paylinks"];
+/** A template id in the path: malformed is NOT_FOUND, like an unknown one (nothing to tell apart). */
+const TemplateId = idParam("tpl");
 const write = [requireKey("paylinks_write", "write")];
 
 /** Multipart bodies are refused past `max` bytes before anything parses them (the app skips its 1 MB cap). */
@@ -122,9 +124,7 @@ export function paylinkTemplateRoutes() {
       operationId: "listPaylinkTemplates",
       tags,
       summary: "List templates, newest first",
-      description:
-        "Delete one with `DELETE /v1/paylinks/templates/{templateId}` (answers `{ deleted: true, id }`; " +
-        "an unknown or another merchant's id is NOT_FOUND).",
+      description: "Delete one with `DELETE /v1/paylinks/templates/{id}`.",
       security,
       middleware: [requireKey("paylinks_read", "list")],
       request: { query: PageQuerySchema },
@@ -137,13 +137,28 @@ export function paylinkTemplateRoutes() {
     },
   );
 
-  // DELETE /v1/paylinks/templates/:id (the specification's route) stays out of the OpenAPI document: next
-  // to /v1/paylinks/{id}/save-as-template its path is ambiguous to a linter; the list route names it.
-  r.delete("/paylinks/templates/:id", requireKey("paylinks_write", "write"), async (c) => {
-    const id = c.req.param("id");
-    await deleteTemplate(c.get("deps"), ownerOf(c), id);
-    return ok(c, { deleted: true, id });
-  });
+  r.openapi(
+    createRoute({
+      method: "delete",
+      path: "/paylinks/templates/{id}",
+      operationId: "deletePaylinkTemplate",
+      tags,
+      summary: "Delete a template (paylinks made from it are not touched)",
+      description: "An unknown, malformed or another merchant's id is NOT_FOUND.",
+      security,
+      middleware: write,
+      request: { params: TemplateId },
+      responses: {
+        200: jsonContent(successSchema(z.object({ deleted: z.literal(true), id: z.string() })), "Deleted"),
+        ...errorResponses,
+      },
+    }),
+    async (c) => {
+      const { id } = c.req.valid("param");
+      await deleteTemplate(c.get("deps"), ownerOf(c), id);
+      return ok(c, { deleted: true as const, id });
+    },
+  );
 
   r.openapi(
     createRoute({

@@ -64,6 +64,13 @@ const CheckoutBody = z.strictObject({
     description: "the rail; default the first the paylink offers",
   }),
   promoCode: z.string().trim().min(1).max(64).optional(),
+  amount: z.string().max(40).regex(/^(0|[1-9]\d{0,17})(\.\d{1,6})?$/, 'a decimal string such as "5000"')
+    .optional().openapi({
+      description: "VARIABLE paylinks only (refused on others): what the customer chooses to pay, in the " +
+        "paylink's currency (XOF: whole number; USDT: at most 6 decimals), from the cart's price " +
+        "(AMOUNT_TOO_SMALL below) to 100 times it (AMOUNT_TOO_LARGE above); default the cart's price",
+      example: "7500",
+    }),
   rateLockId: z.string().max(64).optional().openapi({
     description: "from POST /v1/paylinks/{slug}/rate-lock",
   }),

@@ -156,6 +156,16 @@ export async function payinTransfers(db: Db, payinId: string): Promise<ChainTran
   );
 }
 
+/** What late transfers to a pay-in's address (kind DEPOSIT) were already credited, in total. */
+export async function creditedLateTotal(db: Db, payinId: string): Promise<string> {
+  const [row] = await db.query<{ total: string | null }>(
+    `SELECT sum(amount)::text AS total FROM chain_transfers
+      WHERE payin_id = $1 AND kind = 'DEPOSIT' AND status = 'CREDITED'`,
+    [payinId],
+  );
+  return row?.total ?? "0";
+}
+
 /** Up to `limit` pay-ins whose every open transfer is at least `minConfirmations` deep at `head`, oldest first. */
 export async function payinsReadyToSettle(
   db: Db,

@@ -255,7 +255,7 @@ export async function listExpiredAwaiting(db: Db, now: Date, limit: number): Pro
   );
 }
 
-/** Pricing of a fiat pay-in: in XOF directly today, in another currency once paylinks convert. */
+/** Pricing of a pay-in: the currency and amount it was priced in, and the rate it was converted at. */
 export async function setPricing(
   db: Db,
   id: string,

@@ -117,6 +117,23 @@ export const EVENT_TYPES = [
 
 export type EventType = typeof EVENT_TYPES[number];
 
+/**
+ * Catalogue events nothing in the gateway emits yet: it has no refunds, disputes, KYB reviews, split
+ * payments or agreements, and a conversion never half-happens. Endpoints may still subscribe to them
+ * (the specification lists them; a subscription made now works the day they are emitted), and
+ * POST /v1/webhooks/test sends their shape.
+ */
+export const NOT_EMITTED_YET: ReadonlySet<EventType> = new Set(
+  EVENT_TYPES.filter((t) =>
+    /^(refund|dispute|kyb|splitpayment|agreement)\./.test(t) || t === "conversion.failed"
+  ),
+);
+
+/** The event catalogue as GET /v1/webhooks/events lists it: every event, and whether it is emitted. */
+export function eventCatalogue(): Array<{ event: EventType; emitted: boolean }> {
+  return EVENT_TYPES.map((event) => ({ event, emitted: !NOT_EMITTED_YET.has(event) }));
+}
+
 export function isEventType(value: string): value is EventType {
   return (EVENT_TYPES as readonly string[]).includes(value);
 }
@@ -270,6 +287,8 @@ export function sampleEventData(type: EventType, now: Date): Record<string, unkn
         txHash: SAMPLE_TX,
         status: type.split(".")[1].toUpperCase(),
         ...(type === "deposit.confirmed" ? { confirmations: 20, confirmedAt: at } : {}),
+        ...(type === "deposit.overpaid" ? { expectedAmount: "40.000000", surplus: "10.000000" } : {}),
+        ...(type === "deposit.underpaid" ? { expectedAmount: "60.000000", shortfall: "10.000000" } : {}),
       };
     case "payout.requested":
     case "payout.approved":

@@ -17,10 +17,13 @@ const USER_AGENT = "PaymentGateway-Webhooks/1.0";
 
 /**
  * What the merchant sees of a refused or failed connection: one fixed text each, so the delivery log is
- * no port scanner (refused, reset, TLS failure and unknown host all read the same). The precise cause
- * goes to the operator's log.
+ * no port scanner (refused, reset and TLS failure read the same). A name that gives no address and one
+ * that gives only refused addresses read the same too, so the record says nothing of what the gateway's
+ * resolver knows of inside names; a merchant whose DNS is not live yet still reads that it did not
+ * resolve. The precise cause goes to the operator's log.
  */
 export const REFUSED_ERROR = "destination refused by the webhook URL policy";
+export const UNRESOLVED_ERROR = "host name did not resolve to an address webhooks may be sent to";
 export const CONNECTION_ERROR = "could not connect to the endpoint or send the request";
 
 export type DeliveryDeps = Pick<Deps, "db" | "clock" | "config" | "secrets" | "queue" | "log"> & {
@@ -88,8 +91,10 @@ async function post(
 ): Promise<{ statusCode: number | null; error: string | null }> {
   const vetted = await vetConnectTarget(deps.config, d.url, deps.resolveDns);
   if ("problem" in vetted) {
-    deps.log.warn("webhook destination refused", { deliveryId: d.id, reason: vetted.problem });
-    return { statusCode: null, error: REFUSED_ERROR };
+    if (vetted.cause === "unresolved") {
+      deps.log.warn("webhook host name did not resolve", { deliveryId: d.id, host: new URL(d.url).hostname });
+    } else deps.log.warn("webhook destination refused", { deliveryId: d.id, reason: vetted.problem });
+    return { statusCode: null, error: vetted.cause === "url" ? REFUSED_ERROR : UNRESOLVED_ERROR };
   }
   const timeoutMs = deps.config.webhookTimeoutMs;
   try {

@@ -27,6 +27,7 @@ export {
   REFUSED_ERROR,
   retryDelayMs,
   signatureHeader,
+  UNRESOLVED_ERROR,
 } from "./webhook_attempt.ts";
 
 /**

@@ -176,6 +176,12 @@ export async function assertWebhookUrlAllowed(
 /** A URL whose host was resolved once and vetted: the delivery connects to `address`, nowhere else. */
 export type VettedTarget = { url: URL; address: string; port: number };
 
+/**
+ * Why a delivery may not connect: the URL itself (scheme, credentials, a literal blocked address), its
+ * name giving no address, or its name giving an address the policy refuses.
+ */
+export type ConnectRefusal = { problem: string; cause: "url" | "unresolved" | "blocked_address" };
+
 function literalAddress(hostname: string): string | null {
   const host = hostname.toLowerCase().replace(/\.$/, "");
   if (host.startsWith("[")) return host.slice(1, -1);
@@ -194,17 +200,19 @@ export async function vetConnectTarget(
   config: Pick<Config, "appEnv">,
   raw: string,
   resolve: Resolver = denoResolver,
-): Promise<{ target: VettedTarget } | { problem: string }> {
+): Promise<{ target: VettedTarget } | ConnectRefusal> {
   const checked = urlProblem(raw, config);
-  if ("problem" in checked) return { problem: `URL refused: ${checked.problem}` };
+  if ("problem" in checked) return { problem: `URL refused: ${checked.problem}`, cause: "url" };
   const { url } = checked;
   const port = url.port ? Number(url.port) : url.protocol === "https:" ? 443 : 80;
   const literal = literalAddress(url.hostname);
   if (literal) return { target: { url, address: literal, port } };
   const addresses = await resolveAll(url.hostname.replace(/\.$/, ""), resolve);
-  if (!addresses || addresses.length === 0) return { problem: "URL refused: host name did not resolve" };
+  if (!addresses || addresses.length === 0) {
+    return { problem: "URL refused: host name did not resolve", cause: "unresolved" };
+  }
   const blocked = firstBlocked(addresses, config);
-  if (blocked) return { problem: `URL refused: host ${blocked}` };
+  if (blocked) return { problem: `URL refused: host ${blocked}`, cause: "blocked_address" };
   const address = addresses.find((a) => !a.includes(":")) ?? addresses[0];
   return { target: { url, address, port } };
 }

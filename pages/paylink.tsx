@@ -177,6 +177,21 @@ function ShopBody(props: { v: ShopView; lang: Lang }) {
               <h2>{t.products}</h2>
               {v.products.map((p) => <Product key={p.id} p={p} v={v} lang={lang} t={t} />)}
             </div>
+            {v.type === "VARIABLE" && (
+              <div class="sec">
+                <label for="amount">{t.yourAmount} ({v.currency === "XOF" ? "XOF" : "USDT"})</label>
+                <input
+                  class="f"
+                  id="amount"
+                  name="amount"
+                  data-amount=""
+                  inputmode={v.currency === "XOF" ? "numeric" : "decimal"}
+                  autocomplete="off"
+                  maxLength={24}
+                />
+                <p class="muted" id="amount-hint" data-hint={t.amountHint}></p>
+              </div>
+            )}
             {v.hasPromoCodes && (
               <div class="sec">
                 <label for="promo">{t.promo}</label>

@@ -1,8 +1,9 @@
 // The hosted paylink page's only script, inlined with the CSP nonce (plain ES5 for old phone browsers).
 // It keeps the cart (quantities within stock), previews a promo code (apply-promo), locks the rate of the
-// chosen rail for 5 minutes (rate-lock) and shows the price in that rail's currency, shows the customer
-// fields the rail needs, then posts the checkout and sends the customer to the pay-in's own page. Amounts
-// shown here are a preview: the server computes the real ones and the checkout page shows them.
+// chosen rail for 5 minutes (rate-lock) and shows the price in that rail's currency (on a VARIABLE paylink,
+// of the amount the customer typed), shows the customer fields the rail needs, then posts the checkout and
+// sends the customer to the pay-in's own page. Amounts shown here are a preview: the server computes the
+// real ones and the checkout page shows them.
 export const PAYLINK_SCRIPT = `(function(){
 var d=document,root=d.getElementById("shop"),form=d.getElementById("cart");if(!root||!form)return;
 var ds=root.dataset,slug=ds.slug,cur=ds.cur,lang=ds.lang,errs=JSON.parse(ds.errors),promo=null,lock=null,busy=0,lockTimer=0;
@@ -14,7 +15,10 @@ function fmt(n,c){if(c==="XOF")return group(String(Math.round(n)))+" XOF";var s=
 function up(n,c){var k=Math.pow(10,DEC[c]);return Math.ceil(n*k-1e-9)/k}
 function down(n,c){var k=Math.pow(10,DEC[c]);return Math.floor(n*k+1e-9)/k}
 function items(){var out=[];all("[data-prod]").forEach(function(p){var q=p.querySelector("[data-q]");var n=q?parseInt(q.value,10)||0:0;if(n>0)out.push({productId:p.getAttribute("data-prod"),quantity:n})});return out}
-function subtotal(){var s=0;all("[data-prod]").forEach(function(p){var q=p.querySelector("[data-q]");if(q)s+=(parseInt(q.value,10)||0)*parseFloat(p.getAttribute("data-price"))});return s}
+function cart(){var s=0;all("[data-prod]").forEach(function(p){var q=p.querySelector("[data-q]");if(q)s+=(parseInt(q.value,10)||0)*parseFloat(p.getAttribute("data-price"))});return s}
+var chosen=$("amount"),hint=$("amount-hint");
+function chosenValue(){return chosen?chosen.value.trim().replace(",","."):""}
+function subtotal(){var c=cart(),v=parseFloat(chosenValue());if(hint)hint.textContent=hint.getAttribute("data-hint").replace("{min}",fmt(c,cur));return c>0&&v>0?v:c}
 function discount(sub){if(!promo||sub<=0)return 0;var v=parseFloat(promo.discountValue);var x=promo.discountType==="PERCENT"?down(sub*v/100,cur):v;return x<sub?x:0}
 function rail(){var r=form.querySelector("input[name=rail]:checked");return r}
 function show(el,text){el.textContent=text;el.hidden=!text}
@@ -44,6 +48,7 @@ function set(n){n=Math.max(0,Math.min(max,n|0));q.value=String(n);render();if(!l
 p.querySelector("[data-inc]").addEventListener("click",function(){set((parseInt(q.value,10)||0)+1)});
 p.querySelector("[data-dec]").addEventListener("click",function(){set((parseInt(q.value,10)||0)-1)});
 q.addEventListener("change",function(){set(parseInt(q.value,10)||0)})});
+if(chosen)chosen.addEventListener("input",function(){render()});
 all("input[name=rail]").forEach(function(r){r.addEventListener("change",function(){lock=null;fields();render();relock()})});
 var apply=$("apply");if(apply)apply.addEventListener("click",function(){var code=$("promo").value.trim();show($("promo-ok"),"");show($("promo-err"),"");
 if(!code){promo=null;render();return}var body={code:code},it=items();if(it.length)body.items=it;
@@ -53,6 +58,7 @@ else{promo=null;render();show($("promo-err"),message(a.body))}})});
 function value(name){var el=form.querySelector("[name="+name+"]");var f=el&&el.closest("[data-field]");return el&&!(f&&f.hidden)?el.value.trim():""}
 function submit(retry){var it=items();if(!it.length){err(errs.EMPTY);return}var r=rail();
 var body={items:it,paymentMethod:r.value};if(promo)body.promoCode=promo.code;if(lock&&lock.rail===r.value&&lock.until>Date.now())body.rateLockId=lock.id;
+if(chosenValue())body.amount=chosenValue();
 ["customerName","customerEmail","customerPhone","customerAddress"].forEach(function(n){var v=value(n);if(v)body[n]=v});
 busy=1;render();$("pay").textContent=ds.paying;err("");
 post("/v1/pay/link/"+encodeURIComponent(slug)+"/checkout",body).then(function(a){

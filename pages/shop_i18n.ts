@@ -41,6 +41,8 @@ const fr = {
   notFound: "Lien introuvable",
   notFoundText: "Ce lien de paiement n'existe pas. Vérifiez le lien reçu du marchand.",
   ogDescription: "Payez {m} en ligne : mobile money, carte ou USDT.",
+  yourAmount: "Votre montant",
+  amountHint: "Au moins le prix du panier ({min} par défaut) ; vous pouvez payer plus.",
   errors: {
     EMPTY: "Choisissez au moins un produit.",
     PROMO_CODE_INVALID: "Ce code promo n'existe pas.",
@@ -56,6 +58,9 @@ const fr = {
     AMOUNT_TOO_LOW: "Montant trop faible pour ce moyen de paiement.",
     AMOUNT_BELOW_MINIMUM: "Montant trop faible pour ce moyen de paiement.",
     CUSTOMER_PHONE_REQUIRED: "Indiquez votre numéro de téléphone.",
+    INVALID_AMOUNT: "Montant invalide : un nombre, sans lettres.",
+    AMOUNT_TOO_SMALL: "Montant inférieur au prix du panier.",
+    AMOUNT_TOO_LARGE: "Montant trop élevé pour ce panier.",
     OTHER: "Le paiement n'a pas pu être créé. Réessayez.",
   },
 };
@@ -100,6 +105,8 @@ const en: ShopMessages = {
   notFound: "Link not found",
   notFoundText: "This payment link does not exist. Check the link the merchant gave you.",
   ogDescription: "Pay {m} online: mobile money, card or USDT.",
+  yourAmount: "Your amount",
+  amountHint: "At least the cart's price ({min} if left empty); you may pay more.",
   errors: {
     EMPTY: "Pick at least one product.",
     PROMO_CODE_INVALID: "This promo code does not exist.",
@@ -115,6 +122,9 @@ const en: ShopMessages = {
     AMOUNT_TOO_LOW: "Amount too low for this payment method.",
     AMOUNT_BELOW_MINIMUM: "Amount too low for this payment method.",
     CUSTOMER_PHONE_REQUIRED: "Enter your phone number.",
+    INVALID_AMOUNT: "Invalid amount: a number, no letters.",
+    AMOUNT_TOO_SMALL: "The amount is below the cart's price.",
+    AMOUNT_TOO_LARGE: "The amount is too high for this cart.",
     OTHER: "The payment could not be created. Try again.",
   },
 };

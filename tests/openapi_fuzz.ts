@@ -76,3 +76,222 @@ export function withField(base: Json, path: string, value: unknown): unknown {
 export const prefixOf = (param: Json) =>
   // `^pay_...`, or `^(pout|wdr)_...` for a parameter that takes either kind (the first is used).
   /^\^\(?([a-z]+)(?:\|[a-z|]+\))?_/.exec(param.schema?.pattern ?? "")?.[1];
+
+// ---- Schema-valid cases: requests the document says an operation accepts (tests/contract/prism_run.ts).
+
+const METHODS = ["get", "post", "put", "patch", "delete"];
+
+export type Operation = { method: string; path: string; op: Json; label: string };
+
+export function operationsOf(doc: Json): Operation[] {
+  return Object.entries(doc.paths).flatMap(([path, item]: [string, Json]) =>
+    METHODS.filter((m) => item[m]).map((method) => ({
+      method: method.toUpperCase(),
+      path,
+      op: { ...item[method], parameters: [...(item.parameters ?? []), ...(item[method].parameters ?? [])] },
+      label: `${method.toUpperCase()} ${path}`,
+    }))
+  );
+}
+
+/** A string matching `pattern` (the small regex subset schemas use: classes, groups, alternation, counts). */
+export function sampleOfPattern(pattern: string, pick = 0): string | undefined {
+  let i = 0;
+  const atom = (): () => string => {
+    const c = pattern[i++];
+    if (c === "(") {
+      if (pattern.startsWith("?:", i)) i += 2;
+      const branches: Array<Array<() => string>> = [[]];
+      while (i < pattern.length && pattern[i] !== ")") {
+        if (pattern[i] === "|") (i++, branches.push([]));
+        else branches.at(-1)!.push(quantified());
+      }
+      i++;
+      const branch = branches[pick % branches.length];
+      return () => branch.map((f) => f()).join("");
+    }
+    if (c === "[") {
+      const negated = pattern[i] === "^" && ++i > 0;
+      const chars: string[] = [];
+      while (pattern[i] !== "]") {
+        const from = pattern[i] === "\\" ? escapeSet(pattern[(i += 2) - 1]) : [pattern[i++]];
+        if (pattern[i] === "-" && pattern[i + 1] !== "]") {
+          const to = pattern[i + 1].charCodeAt(0);
+          for (let k = from[0].charCodeAt(0); k <= to; k++) chars.push(String.fromCharCode(k));
+          i += 2;
+        } else chars.push(...from);
+      }
+      i++;
+      const set = negated ? [..."abcxyz019"].filter((x) => !chars.includes(x)) : chars;
+      return () => set[(pick + 1) % set.length];
+    }
+    if (c === "\\") {
+      const set = escapeSet(pattern[i++]);
+      return () => set[0];
+    }
+    if (c === ".") return () => "a";
+    return () => c;
+  };
+  const quantified = (): () => string => {
+    const f = atom();
+    const q = /^(\?|\*|\+|\{(\d+)(,(\d*))?\})/.exec(pattern.slice(i));
+    if (!q) return f;
+    i += q[0].length;
+    const min = q[1] === "+" ? 1 : q[2] ? Number(q[2]) : 0;
+    const max = q[1] === "?" ? 1 : q[3] === undefined ? (q[2] ? min : min + 2) : Number(q[4] || min + 2);
+    const n = Math.min(max, Math.max(min, min + (pick % 2)));
+    return () => Array.from({ length: n }, f).join("");
+  };
+  const parts: Array<() => string> = [];
+  if (pattern[0] === "^") i++;
+  while (i < pattern.length && !(pattern[i] === "$" && i === pattern.length - 1)) parts.push(quantified());
+  const out = parts.map((f) => f()).join("");
+  return new RegExp(pattern).test(out) ? out : undefined;
+}
+
+function escapeSet(c: string): string[] {
+  if (c === "d") return [..."7312"];
+  if (c === "w") return [..."ab1_"];
+  if (c === "s") return [" "];
+  return [c];
+}
+
+const FORMATS: Record<string, () => string> = {
+  uuid: () => crypto.randomUUID(),
+  email: () => "buyer@example.com",
+  uri: () => "https://shop.example.com/thanks",
+  "date-time": () => new Date(Date.now() + 86_400_000).toISOString(),
+  date: () => new Date(Date.now() + 86_400_000).toISOString().slice(0, 10),
+};
+
+function validString(s: Json, variant: number): string {
+  const fits = (v: unknown) =>
+    typeof v === "string" && v.length >= (s.minLength ?? 0) && v.length <= (s.maxLength ?? Infinity) &&
+    (!s.pattern || new RegExp(s.pattern).test(v));
+  const candidates = [
+    s.example,
+    ...(s.examples ?? []),
+    s.format && FORMATS[s.format]?.(),
+    s.pattern && sampleOfPattern(s.pattern, variant),
+    "sample".padEnd(s.minLength ?? 0, "x").slice(0, s.maxLength ?? 6),
+  ];
+  return candidates.find(fits) ?? candidates.find((v) => typeof v === "string");
+}
+
+/**
+ * A value `schema` accepts. Variant 0 is minimal (required fields only, empty arrays where allowed);
+ * others fill every property and rotate through enums and oneOf/anyOf branches, so rails differ.
+ */
+export function validValue(doc: Json, schema: Json, variant = 0, depth = 0): Json {
+  const s = resolve(doc, schema);
+  if (s.const !== undefined) return s.const;
+  if (s.enum) return s.enum[variant % s.enum.length];
+  const branches = s.oneOf ?? s.anyOf;
+  if (branches) {
+    const { oneOf: _o, anyOf: _a, ...rest } = s;
+    const branch = resolve(doc, branches[variant % branches.length]);
+    return validValue(doc, mergeObjects(doc, [rest, branch]), variant, depth);
+  }
+  if (s.allOf) {
+    const { allOf, ...rest } = s;
+    return validValue(doc, mergeObjects(doc, [rest, ...allOf]), variant, depth);
+  }
+  const type = typeOf(doc, s) ?? (s.properties ? "object" : "string");
+  if (type === "string") return validString(s, variant);
+  if (type === "integer" || type === "number") {
+    if (typeof s.example === "number") return s.example;
+    const low = s.minimum ?? (s.exclusiveMinimum !== undefined ? s.exclusiveMinimum + 1 : 1);
+    return Math.min(Math.ceil(low), s.maximum ?? Infinity);
+  }
+  if (type === "boolean") return variant % 2 === 1;
+  if (type === "null") return null;
+  if (type === "array") {
+    const n = Math.max(s.minItems ?? 0, variant === 0 || depth > 3 ? 0 : 1);
+    return Array.from({ length: n }, (_, k) => validValue(doc, s.items, variant + k, depth + 1));
+  }
+  const props: Record<string, Json> = s.properties ?? {};
+  const required: string[] = s.required ?? [];
+  const keys = variant === 0 || depth > 3 ? required : Object.keys(props);
+  const out = Object.fromEntries(
+    keys.filter((k) => props[k]).map((k) => [k, validValue(doc, props[k], variant, depth + 1)]),
+  );
+  if (variant > 0 && keys.length === 0 && s.additionalProperties && depth <= 3) out.note = "contract";
+  return out;
+}
+
+/** allOf (and a oneOf branch with its parent) as one object: properties and required merged. */
+function mergeObjects(doc: Json, schemas: Json[]): Json {
+  const parts = schemas.map((x) => resolve(doc, x));
+  if (!parts.some((p) => p.properties || p.type === "object")) return Object.assign({}, ...parts);
+  return {
+    type: "object",
+    properties: Object.assign({}, ...parts.map((p) => propertiesOf(doc, p))),
+    required: [...new Set(parts.flatMap((p) => p.required ?? []))],
+    additionalProperties: parts.some((p) => p.additionalProperties !== false) || undefined,
+  };
+}
+
+/** One request; path parameters keep their schema so the sender may put a real id in their place. */
+export type ValidCase = {
+  operation: string;
+  method: string;
+  path: string;
+  pathParams: Record<string, { schema: Json; sample: string }>;
+  query: Record<string, string>;
+  headers: Record<string, string>;
+  body?: { contentType: string; value: Json };
+};
+
+/** Up to `perOperation` schema-valid requests for every operation of the document. */
+export function validCases(doc: Json, perOperation = 3): ValidCase[] {
+  return operationsOf(doc).flatMap(({ method, path, op, label }) => {
+    const content = op.requestBody?.content ?? {};
+    const mediaType = ["application/json", "text/csv", "multipart/form-data"].find((m) => content[m]) ??
+      Object.keys(content)[0];
+    const enumWidth = Math.max(
+      1,
+      ...Object.values(propertiesOf(doc, content[mediaType]?.schema)).map((p) =>
+        resolve(doc, p).enum?.length ?? 1
+      ),
+    );
+    const count = Math.min(perOperation, op.requestBody ? Math.max(2, enumWidth + 1) : 2);
+    return Array.from({ length: count }, (_, variant) => {
+      const params = (op.parameters ?? []).map((p: Json) => resolve(doc, p));
+      const chosen = (where: string) =>
+        params.filter((p: Json) => p.in === where && (p.required || variant > 0));
+      const text = (p: Json) => String(validValue(doc, p.schema, variant));
+      return {
+        operation: label,
+        method,
+        path,
+        pathParams: Object.fromEntries(
+          chosen("path").map((p: Json) => [p.name, { schema: p.schema, sample: text(p) }]),
+        ),
+        query: Object.fromEntries(chosen("query").map((p: Json) => [p.name, text(p)])),
+        headers: Object.fromEntries(chosen("header").map((p: Json) => [p.name, text(p)])),
+        body: op.requestBody && (op.requestBody.required || variant > 0)
+          ? { contentType: mediaType, value: validValue(doc, content[mediaType]?.schema, variant) }
+          : undefined,
+      };
+    });
+  });
+}
+
+/** Sends `c` to a running server at `baseUrl` (the contract run sends it through the validating proxy). */
+export function sendCase(baseUrl: string, c: ValidCase, path: string, headers: Record<string, string>) {
+  const query = new URLSearchParams(c.query).toString();
+  const init: RequestInit & { headers: Record<string, string> } = {
+    method: c.method,
+    headers: { ...c.headers, ...headers },
+  };
+  if (c.body?.contentType === "multipart/form-data") {
+    const form = new FormData();
+    const csv = /csv|import/.test(c.path);
+    form.set("file", new Blob([csv ? "name,price\nTea,1000\n" : "GIF89a"]), csv ? "items.csv" : "a.gif");
+    init.body = form;
+  } else if (c.body) {
+    init.headers["content-type"] = c.body.contentType;
+    init.body = typeof c.body.value === "string" ? c.body.value : JSON.stringify(c.body.value);
+  }
+  return fetch(`${baseUrl}${path}${query ? `?${query}` : ""}`, init);
+}

@@ -1,10 +1,20 @@
-// The OpenAPI `webhooks` section: one entry per event of domain/events.ts, describing the signed body the
-// gateway POSTs. The envelope mirrors `webhookBody` (domain/events.ts): a field added there (for example
-// `livemode`) is added once, in EventEnvelope below, and every entry follows.
-import { type OpenAPIHono, z } from "@hono/zod-openapi";
-import { EVENT_TYPES, type EventType, sampleEventData } from "../../domain/events.ts";
+// The event catalogue: the OpenAPI `webhooks` section, one entry per event of domain/events.ts describing
+// the signed body the gateway POSTs, and GET /v1/webhooks/events listing which events are emitted. The
+// envelope mirrors `webhookBody` (domain/events.ts): a field added there (for example `livemode`) is
+// added once, in EventEnvelope below, and every entry follows.
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import {
+  EVENT_TYPES,
+  eventCatalogue,
+  type EventType,
+  NOT_EMITTED_YET,
+  sampleEventData,
+} from "../../domain/events.ts";
 import { PAYIN_STATUSES } from "../../domain/payins/states.ts";
 import { PAYOUT_STATUSES, WITHDRAWAL_STATUSES } from "../../domain/money_out/states.ts";
+import type { AppEnv } from "../env.ts";
+import { errorResponses, jsonContent, ok, successSchema } from "../envelope.ts";
+import { read, security, tags } from "./schemas.ts";
 import { SUBSCRIPTION_EVENT_SCHEMAS } from "./subscription_events.ts";
 
 const nullableText = z.string().nullable();
@@ -46,7 +56,10 @@ const fiatConfirmed = z.object({
   metadata: Metadata,
 });
 
-/** A USDT transfer to a deposit address, credited (or refused as dust); test deliveries send fewer fields. */
+/**
+ * A USDT transfer credited at 20 confirmations (or refused as dust): to a merchant's standing address, or
+ * late funds to a pay-in's address; test deliveries send fewer fields.
+ */
 const deposit = z.object({
   transactionId: z.string(),
   payinId: z.string().nullable().optional().openapi({
@@ -60,6 +73,13 @@ const deposit = z.object({
   chain: z.literal("TRON"),
   txHash: z.string(),
   status: z.string(),
+  expectedAmount: z.string().optional().openapi({
+    description: "late funds to a pay-in's address: what the pay-in still asked for when they arrived " +
+      "(deposit.overpaid and deposit.underpaid are judged against it); absent for a direct deposit, " +
+      "which has no expected amount and is always deposit.confirmed",
+  }),
+  shortfall: z.string().optional().openapi({ description: "deposit.underpaid: expectedAmount less amount" }),
+  surplus: z.string().optional().openapi({ description: "deposit.overpaid: amount less expectedAmount" }),
   confirmations: z.number().int().optional(),
   confirmedAt: z.string().optional(),
   reason: z.string().optional(),
@@ -97,7 +117,7 @@ const withdrawalBase = {
   status: z.enum(WITHDRAWAL_STATUSES),
 };
 
-/** The `data` of the events the gateway emits itself, field by field. */
+/** The `data` of the events the gateway emits itself, field by field (the others: their test sample). */
 const EMITTED: Partial<Record<EventType, z.ZodType>> = {
   "payin.created": z.object({ ...payinBase, expiresAt: z.string(), paymentUrl: z.string() }),
   "payin.confirming": z.object({ ...payinBase, amountReceived: z.string(), txHash: nullableText }),
@@ -203,16 +223,17 @@ function componentName(type: EventType): string {
 
 export function registerWebhooks(registry: OpenAPIHono["openAPIRegistry"]): void {
   for (const type of EVENT_TYPES) {
-    const emitted = type in EMITTED;
+    const emitted = !NOT_EMITTED_YET.has(type);
     registry.registerWebhook({
       method: "post",
       path: type,
       tags: ["Webhook events"],
-      summary: emitted ? `The ${type} event` : `The ${type} event (test deliveries only so far)`,
+      summary: emitted ? `The ${type} event` : `The ${type} event (not emitted yet)`,
       operationId: `on_${type.replaceAll(".", "_")}`,
       description: emitted
         ? "Sent to every ACTIVE endpoint of the merchant and mode subscribed to it."
-        : "Not emitted by the gateway yet; POST /v1/webhooks/test sends this shape.",
+        : "Not emitted by the gateway yet (nothing in it produces this event so far). An endpoint may " +
+          "subscribe to it; POST /v1/webhooks/test sends this shape.",
       security: [],
       request: {
         headers: z.object({
@@ -232,4 +253,33 @@ export function registerWebhooks(registry: OpenAPIHono["openAPIRegistry"]): void
       },
     });
   }
+}
+
+const CatalogueSchema = z.object({
+  items: z.array(z.object({
+    event: z.enum(EVENT_TYPES),
+    emitted: z.boolean().openapi({
+      description:
+        "false: in the specification's catalogue, not emitted by the gateway yet (subscribing is allowed)",
+    }),
+  })),
+}).openapi("WebhookEventCatalogue");
+
+/** GET /v1/webhooks/events: every event an endpoint may subscribe to, and whether the gateway emits it. */
+export function eventCatalogueRoutes(r: OpenAPIHono<AppEnv>): void {
+  r.openapi(
+    createRoute({
+      method: "get",
+      path: "/webhooks/events",
+      tags,
+      summary: "List the events an endpoint may subscribe to, and which are emitted",
+      description: "Events with `emitted: false` (refund.*, dispute.*, kyb.*, splitpayment.*, agreement.*, " +
+        "conversion.failed) are in the specification's catalogue but nothing produces them yet.",
+      operationId: "listWebhookEvents",
+      security,
+      middleware: read,
+      responses: { 200: jsonContent(successSchema(CatalogueSchema), "The catalogue"), ...errorResponses },
+    }),
+    (c) => ok(c, { items: eventCatalogue() }),
+  );
 }

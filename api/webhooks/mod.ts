@@ -1,13 +1,16 @@
 // /v1/webhooks: endpoints (register, list, get, update, delete, rotate-secret, reactivate), test
-// deliveries, and the delivery log with manual retry. Endpoints belong to the mode of the key used.
+// deliveries, the delivery log with manual retry, and the event catalogue. Endpoints belong to the
+// mode of the key used.
 import { newRouter } from "../app.ts";
 import { deliveryRoutes } from "./deliveries.ts";
 import { endpointRoutes } from "./endpoints.ts";
+import { eventCatalogueRoutes } from "./events.ts";
 
 export function webhookRoutes() {
   const r = newRouter();
   // Registration order is the order of the paths in the OpenAPI document: endpoints first, as before.
   endpointRoutes(r);
   deliveryRoutes(r);
+  eventCatalogueRoutes(r);
   return r;
 }

@@ -2,7 +2,7 @@
 // route shares (access, owner, body helper).
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { EVENT_TYPES } from "../../domain/events.ts";
+import { EVENT_TYPES, NOT_EMITTED_YET } from "../../domain/events.ts";
 import type { WebhookDelivery } from "../../domain/webhook_delivery.ts";
 import type { WebhookEndpoint } from "../../domain/webhooks.ts";
 import { HttpUrl, idParam, iso, KEY_SECURITY } from "../envelope.ts";
@@ -25,7 +25,10 @@ export const RetryFields = {
 export const UrlField = HttpUrl.openapi({
   example: "https://shop.example.com/webhooks",
 });
-export const EventsField = z.array(EventName).min(1).max(EVENT_TYPES.length * 2);
+export const EventsField = z.array(EventName).min(1).max(EVENT_TYPES.length * 2).openapi({
+  description: "Events to receive. Not emitted yet, though subscribing is allowed: " +
+    `${[...NOT_EMITTED_YET].join(", ")} (GET /v1/webhooks/events lists the catalogue).`,
+});
 
 export const EndpointSchema = z.object({
   id: z.string(),

@@ -1,10 +1,11 @@
-// What the scanner's observations do to pay-ins: a transfer seen (CONFIRMING), late funds (a deposit),
-// a reorg (the transfer is gone again), and expiry with nothing received.
+// What the scanner's observations do to pay-ins: a transfer seen (CONFIRMING), late funds (a deposit
+// judged against what the pay-in still asked for), a reorg (the transfer is gone again), and expiry with
+// nothing received.
 import * as chain from "../../db/chain.ts";
 import { findStandingByHex } from "../../db/direct_deposits.ts";
 import { findSystemAccount, findWallet } from "../../db/ledger.ts";
 import { findMerchant } from "../../db/merchants.ts";
-import { findPayin, listExpiredAwaiting, lockPayin } from "../../db/payins.ts";
+import { listExpiredAwaiting, lockPayin, type PayinRow } from "../../db/payins.ts";
 import type { UsdtTransfer } from "../../rails/tron/transfers.ts";
 import type { Deps } from "../deps.ts";
 import { emitEvent } from "../events.ts";
@@ -114,7 +115,8 @@ export async function creditDeposit(deps: ChainDeps, txId: string, logIndex: num
   return await deps.db.tx(async (tx) => {
     const t = await chain.lockTransfer(tx, txId, logIndex);
     if (!t || t.status !== "SEEN" || (t.kind !== "DEPOSIT" && t.kind !== "DIRECT")) return false;
-    const payin = t.payin_id ? await findPayin(tx, t.payin_id) : undefined;
+    // Locked: late transfers to one pay-in are judged one after the other against what is still due.
+    const payin = t.payin_id ? await lockPayin(tx, t.payin_id) : undefined;
     const merchant = await findMerchant(tx, t.merchant_id);
     const networkFee = new Decimal(
       payin?.network_fee ?? effectiveFees(merchant?.fee_schedule).usdtNetworkFee,
@@ -127,6 +129,7 @@ export async function creditDeposit(deps: ChainDeps, txId: string, logIndex: num
     const split = dust
       ? { received: new Decimal(t.amount), net: new Decimal(0), serviceFee: new Decimal(0) }
       : splitUsdtReceipt(t.amount, networkFee, servicePercent);
+    const judged = dust ? undefined : payin ? await judgeLateFunds(tx, payin, t.amount) : CONFIRMED;
     const world = await findSystemAccount(tx, "WORLD", t.is_sandbox, "TRC20");
     const fees = await findSystemAccount(tx, "FEES", t.is_sandbox, "TRC20");
     const wallet = (await findWallet(tx, t.merchant_id, t.is_sandbox, "USDT_TRC20", "TRC20"))!;
@@ -156,18 +159,56 @@ export async function creditDeposit(deps: ChainDeps, txId: string, logIndex: num
         currency: "USDT_TRC20",
         chain: "TRON",
         txHash: t.tx_id,
-        status: dust ? "FAILED" : "CONFIRMED",
+        status: judged?.status ?? "FAILED",
+        ...(judged?.fields ?? {}),
         ...(dust ? { reason: DUST_REASON, failedAt: now.toISOString() } : { confirmedAt: now.toISOString() }),
       };
       await emitEvent({ ...deps, db: jtx }, {
         merchantId: t.merchant_id,
         isSandbox: t.is_sandbox,
-        type: dust ? "deposit.failed" : "deposit.confirmed",
+        type: judged?.event ?? "deposit.failed",
         data,
       });
     });
     return result.booked;
   });
+}
+
+type LateJudgement = {
+  event: "deposit.confirmed" | "deposit.overpaid" | "deposit.underpaid";
+  status: "CONFIRMED" | "OVERPAID" | "UNDERPAID";
+  fields?: Record<string, string>;
+};
+/** A direct deposit has no expected amount: it is simply confirmed. */
+const CONFIRMED: LateJudgement = { event: "deposit.confirmed", status: "CONFIRMED" };
+/** Pay-in statuses whose receipt was credited to the pay-in itself. */
+const SETTLED_WITH_FUNDS = new Set(["CONFIRMED", "OVERPAID", "UNDERPAID"]);
+
+/**
+ * Late funds against what the pay-in still asked for when they arrived: its expected amount less what
+ * counted toward it (a settled receipt) and less the late funds credited before. Exactly that is
+ * deposit.confirmed; below, deposit.underpaid with `shortfall`; above (a paid pay-in expects nothing
+ * more), deposit.overpaid with `surplus`. Either way the transfer is credited.
+ */
+async function judgeLateFunds(db: ChainDeps["db"], payin: PayinRow, amount: string): Promise<LateJudgement> {
+  const counted = SETTLED_WITH_FUNDS.has(payin.status) ? payin.amount_received : "0";
+  const earlier = await chain.creditedLateTotal(db, payin.id);
+  const due = Decimal.max(new Decimal(payin.amount_expected).minus(counted).minus(earlier), 0);
+  const received = new Decimal(amount);
+  const usdt = (v: Decimal) => formatAmount(v, "USDT_TRC20");
+  const expectedAmount = usdt(due);
+  if (received.equals(due)) return { ...CONFIRMED, fields: { expectedAmount } };
+  return received.lessThan(due)
+    ? {
+      event: "deposit.underpaid",
+      status: "UNDERPAID",
+      fields: { expectedAmount, shortfall: usdt(due.minus(received)) },
+    }
+    : {
+      event: "deposit.overpaid",
+      status: "OVERPAID",
+      fields: { expectedAmount, surplus: usdt(received.minus(due)) },
+    };
 }
 
 /**

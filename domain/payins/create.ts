@@ -1,6 +1,6 @@
 // Creating a USDT pay-in: checks, a fresh deposit address, then the row, its claim and `payin.created` at once.
 import { PG_UNIQUE_VIOLATION, pgConstraint, pgErrorCode } from "../../db/mod.ts";
-import { newPayinRow, type PayinRow } from "../../db/payins.ts";
+import { newPayinRow, type PayinRow, setPricing } from "../../db/payins.ts";
 import {
   type DepositAddress,
   returnDepositAddress,
@@ -29,7 +29,12 @@ export type CreateUsdtPayinInput = {
   successUrl?: string;
   cancelUrl?: string;
   metadata?: Record<string, unknown>;
+  /** What the price was before conversion (a paylink priced in XOF); absent: priced in USDT directly. */
+  pricing?: PayinPricing;
 };
+
+/** The price a pay-in was converted from: its currency, the amount in it, and the rate used (1 unit in the rail's). */
+export type PayinPricing = { currency: string; amount: string; fxRate: string };
 
 /** Parses a USDT amount string: INVALID_AMOUNT when it is not a decimal of at most 6 places. */
 export function parseUsdtAmount(amount: string): Decimal {
@@ -138,6 +143,13 @@ export async function createUsdtPayin(
         }),
         deliveryIdPrefix,
       });
+      if (input.pricing) {
+        // Inside the caller's transaction (a paylink checkout), so the pay-in never exists without it.
+        await setPricing(deps.db, id, input.pricing);
+        payin.pricing_currency = input.pricing.currency;
+        payin.pricing_amount = input.pricing.amount;
+        payin.fx_rate = input.pricing.fxRate;
+      }
       queueDeliveriesAfterCommit(deps, deliveryIds);
       logPayinState(deps, payin, null);
       return { payin, qrPng: qrPngDataUrlSync(deposit.address) };

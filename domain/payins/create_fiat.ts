@@ -9,7 +9,7 @@ import type { Deps, FiatProviders } from "../deps.ts";
 import { AppError } from "../errors.ts";
 import { emitEvent } from "../events.ts";
 import { newId } from "../ids.ts";
-import { assertMayCreatePayin } from "./create.ts";
+import { assertMayCreatePayin, type PayinPricing } from "./create.ts";
 import { payinEventData } from "./view.ts";
 import { logPayinState, transitionPayin } from "./transition.ts";
 
@@ -28,6 +28,8 @@ export type CreateFiatPayinInput = {
   customerEmail?: string;
   customerPhone?: string;
   operatorCode?: OperatorCode;
+  /** What the price was before conversion (a paylink priced in USDT); absent: priced in XOF directly. */
+  pricing?: PayinPricing;
 };
 
 /** XOF has no minor unit: an amount is a positive integer string. */
@@ -81,8 +83,7 @@ async function insertFiatPayin(
         expiresAt: new Date(now.getTime() + FIAT_EXPIRES_IN_SECONDS * 1000),
         now,
       });
-      // Priced in XOF directly: paylinks priced in USDT will record their conversion here.
-      await setPricing(tx, id, { currency: "XOF", amount: input.amount, fxRate: "1" });
+      await setPricing(tx, id, input.pricing ?? { currency: "XOF", amount: input.amount, fxRate: "1" });
       await emitEvent({ ...deps, db: tx }, {
         merchantId: caller.merchantId,
         isSandbox,

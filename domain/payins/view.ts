@@ -81,6 +81,9 @@ export function payinRecordView(config: Pick<Config, "publicUrl">, p: PayinRow) 
       hostedPaymentUrl: p.hosted_payment_url,
       nextStep: p.next_step,
       operatorCode: p.operator_code,
+    }),
+    // A USDT pay-in carries its pricing only when converted from another currency (a paylink in XOF).
+    ...(p.payment_method === "USDT_TRC20" && p.pricing_currency === null ? {} : {
       pricingCurrency: p.pricing_currency,
       pricingAmount: p.pricing_amount,
       fxRate: p.fx_rate === null ? null : new Decimal(p.fx_rate).toFixed(8),

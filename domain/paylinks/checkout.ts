@@ -11,6 +11,7 @@ import { type Currency, Decimal } from "../money.ts";
 import { assertPromoUsable, discountOf, normalizeCode, PROMO_CODE_PATTERN } from "./promo_rules.ts";
 import { SLUG_PATTERN } from "./queries.ts";
 import { effectiveStatus } from "./states.ts";
+import { chosenSubtotal } from "./variable.ts";
 import { holdCap, type HoldDeps, holdMs, holdRefused, retakeReleased } from "./holds.ts";
 
 type TxDeps = HoldDeps;
@@ -90,6 +91,8 @@ export async function reserveOrder(
     slug: string;
     items: CheckoutItem[];
     promoCode?: string | null;
+    /** A VARIABLE paylink's amount chosen by the customer (domain/paylinks/variable.ts). */
+    amount?: string | null;
     customer: CheckoutCustomer;
     /** The public routes' client address; null (a domain caller) holds without the per-client bound. */
     clientAddress?: string | null;
@@ -155,7 +158,8 @@ export async function reserveOrder(
       const unit = new Decimal(taken[i].price);
       return { ...line, product: taken[i], unit, lineTotal: unit.times(line.quantity) };
     });
-    const subtotal = priced.reduce((sum, l) => sum.plus(l.lineTotal), new Decimal(0));
+    const cartPrice = priced.reduce((sum, l) => sum.plus(l.lineTotal), new Decimal(0));
+    const subtotal = chosenSubtotal(paylink.type, currency, cartPrice, input.amount);
     let discount = new Decimal(0);
     let promo: db.PromoRow | undefined;
     if (input.promoCode) {

@@ -12,7 +12,7 @@ import { AppError } from "../errors.ts";
 import { currentRate, roundAmount } from "../fx/rates.ts";
 import { isWellFormedId, newId } from "../ids.ts";
 import type { PaymentRail } from "../merchants.ts";
-import { type Currency, Decimal } from "../money.ts";
+import { type Currency, Decimal, formatAmount } from "../money.ts";
 import { attachPayin, type CheckoutItem, reserveOrder } from "../paylinks/checkout.ts";
 import { createUsdtPayin } from "../payins/create.ts";
 import { returnDepositAddress, takeDepositAddress } from "../address_pool.ts";
@@ -124,6 +124,8 @@ export type CheckoutInput = {
   items: CheckoutItem[];
   paymentMethod?: PaymentRail;
   promoCode?: string;
+  /** VARIABLE paylinks only: what the customer chooses to pay, in the paylink's currency. */
+  amount?: string;
   rateLockId?: string;
   customerEmail?: string;
   customerName?: string;
@@ -191,6 +193,7 @@ export async function checkoutPaylink(
         slug,
         items: input.items,
         promoCode: input.promoCode ?? null,
+        amount: input.amount ?? null,
         clientAddress: input.clientAddress ?? null,
         customer: {
           email: input.customerEmail ?? null,
@@ -211,6 +214,12 @@ export async function checkoutPaylink(
       const amount = roundAmount(new Decimal(order.total).times(rate), to, "up").toFixed();
       const common = {
         amount,
+        // The price the customer was shown, and the rate that turned it into `amount` (1 when the same).
+        pricing: {
+          currency: paylink.currency,
+          amount: formatAmount(order.total, paylink.currency as Currency),
+          fxRate: new Decimal(rate).toFixed(),
+        },
         successUrl: paylink.success_url ?? undefined,
         cancelUrl: paylink.cancel_url ?? `${deps.config.publicUrl}/pay/link/${paylink.slug}`,
         metadata: {

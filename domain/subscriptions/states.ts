@@ -11,6 +11,16 @@ export const BILLING_INTERVALS = ["WEEKLY", "MONTHLY", "YEARLY"] as const;
 /** Merchant actions, and what renewals do to the subscription (`renew`: paid; `fail`: unpaid). */
 export type SubscriptionAction = "pause" | "resume" | "cancel" | "update" | "renew" | "fail";
 
+/** How each action reads in an error message ("it cannot be cancelled"), spelled out: no suffix rules. */
+const PAST_PARTICIPLE: Record<SubscriptionAction, string> = {
+  pause: "paused",
+  resume: "resumed",
+  cancel: "cancelled",
+  update: "updated",
+  renew: "renewed",
+  fail: "marked failed",
+};
+
 const MOVES: Record<SubscriptionStatus, Partial<Record<SubscriptionAction, SubscriptionStatus>>> = {
   ACTIVE: { pause: "PAUSED", cancel: "CANCELLED", update: "ACTIVE", renew: "ACTIVE", fail: "PAST_DUE" },
   // Billing goes on while past due: the next renewal still starts, and a paid one makes it ACTIVE again.
@@ -35,7 +45,7 @@ export function assertSubscriptionMove(
   if (!to) {
     throw new AppError(
       "INVALID_TRANSACTION_STATUS",
-      `Subscription is ${from}; it cannot be ${action === "update" ? "updated" : `${action}d`}`,
+      `Subscription is ${from}; it cannot be ${PAST_PARTICIPLE[action]}`,
       { reason: `SUBSCRIPTION_${from}` },
     );
   }

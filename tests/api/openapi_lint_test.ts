@@ -1,5 +1,6 @@
-// The served OpenAPI document passes Redocly's linter with its recommended rules: no error, no warning.
-// Runs the pinned CLI through npx; skipped (saying so) only where npx is not installed.
+// The served OpenAPI document passes Redocly's linter with its recommended rules: no error, no warning
+// (but the listed name-only ambiguities of the templates path). Runs the pinned CLI through npx; skipped
+// (saying so) only where npx is not installed.
 import { assert } from "../assert.ts";
 import { withGateway } from "../helpers.ts";
 
@@ -14,6 +15,23 @@ async function hasNpx(): Promise<boolean> {
   }
 }
 
+/**
+ * The one accepted warning: the specification's `DELETE /v1/paylinks/templates/{id}` is "ambiguous" with
+ * the `/v1/paylinks/{id}/...` paths by name only (a template id is `tpl_...`, never `cover-image` or
+ * `orders`; a paylink id is `plk_...`, never `templates`). Each pair is listed, so any other ambiguity
+ * still fails.
+ */
+const AMBIGUOUS_WITH_TEMPLATES = [
+  "{id}/save-as-template",
+  "{id}/products",
+  "{id}/promo-codes",
+  "{id}/cover-image",
+  "{slug}/rate-lock",
+  "{id}/orders",
+  "{id}/stats",
+].map((tail) => `    - '#/paths/~1v1~1paylinks~1${tail.replaceAll("/", "~1")}'`);
+const LINT_IGNORE = `openapi.json:\n  no-ambiguous-paths:\n${AMBIGUOUS_WITH_TEMPLATES.join("\n")}\n`;
+
 const npx = await hasNpx();
 if (!npx) console.warn(`npx is not installed: the ${REDOCLY} lint of /v1/openapi.json is skipped`);
 
@@ -25,6 +43,7 @@ Deno.test({
     try {
       const file = `${dir}/openapi.json`;
       await Deno.writeTextFile(file, (await gw.request("GET", "/v1/openapi.json")).text);
+      await Deno.writeTextFile(`${dir}/.redocly.lint-ignore.yaml`, LINT_IGNORE);
       const out = await new Deno.Command("npx", {
         args: ["-y", REDOCLY, "lint", "--format=stylish", file],
         cwd: dir,

@@ -296,13 +296,33 @@ export interface paths {
     };
     /**
      * List templates, newest first
-     * @description Delete one with `DELETE /v1/paylinks/templates/{templateId}` (answers `{ deleted: true, id }`; an unknown or another merchant's id is NOT_FOUND).
+     * @description Delete one with `DELETE /v1/paylinks/templates/{id}`.
      */
     get: operations["listPaylinkTemplates"];
     put?: never;
     /** Create a template: paylink settings, branding and products under a name (never orders) */
     post: operations["createPaylinkTemplate"];
     delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/paylinks/templates/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Delete a template (paylinks made from it are not touched)
+     * @description An unknown, malformed or another merchant's id is NOT_FOUND.
+     */
+    delete: operations["deletePaylinkTemplate"];
     options?: never;
     head?: never;
     patch?: never;
@@ -1079,6 +1099,26 @@ export interface paths {
     put?: never;
     /** Retry a delivery now */
     post: operations["retryWebhookDelivery"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/webhooks/events": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the events an endpoint may subscribe to, and which are emitted
+     * @description Events with `emitted: false` (refund.*, dispute.*, kyb.*, splitpayment.*, agreement.*, conversion.failed) are in the specification's catalogue but nothing produces them yet.
+     */
+    get: operations["listWebhookEvents"];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -2143,8 +2183,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The conversion.failed event (test deliveries only so far)
-     * @description Not emitted by the gateway yet; POST /v1/webhooks/test sends this shape.
+     * The conversion.failed event (not emitted yet)
+     * @description Not emitted by the gateway yet (nothing in it produces this event so far). An endpoint may subscribe to it; POST /v1/webhooks/test sends this shape.
      */
     post: operations["on_conversion_failed"];
     delete?: never;
@@ -2323,8 +2363,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The refund.created event (test deliveries only so far)
-     * @description Not emitted by the gateway yet; POST /v1/webhooks/test sends this shape.
+     * The refund.created event (not emitted yet)
+     * @description Not emitted by the gateway yet (nothing in it produces this event so far). An endpoint may subscribe to it; POST /v1/webhooks/test sends this shape.
      */
     post: operations["on_refund_created"];
     delete?: never;
@@ -2343,8 +2383,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The refund.approved event (test deliveries only so far)
-     * @description Not emitted by the gateway yet; POST /v1/webhooks/test sends this shape.
+     * The refund.approved event (not emitted yet)
+     * @description Not emitted by the gateway yet (nothing in it produces this event so far). An endpoint may subscribe to it; POST /v1/webhooks/test sends this shape.
      */
     post: operations["on_refund_approved"];
     delete?: never;
@@ -2363,8 +2403,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The refund.rejected event (test deliveries only so far)
-     * @description Not emitted by the gateway yet; POST /v1/webhooks/test sends this shape.
+     * The refund.rejected event (not emitted yet)
+     * @description Not emitted by the gateway yet (nothing in it produces this event so far). An endpoint may subscribe to it; POST /v1/webhooks/test sends this shape.
      */
     post: operations["on_refund_rejected"];
     delete?: never;
@@ -2383,8 +2423,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The refund.completed event (test deliveries only so far)
-     * @description Not emitted by the gateway yet; POST /v1/webhooks/test sends this shape.
+     * The refund.completed event (not emitted yet)
+     * @description Not emitted by the gateway yet (nothing in it produces this event so far). An endpoint may subscribe to it; POST /v1/webhooks/test sends this shape.
      */
     post: operations["on_refund_completed"];
     delete?: never;
@@ -2403,8 +2443,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The refund.failed event (test deliveries only so far)
-     * @description Not emitted by the gateway yet; POST /v1/webhooks/test sends this shape.
+     * The refund.failed event (not emitted yet)
+     * @description Not emitted by the gateway yet (nothing in it produces this event so far). An endpoint may subscribe to it; POST /v1/webhooks/test sends this shape.
      */
     post: operations["on_refund_failed"];
     delete?: never;
@@ -2423,8 +2463,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The dispute.opened event (test deliveries only so far)
-     * @description Not emitted by the gateway yet; POST /v1/webhooks/test sends this shape.
+     * The dispute.opened event (not emitted yet)
+     * @description Not emitted by the gateway yet (nothing in it produces this event so far). An endpoint may subscribe to it; POST /v1/webhooks/test sends this shape.
      */
     post: operations["on_dispute_opened"];
     delete?: never;
@@ -2443,8 +2483,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The dispute.resolved event (test deliveries only so far)
-     * @description Not emitted by the gateway yet; POST /v1/webhooks/test sends this shape.
+     * The dispute.resolved event (not emitted yet)
+     * @description Not emitted by the gateway yet (nothing in it produces this event so far). An endpoint may subscribe to it; POST /v1/webhooks/test sends this shape.
      */
     post: operations["on_dispute_resolved"];
     delete?: never;
@@ -2463,8 +2503,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The dispute.rejected event (test deliveries only so far)
-     * @description Not emitted by the gateway yet; POST /v1/webhooks/test sends this shape.
+     * The dispute.rejected event (not emitted yet)
+     * @description Not emitted by the gateway yet (nothing in it produces this event so far). An endpoint may subscribe to it; POST /v1/webhooks/test sends this shape.
      */
     post: operations["on_dispute_rejected"];
     delete?: never;
@@ -2483,8 +2523,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The dispute.escalated event (test deliveries only so far)
-     * @description Not emitted by the gateway yet; POST /v1/webhooks/test sends this shape.
+     * The dispute.escalated event (not emitted yet)
+     * @description Not emitted by the gateway yet (nothing in it produces this event so far). An endpoint may subscribe to it; POST /v1/webhooks/test sends this shape.
      */
     post: operations["on_dispute_escalated"];
     delete?: never;
@@ -2523,8 +2563,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The splitpayment.created event (test deliveries only so far)
-     * @description Not emitted by the gateway yet; POST /v1/webhooks/test sends this shape.
+     * The splitpayment.created event (not emitted yet)
+     * @description Not emitted by the gateway yet (nothing in it produces this event so far). An endpoint may subscribe to it; POST /v1/webhooks/test sends this shape.
      */
     post: operations["on_splitpayment_created"];
     delete?: never;
@@ -2543,8 +2583,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The kyb.approved event (test deliveries only so far)
-     * @description Not emitted by the gateway yet; POST /v1/webhooks/test sends this shape.
+     * The kyb.approved event (not emitted yet)
+     * @description Not emitted by the gateway yet (nothing in it produces this event so far). An endpoint may subscribe to it; POST /v1/webhooks/test sends this shape.
      */
     post: operations["on_kyb_approved"];
     delete?: never;
@@ -2563,8 +2603,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The kyb.rejected event (test deliveries only so far)
-     * @description Not emitted by the gateway yet; POST /v1/webhooks/test sends this shape.
+     * The kyb.rejected event (not emitted yet)
+     * @description Not emitted by the gateway yet (nothing in it produces this event so far). An endpoint may subscribe to it; POST /v1/webhooks/test sends this shape.
      */
     post: operations["on_kyb_rejected"];
     delete?: never;
@@ -2583,8 +2623,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The kyb.thread.created event (test deliveries only so far)
-     * @description Not emitted by the gateway yet; POST /v1/webhooks/test sends this shape.
+     * The kyb.thread.created event (not emitted yet)
+     * @description Not emitted by the gateway yet (nothing in it produces this event so far). An endpoint may subscribe to it; POST /v1/webhooks/test sends this shape.
      */
     post: operations["on_kyb_thread_created"];
     delete?: never;
@@ -2603,8 +2643,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The kyb.thread.replied event (test deliveries only so far)
-     * @description Not emitted by the gateway yet; POST /v1/webhooks/test sends this shape.
+     * The kyb.thread.replied event (not emitted yet)
+     * @description Not emitted by the gateway yet (nothing in it produces this event so far). An endpoint may subscribe to it; POST /v1/webhooks/test sends this shape.
      */
     post: operations["on_kyb_thread_replied"];
     delete?: never;
@@ -2623,8 +2663,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The kyb.thread.resolved event (test deliveries only so far)
-     * @description Not emitted by the gateway yet; POST /v1/webhooks/test sends this shape.
+     * The kyb.thread.resolved event (not emitted yet)
+     * @description Not emitted by the gateway yet (nothing in it produces this event so far). An endpoint may subscribe to it; POST /v1/webhooks/test sends this shape.
      */
     post: operations["on_kyb_thread_resolved"];
     delete?: never;
@@ -2643,8 +2683,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The kyb.thread.dismissed event (test deliveries only so far)
-     * @description Not emitted by the gateway yet; POST /v1/webhooks/test sends this shape.
+     * The kyb.thread.dismissed event (not emitted yet)
+     * @description Not emitted by the gateway yet (nothing in it produces this event so far). An endpoint may subscribe to it; POST /v1/webhooks/test sends this shape.
      */
     post: operations["on_kyb_thread_dismissed"];
     delete?: never;
@@ -2663,8 +2703,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The agreement.resign_requested event (test deliveries only so far)
-     * @description Not emitted by the gateway yet; POST /v1/webhooks/test sends this shape.
+     * The agreement.resign_requested event (not emitted yet)
+     * @description Not emitted by the gateway yet (nothing in it produces this event so far). An endpoint may subscribe to it; POST /v1/webhooks/test sends this shape.
      */
     post: operations["on_agreement_resign_requested"];
     delete?: never;
@@ -2683,8 +2723,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The agreement.resigned event (test deliveries only so far)
-     * @description Not emitted by the gateway yet; POST /v1/webhooks/test sends this shape.
+     * The agreement.resigned event (not emitted yet)
+     * @description Not emitted by the gateway yet (nothing in it produces this event so far). An endpoint may subscribe to it; POST /v1/webhooks/test sends this shape.
      */
     post: operations["on_agreement_resigned"];
     delete?: never;
@@ -3000,6 +3040,12 @@ export interface components {
         chain: "TRON";
         txHash: string;
         status: string;
+        /** @description late funds to a pay-in's address: what the pay-in still asked for when they arrived (deposit.overpaid and deposit.underpaid are judged against it); absent for a direct deposit, which has no expected amount and is always deposit.confirmed */
+        expectedAmount?: string;
+        /** @description deposit.underpaid: expectedAmount less amount */
+        shortfall?: string;
+        /** @description deposit.overpaid: amount less expectedAmount */
+        surplus?: string;
         confirmations?: number;
         confirmedAt?: string;
         reason?: string;
@@ -3029,6 +3075,12 @@ export interface components {
         chain: "TRON";
         txHash: string;
         status: string;
+        /** @description late funds to a pay-in's address: what the pay-in still asked for when they arrived (deposit.overpaid and deposit.underpaid are judged against it); absent for a direct deposit, which has no expected amount and is always deposit.confirmed */
+        expectedAmount?: string;
+        /** @description deposit.underpaid: expectedAmount less amount */
+        shortfall?: string;
+        /** @description deposit.overpaid: amount less expectedAmount */
+        surplus?: string;
         confirmations?: number;
         confirmedAt?: string;
         reason?: string;
@@ -3058,6 +3110,12 @@ export interface components {
         chain: "TRON";
         txHash: string;
         status: string;
+        /** @description late funds to a pay-in's address: what the pay-in still asked for when they arrived (deposit.overpaid and deposit.underpaid are judged against it); absent for a direct deposit, which has no expected amount and is always deposit.confirmed */
+        expectedAmount?: string;
+        /** @description deposit.underpaid: expectedAmount less amount */
+        shortfall?: string;
+        /** @description deposit.overpaid: amount less expectedAmount */
+        surplus?: string;
         confirmations?: number;
         confirmedAt?: string;
         reason?: string;
@@ -3087,6 +3145,12 @@ export interface components {
         chain: "TRON";
         txHash: string;
         status: string;
+        /** @description late funds to a pay-in's address: what the pay-in still asked for when they arrived (deposit.overpaid and deposit.underpaid are judged against it); absent for a direct deposit, which has no expected amount and is always deposit.confirmed */
+        expectedAmount?: string;
+        /** @description deposit.underpaid: expectedAmount less amount */
+        shortfall?: string;
+        /** @description deposit.overpaid: amount less expectedAmount */
+        surplus?: string;
         confirmations?: number;
         confirmedAt?: string;
         reason?: string;
@@ -5371,6 +5435,64 @@ export interface components {
         succeeded: boolean;
       }[];
     };
+    WebhookEventCatalogue: {
+      items: {
+        /** @enum {string} */
+        event:
+          | "payin.created"
+          | "payin.confirming"
+          | "payin.confirmed"
+          | "payin.expired"
+          | "payin.failed"
+          | "payin.underpaid"
+          | "payin.overpaid"
+          | "deposit.confirmed"
+          | "deposit.failed"
+          | "deposit.overpaid"
+          | "deposit.underpaid"
+          | "payout.requested"
+          | "payout.approved"
+          | "payout.broadcast"
+          | "payout.confirmed"
+          | "payout.failed"
+          | "withdrawal.requested"
+          | "withdrawal.broadcast"
+          | "withdrawal.approved"
+          | "withdrawal.confirmed"
+          | "withdrawal.failed"
+          | "conversion.confirmed"
+          | "conversion.failed"
+          | "subscription.created"
+          | "subscription.renewed"
+          | "subscription.renewal_initiated"
+          | "subscription.failed"
+          | "subscription.cancelled"
+          | "subscription.paused"
+          | "subscription.resumed"
+          | "subscription.updated"
+          | "refund.created"
+          | "refund.approved"
+          | "refund.rejected"
+          | "refund.completed"
+          | "refund.failed"
+          | "dispute.opened"
+          | "dispute.resolved"
+          | "dispute.rejected"
+          | "dispute.escalated"
+          | "aml.flagged"
+          | "splitpayment.created"
+          | "kyb.approved"
+          | "kyb.rejected"
+          | "kyb.thread.created"
+          | "kyb.thread.replied"
+          | "kyb.thread.resolved"
+          | "kyb.thread.dismissed"
+          | "agreement.resign_requested"
+          | "agreement.resigned";
+        /** @description false: in the specification's catalogue, not emitted by the gateway yet (subscribing is allowed) */
+        emitted: boolean;
+      }[];
+    };
     SandboxReset: {
       message: string;
       /** @description rows deleted per kind; more kinds appear as sandbox features are added */
@@ -5430,6 +5552,11 @@ export interface components {
        */
       paymentMethod?: "USDT_TRC20" | "CARD" | "MOBILE_MONEY";
       promoCode?: string;
+      /**
+       * @description VARIABLE paylinks only (refused on others): what the customer chooses to pay, in the paylink's currency (XOF: whole number; USDT: at most 6 decimals), from the cart's price (AMOUNT_TOO_SMALL below) to 100 times it (AMOUNT_TOO_LARGE above); default the cart's price
+       * @example 7500
+       */
+      amount?: string;
       /** @description from POST /v1/paylinks/{slug}/rate-lock */
       rateLockId?: string;
       /** @enum {string} */
@@ -8270,6 +8397,113 @@ export interface operations {
             /** @enum {boolean} */
             success: true;
             data: components["schemas"]["PaylinkTemplate"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  deletePaylinkTemplate: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description tpl_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /** @enum {boolean} */
+              deleted: true;
+              id: string;
+            };
           };
         };
       };
@@ -13056,6 +13290,7 @@ export interface operations {
            * @example https://shop.example.com/webhooks
            */
           url: string;
+          /** @description Events to receive. Not emitted yet, though subscribing is allowed: conversion.failed, refund.created, refund.approved, refund.rejected, refund.completed, refund.failed, dispute.opened, dispute.resolved, dispute.rejected, dispute.escalated, splitpayment.created, kyb.approved, kyb.rejected, kyb.thread.created, kyb.thread.replied, kyb.thread.resolved, kyb.thread.dismissed, agreement.resign_requested, agreement.resigned (GET /v1/webhooks/events lists the catalogue). */
           events: (
             | "payin.created"
             | "payin.confirming"
@@ -13445,6 +13680,7 @@ export interface operations {
            * @example https://shop.example.com/webhooks
            */
           url?: string;
+          /** @description Events to receive. Not emitted yet, though subscribing is allowed: conversion.failed, refund.created, refund.approved, refund.rejected, refund.completed, refund.failed, dispute.opened, dispute.resolved, dispute.rejected, dispute.escalated, splitpayment.created, kyb.approved, kyb.rejected, kyb.thread.created, kyb.thread.replied, kyb.thread.resolved, kyb.thread.dismissed, agreement.resign_requested, agreement.resigned (GET /v1/webhooks/events lists the catalogue). */
           events?: (
             | "payin.created"
             | "payin.confirming"
@@ -14216,6 +14452,106 @@ export interface operations {
             /** @enum {boolean} */
             success: true;
             data: components["schemas"]["WebhookDelivery"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  listWebhookEvents: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The catalogue */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["WebhookEventCatalogue"];
           };
         };
       };

@@ -5,9 +5,9 @@ import { manualClock } from "../../domain/clock.ts";
 import { emitEvent, sampleEventData } from "../../domain/events.ts";
 import {
   deliverWebhook,
-  REFUSED_ERROR,
   signatureHeader,
   sweepDueDeliveries,
+  UNRESOLVED_ERROR,
 } from "../../domain/webhook_delivery.ts";
 import { handleWebhookSweep } from "../../jobs/webhook_delivery.ts";
 import { assert, assertEquals, assertMatch, assertRejects } from "../assert.ts";
@@ -296,7 +296,7 @@ Deno.test("webhook delivery: retries, timeouts, disabling, leases", async (t) =>
       assertEquals(result.outcome, "retrying");
       const d = await deliveryOf(id);
       assertEquals(d.attemptCount, 1);
-      assertEquals(d.attempts[0].error, REFUSED_ERROR);
+      assertEquals(d.attempts[0].error, UNRESOLVED_ERROR);
     });
 
     await t.step("redirects are not followed: a 302 is a failed attempt", async () => {

@@ -6,7 +6,7 @@ import {
   CONNECTION_ERROR,
   deliverWebhook,
   type DeliveryDeps,
-  REFUSED_ERROR,
+  UNRESOLVED_ERROR,
 } from "../../domain/webhook_delivery.ts";
 import { pinnedTransport, type WebhookTransport } from "../../domain/webhook_http.ts";
 import { createWebhookEndpoint, sendTestWebhook } from "../../domain/webhooks.ts";
@@ -194,14 +194,43 @@ Deno.test("webhook pinning: refused and failed connections are shown with generi
         sent.deliveryId,
       );
       assertEquals([result.outcome, dialled], ["failed", 0]);
+      // Read like a name that gives no address (below): the record tells nothing of inside names.
       assertEquals(await errorShown(sent.deliveryId, merchant.keys.liveSecret), {
-        last: REFUSED_ERROR,
-        attempt: REFUSED_ERROR,
+        last: UNRESOLVED_ERROR,
+        attempt: UNRESOLVED_ERROR,
       });
       // The operator's log keeps the precise reason.
       assert(
         gw.logLines.some((l) => l.msg === "webhook destination refused" && /private/.test(JSON.stringify(l))),
       );
+    });
+
+    await t.step("a name that does not resolve: the record and the log say so", async () => {
+      const merchant = await gw.createMerchant("Placeholder Shop");
+      const owner = { merchantId: merchant.merchantId, isSandbox: false };
+      const nxdomain: Resolver = () => Promise.reject(new Deno.errors.NotFound("no record"));
+      const deps = { ...gw.deps, resolveDns: nxdomain };
+      // Accepted at registration (its DNS may not be live yet), refused at each attempt.
+      const ep = await createWebhookEndpoint(deps, {
+        ...owner,
+        url: "https://shop.example/hooks",
+        events: ["payin.confirmed"],
+        maxRetries: 0,
+      });
+      const sent = await sendTestWebhook(deps, { ...owner, endpointId: ep.id, eventType: "payin.confirmed" });
+      let dialled = 0;
+      const transport: WebhookTransport = () => {
+        dialled++;
+        return Promise.resolve({ status: 200 });
+      };
+      const result = await deliverWebhook({ ...deps, transport }, sent.deliveryId);
+      assertEquals([result.outcome, dialled], ["failed", 0]);
+      assertEquals(await errorShown(sent.deliveryId, merchant.keys.liveSecret), {
+        last: "host name did not resolve to an address webhooks may be sent to",
+        attempt: "host name did not resolve to an address webhooks may be sent to",
+      });
+      const logged = gw.logLines.find((l) => l.msg === "webhook host name did not resolve");
+      assertEquals(logged?.host, "shop.example");
     });
   } finally {
     await gw.close();
