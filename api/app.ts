@@ -1,4 +1,4 @@
-// Builds the whole HTTP surface: /v1, /admin/api, /health, /docs. main.ts only serves it.
+// Builds the whole HTTP surface: /v1, /admin/api, /health, /docs, the pages. main.ts only serves it.
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Deps } from "../domain/deps.ts";
 import { newId } from "../domain/ids.ts";
@@ -8,7 +8,8 @@ import { compress } from "hono/compress";
 import { adminRoutes } from "./admin.ts";
 import { docsRoutes } from "./docs.ts";
 import type { AppEnv } from "./env.ts";
-import { notFound, onError, validationHook } from "./errors.ts";
+import { onError, validationHook } from "./errors.ts";
+import { methodsIndex, notFoundOrMethodNotAllowed } from "./allowed_methods.ts";
 import { healthRoutes } from "./health.ts";
 import { answeringRoute, metricsRoutes, RequestMetrics } from "./metrics.ts";
 import { rejectUnstorableInput } from "./input_guard.ts";
@@ -121,7 +122,8 @@ export function createApp(deps: Deps, options: { devnet?: Devnet; simulators?: {
     return jsonBodyLimit(c, guarded);
   });
   app.onError(onError);
-  app.notFound(notFound);
+  // A path some route has, asked with another method, is 405 with `Allow`; an unknown path 404.
+  app.notFound(notFoundOrMethodNotAllowed(methodsIndex(() => app.routes)));
 
   app.openAPIRegistry.registerComponent("securitySchemes", "ApiKey", {
     type: "apiKey",

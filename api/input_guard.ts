@@ -1,8 +1,11 @@
 // The edge check every request passes before any route: text PostgreSQL cannot store (a NUL character,
 // a lone UTF-16 surrogate) in the query string, the JSON body (keys and values at any depth) or a header
 // that reaches storage is a VALIDATION_ERROR naming the field. Done once here rather than per route, so a
-// route added tomorrow is covered without thinking about it.
-import type { MiddlewareHandler } from "hono";
+// route added tomorrow is covered without thinking about it. On an authenticated route it runs right
+// after the authentication middleware instead (`authenticatesFirst`), so a caller without the right
+// credentials gets 401/403 whatever its body holds and learns nothing of the route's shape.
+import type { Context, MiddlewareHandler } from "hono";
+import { matchedRoutes } from "hono/route";
 import { AppError, type FieldProblem } from "../domain/errors.ts";
 import type { AppEnv } from "./env.ts";
 
@@ -91,7 +94,8 @@ export function plainlyStorableJson(text: string): boolean {
   return true;
 }
 
-export const rejectUnstorableInput: MiddlewareHandler<AppEnv> = async (c, next) => {
+/** Refuses unstorable text in the query, the stored headers and a JSON body (see the file's comment). */
+export async function checkStorableInput(c: Context): Promise<void> {
   const problems: FieldProblem[] = [];
   // Without a "?" there are no query parameters: the URL is not parsed for nothing.
   if (c.req.url.includes("?")) {
@@ -125,5 +129,33 @@ export const rejectUnstorableInput: MiddlewareHandler<AppEnv> = async (c, next) 
       if (found.length > 0) refuse(found);
     }
   }
+}
+
+/** The authentication middlewares (`requireKey`, `requireAdmin`): each runs the input check itself. */
+const AUTHENTICATING = new WeakSet<object>();
+
+/** Marks an authentication middleware, which must call `checkStorableInput` once it has authenticated. */
+export function authenticatesFirst<T extends MiddlewareHandler>(middleware: T): T {
+  AUTHENTICATING.add(middleware);
+  return middleware;
+}
+
+/**
+ * Whether the edge checks the input now: a route matched and it does not authenticate. An authenticated
+ * route checks it after authentication; with no route the answer is 404 or 405 whatever the input.
+ */
+function checkedAtEdge(c: Context): boolean {
+  let routed = false;
+  for (const route of matchedRoutes(c)) {
+    if (AUTHENTICATING.has(route.handler)) return false;
+    // App-wide middleware is registered for every method; a route names its own.
+    if (route.method !== "ALL") routed = true;
+  }
+  return routed;
+}
+
+/** The edge middleware: the check now, unless the route's authentication runs it afterwards. */
+export const rejectUnstorableInput: MiddlewareHandler<AppEnv> = async (c, next) => {
+  if (checkedAtEdge(c)) await checkStorableInput(c);
   await next();
 };

@@ -1,14 +1,16 @@
 // Turns a presented API key (or the operator token) into who is calling. A valid key is found with one
 // indexed lookup, then kept in this process for AUTH_CACHE_TTL_MS (domain/key_cache.ts). Failed attempts
-// are counted per client address; past AUTH_FAILURE_LIMIT a minute that address gets 429 with Retry-After.
-// A key already in the cache skips that check, so throttling never slows down valid keys.
+// are counted per client address; past AUTH_FAILURE_LIMIT a minute that address's failures get 429 with
+// Retry-After instead of 401. The key is always looked up first, so a valid key is served from any address
+// (a merchant behind a guesser's NAT is never locked out): what bounds guessing is the keys' entropy, the
+// throttle tells a guessing client to stop and spares KV a flood's writes.
 import { findApiKeyByHash } from "../db/merchants.ts";
 import { type ApiKeyAuth, hashApiKey, type KeyKind, looksLikeApiKey, type Scope } from "./api_keys.ts";
 import { timingSafeEqual } from "./crypto.ts";
 import type { Deps } from "./deps.ts";
 import { AppError } from "./errors.ts";
 import { keyCacheOf } from "./key_cache.ts";
-import { assertNotThrottled, countAuthFailure } from "./rate_limit.ts";
+import { throttleAuthFailure } from "./rate_limit.ts";
 
 /** The key's holder, with the merchant settings most routes need, read in the same lookup. */
 export type Caller = ApiKeyAuth & {
@@ -19,6 +21,12 @@ export type Caller = ApiKeyAuth & {
 };
 
 type AuthDeps = Pick<Deps, "db" | "kv" | "clock" | "config" | "keyCache">;
+
+/**
+ * Failures that say the credential itself is wrong (missing, unknown, revoked): these count against the
+ * address. A real key of a suspended or closed merchant answers its own code, whatever the address did.
+ */
+const CREDENTIAL_FAILURES = new Set(["UNAUTHORIZED", "INVALID_API_KEY"]);
 
 /** Reads `X-Api-Key`, or `Authorization: Bearer <key>`. */
 export function presentedKey(
@@ -41,12 +49,13 @@ export async function authenticateApiKey(
   const cache = keyCacheOf(deps);
   const cached = hash ? cache.get(hash, nowMs) : undefined;
   if (cached) return cached;
-  await assertNotThrottled(deps, "api", clientAddress);
   let caller: Caller;
   try {
     caller = await lookUp(deps, presented, hash);
   } catch (err) {
-    if (err instanceof AppError) await countAuthFailure(deps, "api", clientAddress);
+    if (err instanceof AppError && CREDENTIAL_FAILURES.has(err.code)) {
+      await throttleAuthFailure(deps, "api", clientAddress);
+    }
     throw err;
   }
   if (hash && deps.config.authCacheTtlMs > 0) cache.set(hash, caller, nowMs + deps.config.authCacheTtlMs);
@@ -77,17 +86,18 @@ async function lookUp(deps: AuthDeps, presented: string | undefined, hash: strin
   };
 }
 
-/** Operator routes: `Authorization: Bearer $ADMIN_TOKEN`, compared in constant time, throttled alike. */
+/**
+ * Operator routes: `Authorization: Bearer $ADMIN_TOKEN`, compared in constant time (no lookup), throttled
+ * alike: the right token is accepted from any address, wrong ones from a throttled address get 429.
+ */
 export async function authenticateOperator(
   deps: Pick<Deps, "kv" | "clock" | "config">,
   authorization: string | undefined,
   clientAddress = "unknown",
 ): Promise<void> {
-  await assertNotThrottled(deps, "admin", clientAddress);
   const expected = deps.config.adminToken;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "");
-  if (!expected || !match || !timingSafeEqual(match[1], expected)) {
-    await countAuthFailure(deps, "admin", clientAddress);
-    throw new AppError("UNAUTHORIZED", "Admin token missing or invalid");
-  }
+  if (expected && match && timingSafeEqual(match[1], expected)) return;
+  await throttleAuthFailure(deps, "admin", clientAddress);
+  throw new AppError("UNAUTHORIZED", "Admin token missing or invalid");
 }

@@ -199,10 +199,13 @@ function authFailureKey(deps: Pick<Deps, "clock">, realm: AuthRealm, address: st
 }
 
 /**
- * Refuses a client address that failed authentication AUTH_FAILURE_LIMIT times in the current window:
- * 429 with Retry-After until the window ends. One KV read; a cached valid key never gets here.
+ * Called once a presented credential failed (never before looking it up, so a valid key is always
+ * served): counts the failure against the client address, or, from an address that already failed
+ * AUTH_FAILURE_LIMIT times in the current window, refuses with 429 and Retry-After until the window ends,
+ * without counting further (one KV read per guess under a flood, no commit). Otherwise returns, and the
+ * caller answers the failure itself.
  */
-export async function assertNotThrottled(
+export async function throttleAuthFailure(
   deps: Pick<Deps, "kv" | "clock" | "config">,
   realm: AuthRealm,
   address: string,
@@ -216,14 +219,6 @@ export async function assertNotThrottled(
       { headers: { "Retry-After": String(retryAfterSeconds) } },
     );
   }
-}
-
-/** Counts one failed authentication of a client address (atomic sum: concurrent failures all count). */
-export async function countAuthFailure(
-  deps: Pick<Deps, "kv" | "clock">,
-  realm: AuthRealm,
-  address: string,
-): Promise<void> {
-  const { key } = authFailureKey(deps, realm, address);
+  // An atomic sum: concurrent failures all count.
   await deps.kv.atomic().sum(key, 1n).commit();
 }

@@ -1,9 +1,11 @@
-// Authenticates the API key, counts the request against the rate limits, then checks the scope.
+// Authenticates the API key, counts the request against the rate limits, checks the scope, and only then
+// looks at what the request carries (the input guard), so a caller without the right key learns nothing.
 import type { Context, MiddlewareHandler } from "hono";
 import { assertMayList, assertMerchantRead, assertScope, type Scope } from "../../domain/api_keys.ts";
 import { authenticateApiKey, presentedKey } from "../../domain/auth.ts";
 import { enforceRateLimit } from "../../domain/rate_limit.ts";
 import type { AppEnv } from "../env.ts";
+import { authenticatesFirst, checkStorableInput } from "../input_guard.ts";
 
 /**
  * The peer's address as Deno.serve reports it (Hono passes the serve info as `c.env`). Forwarded headers
@@ -23,7 +25,7 @@ export function requireKey(
   scope: Scope,
   access: "read" | "write" | "list" | "merchant",
 ): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
+  return authenticatesFirst<MiddlewareHandler<AppEnv>>(async (c, next) => {
     const deps = c.get("deps");
     const caller = await authenticateApiKey(
       deps,
@@ -37,6 +39,7 @@ export function requireKey(
     if (access === "list") assertMayList(caller);
     if (access === "merchant") assertMerchantRead(caller);
     c.set("auth", caller);
+    await checkStorableInput(c);
     await next();
-  };
+  });
 }
