@@ -15,7 +15,7 @@ import {
   validateBatch,
 } from "../domain/bulk/batch.ts";
 import { templateFile, XLSX_TYPE } from "../domain/bulk/files.ts";
-import { BULK_RAILS, MAX_ITEMS_PER_BATCH } from "../domain/bulk/items.ts";
+import { BULK_RAILS, DEFAULT_BULK_RAIL, MAX_ITEMS_PER_BATCH } from "../domain/bulk/items.ts";
 import { BATCH_STATUSES, ITEM_STATUSES } from "../domain/bulk/states.ts";
 import { batchDetail, batchReport } from "../domain/bulk/view.ts";
 import { AppError } from "../domain/errors.ts";
@@ -61,9 +61,15 @@ const IdParam = idParam("blk");
 const Rail = z.enum(BULK_RAILS).openapi({
   description: "USDT_TRC20: USDT on TRON to whitelisted addresses; MOBILE_MONEY: XOF to Burkina Faso numbers",
 });
+/** Optional where it is chosen, without an OpenAPI `default` (generated clients would then require it). */
+const ChosenRail = Rail.optional().openapi({
+  description:
+    `USDT_TRC20: USDT on TRON to whitelisted addresses; MOBILE_MONEY: XOF to Burkina Faso numbers. ` +
+    `${DEFAULT_BULK_RAIL} when absent`,
+});
 
 const CreateBody = z.strictObject({
-  rail: Rail,
+  rail: ChosenRail,
   label: z.string().max(100).optional(),
 }).openapi("CreateBulkPayment");
 
@@ -83,7 +89,11 @@ const ItemBody = z.strictObject({
 });
 
 const ItemsBody = z.strictObject({
-  items: z.array(ItemBody).min(1).max(MAX_ITEMS_PER_BATCH),
+  items: z.array(ItemBody).min(1).refine((items) => items.length <= MAX_ITEMS_PER_BATCH, {
+    message: `at most ${MAX_ITEMS_PER_BATCH} items a batch`,
+    params: { refusedAs: "LIMIT_EXCEEDED_BULK_BATCH" },
+    when: (payload) => Array.isArray(payload.value),
+  }).openapi({ description: "at least one item, at most 1,000 a batch", maxItems: MAX_ITEMS_PER_BATCH }),
 }).openapi("AddBulkItems");
 
 const Counts = z.object({
@@ -152,7 +162,7 @@ const ValidateSchema = z.object({ ...BatchFields, balanceCheck: BalanceCheck }).
 );
 
 const TemplateQuery = z.object({
-  rail: Rail,
+  rail: ChosenRail,
   format: z.enum(["xlsx", "csv"]).default("xlsx"),
 });
 
@@ -242,7 +252,7 @@ export function bulkRoutes() {
       },
     }),
     async (c) => {
-      const { rail, format } = c.req.valid("query");
+      const { rail = DEFAULT_BULK_RAIL, format } = c.req.valid("query");
       const bytes = await templateFile(rail, format);
       const name = `bulk-${rail.toLowerCase().replace("_", "-")}-template.${format}`;
       return c.body(bytes as Uint8Array<ArrayBuffer>, 200, {

@@ -39,14 +39,19 @@ export function validationError(error: ZodError): AppError {
 
 /**
  * The zod-openapi defaultHook: a failed validation becomes VALIDATION_ERROR with details, except in the
- * path: a malformed id names nothing that exists, so it is NOT_FOUND like an unknown one.
+ * path: a malformed id names nothing that exists, so it is NOT_FOUND like an unknown one; and a rule the
+ * specification gives its own code (a refinement with `params.refusedAs`, such as a bulk batch's item
+ * limit) answers with that code, whatever else is wrong.
  */
 export function validationHook(result: { success: boolean; error?: unknown; target?: string }): void {
   if (result.success) return;
   const error = result.error as ZodError;
-  const notFound = result.target === "param" &&
-    error.issues.map((i) => (i as { params?: { notFound?: ErrorCode } }).params?.notFound).find(Boolean);
+  type Coded = { params?: { notFound?: ErrorCode; refusedAs?: ErrorCode }; message: string };
+  const issues = error.issues as Coded[];
+  const notFound = result.target === "param" && issues.map((i) => i.params?.notFound).find(Boolean);
   if (notFound) throw new AppError(notFound);
+  const coded = issues.find((i) => i.params?.refusedAs);
+  if (coded) throw new AppError(coded.params!.refusedAs!, coded.message);
   throw validationError(error);
 }
 

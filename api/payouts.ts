@@ -21,7 +21,7 @@ import {
   untyped,
 } from "./envelope.ts";
 import { requireKey } from "./middleware/auth.ts";
-import { idempotentMoney } from "./middleware/idempotency.ts";
+import { assertIdempotencyKey, idempotentMoney } from "./middleware/idempotency.ts";
 import { IDEMPOTENCY_CODES, idempotencyKeyHeader, TronAddress, UsdtAmount } from "./shape_schemas.ts";
 import type { ErrorCode } from "../domain/errors.ts";
 
@@ -105,6 +105,7 @@ export function payoutRoutes() {
         },
       }),
       async (c) => {
+        assertIdempotencyKey(c, { required: true });
         const caller = c.get("auth");
         const prepared = await preparePayout(c.get("deps"), caller, c.req.valid("json"));
         // The reservation and the key's answer commit together: no crash can make a retry pay twice.

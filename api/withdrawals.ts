@@ -27,7 +27,7 @@ import {
   untyped,
 } from "./envelope.ts";
 import { requireKey } from "./middleware/auth.ts";
-import { idempotentMoney } from "./middleware/idempotency.ts";
+import { assertIdempotencyKey, idempotentMoney } from "./middleware/idempotency.ts";
 import { IDEMPOTENCY_CODES, idempotencyKeyHeader, UsdtAmount, XofAmount } from "./shape_schemas.ts";
 import type { ErrorCode } from "../domain/errors.ts";
 
@@ -126,6 +126,7 @@ export function withdrawalRoutes() {
       },
     }),
     async (c) => {
+      assertIdempotencyKey(c, { required: true });
       const caller = c.get("auth");
       const body = c.req.valid("json");
       const target = withdrawalTarget(body);

@@ -1,5 +1,5 @@
 // SQL for payouts and withdrawals (outbound_transfers), operator decisions and signed chain transactions.
-import type { Db } from "./mod.ts";
+import { type Db, PG_UNIQUE_VIOLATION, pgConstraint, pgErrorCode } from "./mod.ts";
 
 export type OutboundRow = {
   id: string;
@@ -80,6 +80,11 @@ export async function insertOutbound(db: Db, o: NewOutbound): Promise<OutboundRo
       o.now,
     ],
   ))[0];
+}
+
+/** The insert broke the (merchant, mode, kind, externalRef) unique index: the reference is taken. */
+export function isDuplicateExternalRef(err: unknown): boolean {
+  return pgErrorCode(err) === PG_UNIQUE_VIOLATION && pgConstraint(err) === "outbound_external_ref";
 }
 
 export async function findOutbound(

@@ -17,6 +17,18 @@ export async function lockSandboxAccounts(db: Db, merchantId: string): Promise<v
   );
 }
 
+/** Locks the merchant's sandbox payouts, withdrawals and bulk batches, in id order, before the accounts. */
+export async function lockSandboxMoneyOut(db: Db, merchantId: string): Promise<void> {
+  await db.query(
+    `SELECT id FROM outbound_transfers WHERE merchant_id = $1 AND is_sandbox = true ORDER BY id FOR UPDATE`,
+    [merchantId],
+  );
+  await db.query(
+    `SELECT id FROM bulk_batches WHERE merchant_id = $1 AND is_sandbox = true ORDER BY id FOR UPDATE`,
+    [merchantId],
+  );
+}
+
 /**
  * The merchant's sandbox journals: those booked in its name, and any other sandbox journal that moved
  * one of its sandbox wallets (a platform adjustment, say), so that its wallets end with no entries left.
@@ -74,6 +86,29 @@ export async function deleteSandboxRows(db: Db, table: string, merchantId: strin
   if (!/^[a-z][a-z0-9_]*$/.test(table)) throw new Error(`not a table name: ${table}`);
   const rows = await db.query<{ n: string }>(
     `WITH gone AS (DELETE FROM ${table} WHERE merchant_id = $1 AND is_sandbox = true RETURNING 1)
+     SELECT count(*) AS n FROM gone`,
+    [merchantId],
+  );
+  return Number(rows[0].n);
+}
+
+/**
+ * Deletes the rows of a table without mode columns whose `column` points at one of the merchant's
+ * sandbox rows in `parent` (a bulk batch's items, say). Names come from the domain's fixed list.
+ */
+export async function deleteSandboxChildRows(
+  db: Db,
+  table: string,
+  [column, parent]: readonly [string, string],
+  merchantId: string,
+): Promise<number> {
+  for (const name of [table, column, parent]) {
+    if (!/^[a-z][a-z0-9_]*$/.test(name)) throw new Error(`not a table or column name: ${name}`);
+  }
+  const rows = await db.query<{ n: string }>(
+    `WITH gone AS (
+       DELETE FROM ${table} WHERE ${column} IN (SELECT id FROM ${parent} WHERE merchant_id = $1 AND is_sandbox = true)
+       RETURNING 1)
      SELECT count(*) AS n FROM gone`,
     [merchantId],
   );

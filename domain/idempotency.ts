@@ -20,9 +20,17 @@ export type IdempotencyScope = { merchantId: string; isSandbox: boolean; key: st
 export type IdempotentRequest = IdempotencyScope & { fingerprint: string };
 export type StoredAnswer = { status: number; body: string };
 
+/**
+ * The key of a request, lower-cased; undefined when none was sent and none is required. An empty header
+ * where the key is optional is malformed, not absent: the client meant to send one (an unset variable,
+ * say) and must not lose the protection it asked for without knowing.
+ */
 export function validateIdempotencyKey(key: string | undefined, required: boolean): string | undefined {
   if (key === undefined || key === "") {
     if (required) throw new AppError("MISSING_IDEMPOTENCY_KEY", "Idempotency-Key header required (a UUID)");
+    if (key === "") {
+      throw new AppError("IDEMPOTENCY_KEY_INVALID", "Idempotency-Key is empty: send a UUID or no header");
+    }
     return undefined;
   }
   if (!UUID.test(key)) throw new AppError("IDEMPOTENCY_KEY_INVALID", "Idempotency-Key must be a UUID");

@@ -150,11 +150,13 @@ export async function purgeRateLimitWindows(deps: Pick<Deps, "kv" | "clock">): P
 
 /**
  * Routes that do what another route does count against that route's limit: `/v1/card-payments` is
- * `POST /v1/payments` with the card method, `/v1/payins/:id/...` the older name of `/v1/payments/:id/...`.
+ * `POST /v1/payments` with the card method, `/v1/payins/:id/...` the older name of `/v1/payments/:id/...`,
+ * `POST /v1/transfers` the other name of `POST /v1/payout` (one 10-a-minute limit for both names).
  */
 const ROUTE_ALIASES: Array<[RegExp, string]> = [
   [/^\/v1\/card-payments$/, "/v1/payments"],
   [/^\/v1\/payins(?=\/|$)/, "/v1/payments"],
+  [/^\/v1\/transfers$/, "/v1/payout"],
 ];
 
 /** The name of the limit a request counts against: "METHOD /canonical/path". */

@@ -1,17 +1,30 @@
 // The sandbox reset: wipes one merchant's sandbox transactions and balances, never a live row.
 import * as sandboxDb from "../db/sandbox.ts";
+import { pgErrorCode } from "../db/mod.ts";
 import type { Deps } from "./deps.ts";
 import { AppError } from "./errors.ts";
 import { Decimal } from "./money.ts";
 
 /**
- * Tables whose rows belong to one merchant's sandbox: each has `merchant_id` and `is_sandbox` columns.
- * A new sandbox-owned table (pay-ins, payouts, paylinks...) is added here and nowhere else. Order is
- * deletion order: a table that references another comes before it. They are all emptied before the
- * ledger, so a table pointing at journals is fine. Not listed on purpose: webhook endpoints and keys are
- * the merchant's configuration, not transactions, and deposit addresses are never reused, even in sandbox.
+ * Tables whose rows belong to one merchant's sandbox: each has `merchant_id` and `is_sandbox` columns,
+ * or (`via`) points at a parent that has them. A new sandbox-owned table is added here and nowhere else.
+ * Order is deletion order: a table that references another comes before it. They are all emptied before
+ * the ledger, so a table pointing at journals (conversions) is fine. Not listed on purpose, as settings
+ * rather than transactions: webhook endpoints, keys, whitelist entries, fiat destinations; and deposit
+ * addresses, never reused even in sandbox. Paylinks, their products, promo codes and templates go: their
+ * stock, use and order counters were made by the transactions being wiped.
  */
 export const SANDBOX_OWNED_TABLES = [
+  // Money out (migrations 012, 016, 018): decisions and signed transactions reference payouts and
+  // withdrawals, which reference bulk items; disbursements name their owner by id only.
+  { table: "review_decisions", label: "reviewDecisions", via: ["outbound_id", "outbound_transfers"] },
+  { table: "chain_outgoing", label: "chainOutgoing", via: ["outbound_id", "outbound_transfers"] },
+  { table: "fiat_disbursements", label: "fiatDisbursements" },
+  { table: "outbound_transfers", label: "payoutsAndWithdrawals" },
+  { table: "bulk_items", label: "bulkItems", via: ["batch_id", "bulk_batches"] },
+  { table: "bulk_batches", label: "bulkBatches" },
+  // Conversions (migration 017) reference their journal.
+  { table: "conversions", label: "conversions" },
   // Subscriptions (migration 021): renewals reference pay-ins and subscriptions, which reference orders.
   { table: "subscription_renewals", label: "subscriptionRenewals" },
   { table: "subscriptions", label: "subscriptions" },
@@ -31,7 +44,7 @@ export const SANDBOX_OWNED_TABLES = [
   // Sandbox answers kept under Idempotency-Keys: they may name pay-ins that are gone now. The same keys'
   // live records are another mode's rows and stay.
   { table: "idempotency_keys", label: "idempotencyKeys" },
-] as const;
+] as const satisfies ReadonlyArray<{ table: string; label: string; via?: readonly [string, string] }>;
 
 type OwnedLabel = typeof SANDBOX_OWNED_TABLES[number]["label"];
 
@@ -55,13 +68,33 @@ export async function resetSandbox(
       },
     );
   }
-  return await deps.db.tx(async (tx) => {
-    await sandboxDb.lockSandboxAccounts(tx, input.merchantId);
-    const owned = {} as Record<OwnedLabel, number>;
-    for (const { table, label } of SANDBOX_OWNED_TABLES) {
-      owned[label] = await sandboxDb.deleteSandboxRows(tx, table, input.merchantId);
+  for (let attempt = 1;; attempt++) {
+    try {
+      return await wipeSandbox(deps, input.merchantId);
+    } catch (err) {
+      // A sandbox payout or batch finishing at this moment may hold its row and wait for an account the
+      // reset holds; Postgres then aborts one of the two. Nothing was deleted, so the reset runs again.
+      if (pgErrorCode(err) !== PG_DEADLOCK || attempt >= RESET_ATTEMPTS) throw err;
     }
-    const ledger = await wipeSandboxLedger(tx, input.merchantId);
+  }
+}
+
+const PG_DEADLOCK = "40P01";
+const RESET_ATTEMPTS = 3;
+
+/** Everything in one transaction: a reset is seen whole or not at all. */
+async function wipeSandbox(deps: Pick<Deps, "db">, merchantId: string): Promise<SandboxResetResult> {
+  return await deps.db.tx(async (tx) => {
+    // Rows first, then accounts: the order in which a payout's send or finish takes its locks.
+    await sandboxDb.lockSandboxMoneyOut(tx, merchantId);
+    await sandboxDb.lockSandboxAccounts(tx, merchantId);
+    const owned = {} as Record<OwnedLabel, number>;
+    for (const entry of SANDBOX_OWNED_TABLES) {
+      owned[entry.label] = "via" in entry
+        ? await sandboxDb.deleteSandboxChildRows(tx, entry.table, entry.via, merchantId)
+        : await sandboxDb.deleteSandboxRows(tx, entry.table, merchantId);
+    }
+    const ledger = await wipeSandboxLedger(tx, merchantId);
     return {
       message: "Sandbox transactions and balances deleted",
       deleted: { ...ledger, ...owned },

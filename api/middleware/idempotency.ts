@@ -36,6 +36,15 @@ async function idempotentRequest(
   return { merchantId, isSandbox, key, fingerprint };
 }
 
+/**
+ * Refuses a missing (when required) or malformed Idempotency-Key. A handler whose domain checks run
+ * before `idempotentMoney` (whitelist, AML screening, which may emit `aml.flagged`) calls this first, so
+ * a request refused for its key has done nothing.
+ */
+export function assertIdempotencyKey(c: Context<AppEnv>, options: { required: boolean }): void {
+  validateIdempotencyKey(c.req.header("idempotency-key"), options.required);
+}
+
 function replay(c: Context<AppEnv>, status: number, body: string): Response {
   return c.body(body, status as ContentfulStatusCode, {
     "content-type": "application/json; charset=utf-8",

@@ -14,7 +14,14 @@ import { Decimal, formatAmount } from "../money.ts";
 import { spendableUsdt, unspendableUsdt } from "../money_out/request.ts";
 import { assertMaySend, assertWithinLimits, recipientsToReview, reviewReason } from "./controls.ts";
 import { readUpload } from "./files.ts";
-import { type BulkRail, checkItems, MAX_ITEMS_PER_BATCH, RAIL_CURRENCY, type RawItem } from "./items.ts";
+import {
+  type BulkRail,
+  checkItems,
+  DEFAULT_BULK_RAIL,
+  MAX_ITEMS_PER_BATCH,
+  RAIL_CURRENCY,
+  type RawItem,
+} from "./items.ts";
 import { releaseHeldBatch } from "./review.ts";
 import { assertBatchMove } from "./states.ts";
 // The mobile money finisher must be registered wherever batches are executed or disbursements finish.
@@ -38,14 +45,15 @@ export async function getBatch(deps: Pick<Deps, "db">, caller: Caller, id: strin
 export async function createBatch(
   deps: BulkDeps,
   caller: Caller,
-  input: { rail: BulkRail; label?: string },
+  input: { rail?: BulkRail; label?: string },
 ): Promise<store.BatchRow> {
   const now = deps.clock.now();
+  const rail = input.rail ?? DEFAULT_BULK_RAIL;
   return await store.insertBatch(deps.db, {
     ...scopeOf(caller),
     id: newId("blk", now.getTime()),
-    rail: input.rail,
-    currency: RAIL_CURRENCY[input.rail],
+    rail,
+    currency: RAIL_CURRENCY[rail],
     label: input.label ?? null,
     now,
   });

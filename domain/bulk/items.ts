@@ -14,6 +14,8 @@ import { MANUAL_APPROVAL_ABOVE, MINIMUM_OUT } from "../money_out/request.ts";
 
 export const BULK_RAILS = ["USDT_TRC20", "MOBILE_MONEY"] as const;
 export type BulkRail = typeof BULK_RAILS[number];
+/** The rail of a batch or template that names none: USDT on TRON, the specification's original rail. */
+export const DEFAULT_BULK_RAIL: BulkRail = "USDT_TRC20";
 
 /** Items per batch (the specification's LIMIT_EXCEEDED_BULK_BATCH; its value is ours). */
 export const MAX_ITEMS_PER_BATCH = 1000;

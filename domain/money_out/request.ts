@@ -4,7 +4,12 @@
 import { findSystemAccount, findWallet } from "../../db/ledger.ts";
 import { lastBlock } from "../../db/chain.ts";
 import type { Db } from "../../db/mod.ts";
-import { insertOutbound, type OutboundRow, unsolidifiedCredits } from "../../db/outbound.ts";
+import {
+  insertOutbound,
+  isDuplicateExternalRef,
+  type OutboundRow,
+  unsolidifiedCredits,
+} from "../../db/outbound.ts";
 import { isTronAddress } from "../../rails/tron/address.ts";
 import { screenDestination } from "../aml.ts";
 import type { Caller } from "../auth.ts";
@@ -70,6 +75,22 @@ async function usdtWallet(db: Db, scope: { merchantId: string; isSandbox: boolea
   return wallet;
 }
 
+/**
+ * Inserts the item; a taken externalRef is the merchant's 409, whose transaction (and reservation) then
+ * rolls back. The unique index decides, so concurrent requests with one reference record it once.
+ */
+async function recordOutbound(db: Db, item: Parameters<typeof insertOutbound>[1]): Promise<OutboundRow> {
+  try {
+    return await insertOutbound(db, item);
+  } catch (err) {
+    if (!isDuplicateExternalRef(err)) throw err;
+    throw new AppError(
+      "DUPLICATE_EXTERNAL_REF",
+      `externalRef ${item.externalRef} was already used by this merchant`,
+    );
+  }
+}
+
 export type Accepted = Omit<Parameters<typeof insertOutbound>[1], "id" | "now" | "merchantId" | "isSandbox">;
 
 /**
@@ -105,7 +126,7 @@ async function reserveAndRecord(deps: OutDeps, caller: Caller, item: Accepted): 
           { reason: AWAITING_SOLIDIFICATION },
         );
       }
-      recorded = await insertOutbound(jtx, { ...item, id, ...scope, now: deps.clock.now() });
+      recorded = await recordOutbound(jtx, { ...item, id, ...scope, now: deps.clock.now() });
       await emitAcceptedEvents({ ...deps, db: jtx }, recorded);
     });
     const accepted = recorded!;

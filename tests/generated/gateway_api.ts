@@ -5141,13 +5141,14 @@ export interface components {
     };
     CreateBulkPayment: {
       /**
-       * @description USDT_TRC20: USDT on TRON to whitelisted addresses; MOBILE_MONEY: XOF to Burkina Faso numbers
+       * @description USDT_TRC20: USDT on TRON to whitelisted addresses; MOBILE_MONEY: XOF to Burkina Faso numbers. USDT_TRC20 when absent
        * @enum {string}
        */
-      rail: "USDT_TRC20" | "MOBILE_MONEY";
+      rail?: "USDT_TRC20" | "MOBILE_MONEY";
       label?: string;
     };
     AddBulkItems: {
+      /** @description at least one item, at most 1,000 a batch */
       items: {
         /**
          * @description USDT_TRC20: a TRON address whitelisted for PAYOUT; MOBILE_MONEY: +226 then 8 digits
@@ -11138,9 +11139,9 @@ export interface operations {
   };
   getBulkPaymentTemplate: {
     parameters: {
-      query: {
-        /** @description USDT_TRC20: USDT on TRON to whitelisted addresses; MOBILE_MONEY: XOF to Burkina Faso numbers */
-        rail: "USDT_TRC20" | "MOBILE_MONEY";
+      query?: {
+        /** @description USDT_TRC20: USDT on TRON to whitelisted addresses; MOBILE_MONEY: XOF to Burkina Faso numbers. USDT_TRC20 when absent */
+        rail?: "USDT_TRC20" | "MOBILE_MONEY";
         format?: "xlsx" | "csv";
       };
       header?: never;
