@@ -99,6 +99,16 @@ export function sampleOfPattern(pattern: string, pick = 0): string | undefined {
   const atom = (): () => string => {
     const c = pattern[i++];
     if (c === "(") {
+      // A lookaround matches no characters: skip it (the final test below still holds the sample to it).
+      const look = /^\?<?[=!]/.exec(pattern.slice(i));
+      if (look) {
+        for (let depth = 1; depth > 0 && i < pattern.length; i++) {
+          if (pattern[i] === "\\") i++;
+          else if (pattern[i] === "(") depth++;
+          else if (pattern[i] === ")") depth--;
+        }
+        return () => "";
+      }
       if (pattern.startsWith("?:", i)) i += 2;
       const branches: Array<Array<() => string>> = [[]];
       while (i < pattern.length && pattern[i] !== ")") {
