@@ -120,7 +120,7 @@ const UpdateBody = z.strictObject({
   intervalCount: z.number().int().min(1).max(52).optional(),
 }).refine((b) => b.amount !== undefined || b.interval !== undefined || b.intervalCount !== undefined, {
   message: "give amount, interval or intervalCount",
-}).openapi("UpdateSubscription");
+}).openapi("UpdateSubscription", { minProperties: 1 });
 
 const one = (description: string) => ({
   200: jsonContent(successSchema(SubscriptionSchema), description),

@@ -175,7 +175,11 @@ export function whitelistRoutes() {
       middleware: [requireKey("wallets_read", "read")],
       request: {
         query: PageQuerySchema.extend({
-          usageContext: z.string().max(32).optional().openapi({ description: "PAYOUT or WITHDRAWAL" }),
+          // Declared as the enum it is; the domain answers an unknown one INVALID_CONTEXT (the spec's code).
+          usageContext: z.string().max(32).optional().openapi({
+            enum: ["PAYOUT", "WITHDRAWAL"],
+            description: "PAYOUT or WITHDRAWAL; anything else: INVALID_CONTEXT",
+          }),
         }),
       },
       responses: { 200: jsonContent(pagedSchema(EntrySchema), "Entries, newest first"), ...errorResponses },

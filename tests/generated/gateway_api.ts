@@ -6562,8 +6562,8 @@ export interface operations {
       query?: {
         page?: number;
         limit?: number;
-        /** @description PAYOUT or WITHDRAWAL */
-        usageContext?: string;
+        /** @description PAYOUT or WITHDRAWAL; anything else: INVALID_CONTEXT */
+        usageContext?: "PAYOUT" | "WITHDRAWAL";
       };
       header?: never;
       path?: never;
