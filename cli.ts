@@ -2,9 +2,9 @@
 import { parseArgs } from "node:util";
 import { ConfigError, readConfig } from "./config.ts";
 import { migrate } from "./db/migrate.ts";
-import { KEY_PREFIX, type KeyKind, type Scope, SCOPES } from "./domain/api_keys.ts";
+import { KEY_PREFIX, type KeyKind, type Scope, SCOPES } from "./domain/keys/api_keys.ts";
 import { AppError } from "./domain/errors.ts";
-import { createMerchant, issueKey, type KybStatus, revokeKey, setKybStatus } from "./domain/merchants.ts";
+import { createMerchant, issueKey, type KybStatus, revokeKey, setKybStatus } from "./domain/merchants/mod.ts";
 import { generateMnemonic } from "./rails/tron/hd.ts";
 import { openRuntime } from "./runtime.ts";
 

@@ -1,46 +1,44 @@
 // Builds the whole HTTP surface: /v1, /admin/api, /health, /docs, the pages. main.ts only serves it.
-import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Deps } from "../domain/deps.ts";
 import { newId } from "../domain/ids.ts";
 import { AppError } from "../domain/errors.ts";
 import { bodyLimit } from "hono/body-limit";
 import { compress } from "hono/compress";
-import { adminRoutes } from "./admin.ts";
-import { docsRoutes } from "./docs.ts";
-import type { AppEnv } from "./env.ts";
-import { onError, validationHook } from "./errors.ts";
-import { methodsIndex, notFoundOrMethodNotAllowed } from "./allowed_methods.ts";
-import { healthRoutes } from "./health.ts";
-import { answeringRoute, metricsRoutes, RequestMetrics } from "./metrics.ts";
-import { rejectUnstorableInput } from "./input_guard.ts";
-import { paymentRoutes } from "./payments.ts";
-import { providerRoutes } from "./providers.ts";
-import type { Devnet } from "../rails/tron/devnet/mod.ts";
+import { adminRoutes } from "./admin/merchants.ts";
+import { docsRoutes } from "./system/docs.ts";
+import { onError } from "./errors.ts";
+import { newRouter } from "./router.ts";
+import { methodsIndex, notFoundOrMethodNotAllowed } from "./middleware/allowed_methods.ts";
+import { healthRoutes } from "./system/health.ts";
+import { answeringRoute, metricsRoutes, RequestMetrics } from "./system/metrics.ts";
+import { rejectUnstorableInput } from "./middleware/input_guard.ts";
+import { paymentRoutes } from "./payins/routes.ts";
+import { providerRoutes } from "./payins/provider_callbacks.ts";
 import type { Context, Hono } from "hono";
-import { sandboxRoutes } from "./sandbox.ts";
-import { walletRoutes } from "./wallets.ts";
+import { sandboxRoutes } from "./sandbox/routes.ts";
+import { walletRoutes } from "./wallets/routes.ts";
 import { webhookRoutes } from "./webhooks/mod.ts";
-import { whitelistRoutes } from "./whitelist.ts";
-import { fiatDestinationRoutes } from "./fiat_destinations.ts";
-import { payoutRoutes } from "./payouts.ts";
-import { conversionRoutes } from "./conversions.ts";
-import { withdrawalRoutes } from "./withdrawals.ts";
-import { adminBulkReviewRoutes } from "./admin_bulk_review.ts";
-import { adminReviewRoutes } from "./admin_review.ts";
-import { bulkRoutes } from "./bulk.ts";
-import { adminTreasuryRoutes } from "./admin_treasury.ts";
+import { whitelistRoutes } from "./whitelist/routes.ts";
+import { fiatDestinationRoutes } from "./fiat_destinations/routes.ts";
+import { payoutRoutes } from "./money_out/payouts.ts";
+import { conversionRoutes } from "./conversions/routes.ts";
+import { withdrawalRoutes } from "./money_out/withdrawals.ts";
+import { adminBulkReviewRoutes } from "./admin/bulk_review.ts";
+import { adminReviewRoutes } from "./admin/review.ts";
+import { bulkRoutes } from "./bulk/routes.ts";
+import { adminTreasuryRoutes } from "./admin/treasury.ts";
 import { registerWebhooks } from "./webhooks/events.ts";
 import { checkoutRoutes } from "../pages/routes.ts";
 import { shopPageRoutes } from "../pages/shop_routes.ts";
-import { merchantProfileRoutes } from "./merchant_profile.ts";
-import { shopRoutes } from "./shop.ts";
-import { paylinkOrderRoutes } from "./paylink_orders.ts";
-import { subscriptionRoutes } from "./subscriptions.ts";
-import { adminMailRoutes } from "./admin_mail.ts";
-import { adminPayinHoldRoutes } from "./admin_payin_holds.ts";
+import { merchantProfileRoutes } from "./merchants/profile.ts";
+import { shopRoutes } from "./shop/routes.ts";
+import { paylinkOrderRoutes } from "./paylinks/orders.ts";
+import { subscriptionRoutes } from "./subscriptions/routes.ts";
+import { adminMailRoutes } from "./admin/mail.ts";
+import { adminPayinHoldRoutes } from "./admin/payin_holds.ts";
 import { subscriptionPageRoutes } from "../pages/subscription_routes.ts";
-import { paylinkRoutes } from "./paylinks.ts";
-import { adminPaylinkRoutes, paylinkMediaRoutes, paylinkTemplateRoutes } from "./paylink_extras.ts";
+import { paylinkRoutes } from "./paylinks/routes.ts";
+import { adminPaylinkRoutes, paylinkMediaRoutes, paylinkTemplateRoutes } from "./paylinks/extras.ts";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 /** The routes taking multipart uploads, each with its own size cap. */
@@ -64,12 +62,7 @@ function stampHeader(c: Context, name: string, value: string): void {
   }
 }
 
-/** Every router uses this so validation failures become the VALIDATION_ERROR envelope. */
-export function newRouter() {
-  return new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-}
-
-export function createApp(deps: Deps, options: { devnet?: Devnet; simulators?: { app: Hono } } = {}) {
+export function createApp(deps: Deps, options: { devnet?: { app: Hono }; simulators?: { app: Hono } } = {}) {
   const app = newRouter();
   const metrics = new RequestMetrics();
   // Two middlewares in front of every route rather than five: each level of Hono's dispatch is an async

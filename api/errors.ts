@@ -4,7 +4,7 @@ import { HTTPException } from "hono/http-exception";
 import type { ZodError } from "zod";
 import { AppError, type ErrorCode, type FieldProblem } from "../domain/errors.ts";
 import { isDatabaseUnavailable } from "../db/postgres.ts";
-import type { AppEnv } from "./env.ts";
+import type { AppEnv } from "../http/env.ts";
 import { jsonAnswer } from "./envelope.ts";
 
 export function errorBody(

@@ -6,7 +6,7 @@
 import { type OpenAPIHono, type RouteConfig, type RouteHandler, z } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
-import type { AppEnv } from "./env.ts";
+import type { AppEnv } from "../http/env.ts";
 import { validationHook } from "./errors.ts";
 
 type Target = "query" | "header" | "json";

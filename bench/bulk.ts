@@ -6,9 +6,9 @@
 // on a fresh gateway and database: cold, as a merchant's first batch meets it.
 import { findSystemAccount, findWallet } from "../db/ledger.ts";
 import { advanceBatch } from "../domain/bulk/run.ts";
-import { scanChain } from "../domain/chain_scanner.ts";
+import { scanChain } from "../domain/payins/chain_scanner.ts";
 import { postJournal } from "../domain/ledger.ts";
-import { updateMerchantSettings } from "../domain/merchants.ts";
+import { updateMerchantSettings } from "../domain/merchants/mod.ts";
 import { sendOutbound } from "../domain/money_out/send.ts";
 import { hotWallet } from "../domain/treasury/hot_wallet.ts";
 import { addWhitelistEntries } from "../domain/whitelist/mod.ts";

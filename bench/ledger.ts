@@ -12,7 +12,7 @@
 import type { Db } from "../db/mod.ts";
 import { postJournal } from "../domain/ledger.ts";
 import { newId } from "../domain/ids.ts";
-import { createMerchant } from "../domain/merchants.ts";
+import { createMerchant } from "../domain/merchants/mod.ts";
 import {
   type BenchOptions,
   type BenchTarget,

@@ -12,8 +12,8 @@
 import { Hono } from "hono";
 import { nextIndex } from "../db/deposit_addresses.ts";
 import type { Db } from "../db/mod.ts";
-import { hashApiKey } from "../domain/api_keys.ts";
-import { ACCOUNT_INDEX, addressPoolFree, fillAddressPool } from "../domain/address_pool.ts";
+import { hashApiKey } from "../domain/keys/api_keys.ts";
+import { ACCOUNT_INDEX, addressPoolFree, fillAddressPool } from "../domain/payins/address_pool.ts";
 import { type BenchGateway, startBenchGateway } from "./gateway.ts";
 import {
   type BenchOptions,

@@ -5,7 +5,7 @@
 // BIP32 addresses of the live account included), many per transaction to keep the seed fast.
 import type { Db } from "../db/mod.ts";
 import type { Caller } from "../domain/auth.ts";
-import { scanChain, type ScanReport } from "../domain/chain_scanner.ts";
+import { scanChain, type ScanReport } from "../domain/payins/chain_scanner.ts";
 import { createUsdtPayin } from "../domain/payins/create.ts";
 import type { BenchGateway } from "./gateway.ts";
 

@@ -7,7 +7,7 @@
 // payouts confirmed, reverts, sweeps by method, TRX burned and energy lent per sweep, and the time from
 // acceptance to CONFIRMED (p50/p99) beside the chain's own floor for any payout: one block to land, then
 // 20 confirmations (what waiting for sweeps adds is the ratio's excess over 1).
-import { scanChain } from "../domain/chain_scanner.ts";
+import { scanChain } from "../domain/payins/chain_scanner.ts";
 import { sendOutbound } from "../domain/money_out/send.ts";
 import { hotWallet } from "../domain/treasury/hot_wallet.ts";
 import { runSweeps } from "../domain/treasury/sweep.ts";

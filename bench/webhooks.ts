@@ -16,11 +16,11 @@ import { parseConfig } from "../config.ts";
 import { systemClock } from "../domain/clock.ts";
 import { SecretBox } from "../domain/crypto.ts";
 import { type Deps, kvQueue } from "../domain/deps.ts";
-import { emitEvent } from "../domain/events.ts";
+import { emitEvent } from "../domain/webhooks/events.ts";
 import { createLogger } from "../domain/log.ts";
-import { createMerchant } from "../domain/merchants.ts";
-import { signatureHeader } from "../domain/webhook_delivery.ts";
-import { createWebhookEndpoint } from "../domain/webhooks.ts";
+import { createMerchant } from "../domain/merchants/mod.ts";
+import { signatureHeader } from "../domain/webhooks/delivery.ts";
+import { createWebhookEndpoint } from "../domain/webhooks/endpoints.ts";
 import { dispatchJob } from "../jobs/mod.ts";
 import { deliveryPump } from "../jobs/webhook_delivery.ts";
 import {

@@ -1,7 +1,4 @@
 // The driver seam: the same SQL runs on embedded PGlite and on PostgreSQL through postgres.js.
-import type { Config } from "../config.ts";
-import { openPglite } from "./pglite.ts";
-import { openPostgres } from "./postgres.ts";
 
 export type Row = Record<string, unknown>;
 
@@ -23,18 +20,6 @@ export interface Db {
   close(): Promise<void>;
 }
 
-export type DbOptions = { schema?: string };
-
-export async function openDb(
-  config: Pick<Config, "databaseUrl" | "dataDir" | "databasePoolSize">,
-  options: DbOptions = {},
-): Promise<Db> {
-  if (config.databaseUrl) {
-    return await openPostgres(config.databaseUrl, config.databasePoolSize, options.schema);
-  }
-  return await openPglite(`${config.dataDir}/pg`);
-}
-
 /** Postgres error code of a driver error, whichever driver threw it. */
 export function pgErrorCode(err: unknown): string | undefined {
   if (err && typeof err === "object" && "code" in err && typeof err.code === "string") return err.code;
@@ -49,16 +34,3 @@ export function pgConstraint(err: unknown): string | undefined {
 
 export const PG_UNIQUE_VIOLATION = "23505";
 export const PG_CHECK_VIOLATION = "23514";
-
-/** Runs queued after-commit callbacks; a failing callback is logged, never undoes the commit. */
-export async function runAfterCommit(callbacks: Array<() => void | Promise<void>>): Promise<void> {
-  for (const cb of callbacks) {
-    try {
-      await cb();
-    } catch (err) {
-      console.error(
-        JSON.stringify({ level: "error", msg: "after-commit callback failed", error: String(err) }),
-      );
-    }
-  }
-}

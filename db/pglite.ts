@@ -1,6 +1,7 @@
 // Embedded Postgres (WASM). One connection: PGlite queues statements and transactions itself.
 import { PGlite, type Transaction } from "@electric-sql/pglite";
-import { type Db, runAfterCommit } from "./mod.ts";
+import type { Db } from "./mod.ts";
+import { runAfterCommit } from "./after_commit.ts";
 
 type Queryable = PGlite | Transaction;
 

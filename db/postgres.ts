@@ -1,6 +1,7 @@
 // A real PostgreSQL server through postgres.js, with a connection pool.
 import postgres from "postgres";
-import { type Db, runAfterCommit } from "./mod.ts";
+import type { Db } from "./mod.ts";
+import { runAfterCommit } from "./after_commit.ts";
 
 type Sql = postgres.Sql | postgres.TransactionSql;
 

@@ -1,24 +1,19 @@
 // Turns a presented API key (or the operator token) into who is calling. A valid key is found with one
-// indexed lookup, then kept in this process for AUTH_CACHE_TTL_MS (domain/key_cache.ts). Failed attempts
+// indexed lookup, then kept in this process for AUTH_CACHE_TTL_MS (domain/keys/key_cache.ts). Failed attempts
 // are counted per client address; past AUTH_FAILURE_LIMIT a minute that address's failures get 429 with
 // Retry-After instead of 401. The key is always looked up first, so a valid key is served from any address
 // (a merchant behind a guesser's NAT is never locked out): what bounds guessing is the keys' entropy, the
 // throttle tells a guessing client to stop and spares KV a flood's writes.
 import { findApiKeyByHash } from "../db/merchants.ts";
-import { type ApiKeyAuth, hashApiKey, type KeyKind, looksLikeApiKey, type Scope } from "./api_keys.ts";
+import { hashApiKey, type KeyKind, looksLikeApiKey, type Scope } from "./keys/api_keys.ts";
 import { timingSafeEqual } from "./crypto.ts";
 import type { Deps } from "./deps.ts";
 import { AppError } from "./errors.ts";
-import { keyCacheOf } from "./key_cache.ts";
-import { throttleAuthFailure } from "./rate_limit.ts";
+import { keyCacheOf } from "./keys/key_cache.ts";
+import { throttleAuthFailure } from "./limits/rate_limit.ts";
+import type { Caller } from "./keys/caller.ts";
 
-/** The key's holder, with the merchant settings most routes need, read in the same lookup. */
-export type Caller = ApiKeyAuth & {
-  rateLimits: Record<string, number>;
-  kybStatus: "PENDING" | "APPROVED" | "REJECTED";
-  enabledRails: string[];
-  feeSchedule: Record<string, string>;
-};
+export type { Caller } from "./keys/caller.ts";
 
 type AuthDeps = Pick<Deps, "db" | "kv" | "clock" | "config" | "keyCache">;
 

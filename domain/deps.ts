@@ -7,7 +7,7 @@ import type { Logger } from "./log.ts";
 import type { TronClient } from "../rails/tron/client.ts";
 import type { TronResources } from "../rails/tron/resources.ts";
 import type { CardProvider, MomoDisbursementProvider, MomoProvider } from "../rails/fiat/provider.ts";
-import type { KeyCache } from "./key_cache.ts";
+import type { KeyCache } from "./keys/key_cache.ts";
 import type { RateSource } from "../rails/fx/mod.ts";
 import type { MailTransport } from "../rails/mail/mod.ts";
 

@@ -3,7 +3,7 @@ import type { Deps } from "../domain/deps.ts";
 import { purgeExpiredIdempotencyRecords } from "../domain/idempotency.ts";
 import { expireDuePayins } from "../domain/payins/chain_events.ts";
 import { reconcileFiatPayins } from "../domain/payins/settle_fiat.ts";
-import { purgeRateLimitWindows } from "../domain/rate_limit.ts";
+import { purgeRateLimitWindows } from "../domain/limits/rate_limit.ts";
 
 export async function handlePayinExpiry(deps: Deps): Promise<void> {
   await expireDuePayins(deps);

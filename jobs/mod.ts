@@ -1,6 +1,6 @@
 // Registers the background work: the single KV queue listener and the cron safety nets.
 // Every handler is idempotent: KV messages may repeat or vanish, and several processes may run them.
-import { fillAddressPool } from "../domain/address_pool.ts";
+import { fillAddressPool } from "../domain/payins/address_pool.ts";
 import type { Deps, JobMessage } from "../domain/deps.ts";
 import {
   handleFiatReconcile,

@@ -2,7 +2,7 @@
 // subscription and period by one statement, whichever process runs first) and fails the renewals left
 // unpaid past their grace; `subscription.renew` messages do one subscription's period, idempotently.
 import type { Deps, JobMessage } from "../domain/deps.ts";
-import { sendPendingMail, sendQueuedMail } from "../domain/mail.ts";
+import { sendPendingMail, sendQueuedMail } from "../domain/mail/outbox.ts";
 import {
   failRenewalsPastGrace,
   renewDueSubscriptions,

@@ -1,7 +1,7 @@
 // The scanner loop. TRON makes a block every 3 s but Deno.cron ticks once a minute, so the loop
 // re-enqueues itself on the KV queue; cron only checks it is alive and starts a new one if not. A loop id
 // in KV makes sure only one chain of messages survives (a stale or duplicated message ends its chain).
-import { scanChain } from "../domain/chain_scanner.ts";
+import { scanChain } from "../domain/payins/chain_scanner.ts";
 import type { Deps, JobMessage } from "../domain/deps.ts";
 import { randomToken } from "../domain/ids.ts";
 

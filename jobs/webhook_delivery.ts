@@ -1,7 +1,7 @@
 // Queue and cron entry points for webhook delivery; jobs/mod.ts wires them to the KV listener and Deno.cron.
 import type { Deps, JobMessage } from "../domain/deps.ts";
-import { PER_ENDPOINT_IN_FLIGHT, sweepDueDeliveries } from "../domain/webhook_delivery.ts";
-import { DeliveryPump } from "../domain/webhook_pump.ts";
+import { PER_ENDPOINT_IN_FLIGHT, sweepDueDeliveries } from "../domain/webhooks/delivery.ts";
+import { DeliveryPump } from "../domain/webhooks/pump.ts";
 
 // One pump per process (per deps object): its slots bound the attempts in flight across every message.
 const pumps = new WeakMap<Deps, DeliveryPump>();

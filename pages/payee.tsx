@@ -1,6 +1,6 @@
 // Whom the customer pays, at the top of every hosted page: the merchant's logo (or a monogram) and
 // display name, and the order's own reference. A customer sees it before sending any money.
-import type { MerchantBranding } from "../domain/merchant_branding.ts";
+import type { MerchantBranding } from "../domain/merchants/branding.ts";
 import type { Messages } from "./i18n.ts";
 
 /** One or two capital letters of the name, for merchants without a logo. */

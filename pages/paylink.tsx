@@ -5,7 +5,7 @@
 // Nothing is loaded from another host; Open Graph tags make the link preview well in WhatsApp.
 import type { ShopProduct, ShopView } from "../domain/shop/storefront.ts";
 import { displayAmountIn } from "../domain/payins/checkout.ts";
-import type { PaymentRail } from "../domain/merchants.ts";
+import type { PaymentRail } from "../domain/merchants/mod.ts";
 import { type Lang, SHOP_MESSAGES, type ShopMessages } from "./shop_i18n.ts";
 import { renderDocument } from "./layout.tsx";
 import { MerchantMark } from "./payee.tsx";

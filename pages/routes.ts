@@ -2,7 +2,7 @@
 // form. No authentication: the pay-in id (80 random bits) is the capability, and the page shows nothing
 // merchant-internal.
 import { type Context, Hono } from "hono";
-import type { AppEnv } from "../api/env.ts";
+import type { AppEnv } from "../http/env.ts";
 import { getCheckoutStatus, getCheckoutView } from "../domain/payins/checkout.ts";
 import { digitalDeliveryOf } from "../domain/shop/delivery.ts";
 import { submitCheckoutOtp } from "../domain/payins/otp.ts";

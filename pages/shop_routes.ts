@@ -1,7 +1,7 @@
 // GET /pay/link/:slug: the hosted paylink page (the paylink's paymentUrl). Public: the slug is the
 // address the merchant shares. Each render counts one view for the paylink's stats.
 import { Hono } from "hono";
-import type { AppEnv } from "../api/env.ts";
+import type { AppEnv } from "../http/env.ts";
 import { AppError } from "../domain/errors.ts";
 import { getShopView } from "../domain/shop/storefront.ts";
 import { pickLang } from "./i18n.ts";

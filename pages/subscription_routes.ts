@@ -2,13 +2,12 @@
 // checkout; the cancel link carries an HMAC token of the subscription id, so nobody cancels another
 // customer's subscription by guessing. Unknown ids and bad tokens look the same: a 404 page.
 import { type Context, Hono } from "hono";
-import type { AppEnv } from "../api/env.ts";
-import { clientAddress } from "../api/middleware/auth.ts";
-import { findMerchant } from "../db/merchants.ts";
+import type { AppEnv } from "../http/env.ts";
+import { clientAddress } from "../http/client_address.ts";
 import { AppError } from "../domain/errors.ts";
-import { brandingOf } from "../domain/merchant_branding.ts";
-import { RAILS } from "../domain/merchants.ts";
-import { takeTokens } from "../domain/rate_limit.ts";
+import { brandingOf } from "../domain/merchants/branding.ts";
+import { findMerchantById, RAILS } from "../domain/merchants/mod.ts";
+import { takeTokens } from "../domain/limits/rate_limit.ts";
 import { cancelByCustomer, findByCancelToken } from "../domain/subscriptions/actions.ts";
 import {
   getRenewalPage,
@@ -121,7 +120,7 @@ export function subscriptionPageRoutes() {
     const deps = c.get("deps");
     const token = c.req.query("token") ?? "";
     const s = await findByCancelToken(deps, c.req.param("id"), token);
-    const merchant = s && await findMerchant(deps.db, s.merchant_id);
+    const merchant = s && await findMerchantById(deps, s.merchant_id);
     if (!s || !merchant) return notFound(c, lang);
     const nonce = newNonce();
     return c.html(

@@ -7,7 +7,7 @@ import { type Lang, MESSAGES } from "./i18n.ts";
 import { renderDocument } from "./layout.tsx";
 import { Payee } from "./payee.tsx";
 import { formatDay, SUBSCRIPTION_MESSAGES, type SubscriptionMessages } from "./subscription_i18n.ts";
-import type { MerchantBranding } from "../domain/merchant_branding.ts";
+import type { MerchantBranding } from "../domain/merchants/branding.ts";
 
 const UNIT = { USDT_TRC20: "USDT", XOF: "FCFA" } as const;
 

@@ -2,7 +2,8 @@
 // schema on the PostgreSQL named by DATABASE_URL), an in-memory KV, and the Hono app.
 import postgres from "postgres";
 import { type Config, parseConfig, readDatabaseConfig } from "../config.ts";
-import { createApp, newRouter } from "../api/app.ts";
+import { createApp } from "../api/app.ts";
+import { newRouter } from "../api/router.ts";
 import { onError } from "../api/errors.ts";
 import { openPglite } from "../db/pglite.ts";
 import { openPostgres } from "../db/postgres.ts";
@@ -10,10 +11,10 @@ import { migrate } from "../db/migrate.ts";
 import type { Db } from "../db/mod.ts";
 import { type Clock, systemClock } from "../domain/clock.ts";
 import { SecretBox } from "../domain/crypto.ts";
-import { addressPoolSettled } from "../domain/address_pool.ts";
+import { addressPoolSettled } from "../domain/payins/address_pool.ts";
 import type { Deps, JobMessage } from "../domain/deps.ts";
 import { memoryLogger } from "../domain/log.ts";
-import { type CreatedMerchant, createMerchant } from "../domain/merchants.ts";
+import { type CreatedMerchant, createMerchant } from "../domain/merchants/mod.ts";
 import { createTronClient } from "../rails/tron/client.ts";
 import { createTronResources } from "../rails/tron/resources.ts";
 import { createDevnet } from "../rails/tron/devnet/mod.ts";

@@ -1,8 +1,8 @@
 import type { MiddlewareHandler } from "hono";
 import { authenticateOperator } from "../../domain/auth.ts";
-import type { AppEnv } from "../env.ts";
-import { authenticatesFirst, checkStorableInput } from "../input_guard.ts";
-import { clientAddress } from "./auth.ts";
+import type { AppEnv } from "../../http/env.ts";
+import { authenticatesFirst, checkStorableInput } from "./input_guard.ts";
+import { clientAddress } from "../../http/client_address.ts";
 
 /**
  * Operator routes: `Authorization: Bearer $ADMIN_TOKEN`; failures are throttled per client address. The

@@ -1,21 +1,12 @@
 // Authenticates the API key, counts the request against the rate limits, checks the scope, and only then
 // looks at what the request carries (the input guard), so a caller without the right key learns nothing.
-import type { Context, MiddlewareHandler } from "hono";
-import { assertMayList, assertMerchantRead, assertScope, type Scope } from "../../domain/api_keys.ts";
+import type { MiddlewareHandler } from "hono";
+import { assertMayList, assertMerchantRead, assertScope, type Scope } from "../../domain/keys/api_keys.ts";
 import { authenticateApiKey, presentedKey } from "../../domain/auth.ts";
-import { enforceRateLimit } from "../../domain/rate_limit.ts";
-import type { AppEnv } from "../env.ts";
-import { authenticatesFirst, checkStorableInput } from "../input_guard.ts";
-
-/**
- * The peer's address as Deno.serve reports it (Hono passes the serve info as `c.env`). Forwarded headers
- * are not trusted: any client could write them.
- */
-export function clientAddress(c: Context<AppEnv>): string {
-  const env = c.env as { remoteAddr?: { hostname?: unknown } } | undefined;
-  const hostname = env?.remoteAddr?.hostname;
-  return typeof hostname === "string" && hostname ? hostname.slice(0, 64) : "unknown";
-}
+import { enforceRateLimit } from "../../domain/limits/rate_limit.ts";
+import type { AppEnv } from "../../http/env.ts";
+import { clientAddress } from "../../http/client_address.ts";
+import { authenticatesFirst, checkStorableInput } from "./input_guard.ts";
 
 /**
  * `list` reads many records at once and `merchant` reads what only a merchant needs (statistics, quotes):

@@ -18,7 +18,7 @@ import {
   validateIdempotencyKey,
 } from "../../domain/idempotency.ts";
 import { rememberRefusal, withIdempotentMoney } from "../../domain/idempotent_money.ts";
-import type { AppEnv } from "../env.ts";
+import type { AppEnv } from "../../http/env.ts";
 import { onError } from "../errors.ts";
 
 /** Reads the key and fingerprints the request; undefined when no key was sent (and none is required). */

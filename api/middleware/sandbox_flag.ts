@@ -1,7 +1,7 @@
 // For creation routes: checks the sandbox flag against the key (after requireKey).
 import type { MiddlewareHandler } from "hono";
-import { resolveCreationMode, sandboxFlagged } from "../../domain/sandbox_flag.ts";
-import type { AppEnv } from "../env.ts";
+import { resolveCreationMode, sandboxFlagged } from "../../domain/sandbox/flag.ts";
+import type { AppEnv } from "../../http/env.ts";
 
 export const requireSandboxFlagMatch: MiddlewareHandler<AppEnv> = async (c, next) => {
   resolveCreationMode(

@@ -4,8 +4,8 @@ import {
   getWebhookDelivery,
   listWebhookDeliveries,
   retryWebhookDelivery,
-} from "../../domain/webhook_delivery.ts";
-import { sendTestWebhook } from "../../domain/webhooks.ts";
+} from "../../domain/webhooks/delivery.ts";
+import { sendTestWebhook } from "../../domain/webhooks/endpoints.ts";
 import {
   errorResponses,
   jsonContent,
@@ -15,7 +15,7 @@ import {
   PageQuerySchema,
   successSchema,
 } from "../envelope.ts";
-import type { AppEnv } from "../env.ts";
+import type { AppEnv } from "../../http/env.ts";
 import {
   DeliveryIdParam,
   deliveryJson,

@@ -11,7 +11,7 @@ import {
   type RetrySettings,
   rotateWebhookSecret,
   updateWebhookEndpoint,
-} from "../../domain/webhooks.ts";
+} from "../../domain/webhooks/endpoints.ts";
 import {
   errorResponses,
   jsonContent,
@@ -21,7 +21,7 @@ import {
   PageQuerySchema,
   successSchema,
 } from "../envelope.ts";
-import type { AppEnv } from "../env.ts";
+import type { AppEnv } from "../../http/env.ts";
 import {
   EndpointIdParam,
   endpointJson,

@@ -1,6 +1,6 @@
-// The event catalogue: the OpenAPI `webhooks` section, one entry per event of domain/events.ts describing
+// The event catalogue: the OpenAPI `webhooks` section, one entry per event of domain/webhooks/events.ts describing
 // the signed body the gateway POSTs, and GET /v1/webhooks/events listing which events are emitted. The
-// envelope mirrors `webhookBody` (domain/events.ts): a field added there (for example `livemode`) is
+// envelope mirrors `webhookBody` (domain/webhooks/events.ts): a field added there (for example `livemode`) is
 // added once, in EventEnvelope below, and every entry follows.
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import {
@@ -9,10 +9,10 @@ import {
   type EventType,
   NOT_EMITTED_YET,
   sampleEventData,
-} from "../../domain/events.ts";
+} from "../../domain/webhooks/events.ts";
 import { PAYIN_STATUSES } from "../../domain/payins/states.ts";
 import { PAYOUT_STATUSES, WITHDRAWAL_STATUSES } from "../../domain/money_out/states.ts";
-import type { AppEnv } from "../env.ts";
+import type { AppEnv } from "../../http/env.ts";
 import { errorResponses, jsonContent, ok, successSchema } from "../envelope.ts";
 import { read, security, tags } from "./schemas.ts";
 import { SUBSCRIPTION_EVENT_SCHEMAS } from "./subscription_events.ts";
@@ -204,7 +204,7 @@ export function eventDataSchema(type: EventType): z.ZodType {
   return EMITTED[type] ?? schemaOfSample(sampleEventData(type, new Date(0)));
 }
 
-/** The signed body of every delivery (domain/events.ts webhookBody). */
+/** The signed body of every delivery (domain/webhooks/events.ts webhookBody). */
 export function eventEnvelope(type: EventType) {
   return z.object({
     event: z.literal(type),

@@ -1,7 +1,7 @@
 // /v1/webhooks: endpoints (register, list, get, update, delete, rotate-secret, reactivate), test
 // deliveries, the delivery log with manual retry, and the event catalogue. Endpoints belong to the
 // mode of the key used.
-import { newRouter } from "../app.ts";
+import { newRouter } from "../router.ts";
 import { deliveryRoutes } from "./deliveries.ts";
 import { endpointRoutes } from "./endpoints.ts";
 import { eventCatalogueRoutes } from "./events.ts";

@@ -2,11 +2,11 @@
 // route shares (access, owner, body helper).
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { EVENT_TYPES, NOT_EMITTED_YET } from "../../domain/events.ts";
-import type { WebhookDelivery } from "../../domain/webhook_delivery.ts";
-import type { WebhookEndpoint } from "../../domain/webhooks.ts";
+import { EVENT_TYPES, NOT_EMITTED_YET } from "../../domain/webhooks/events.ts";
+import type { WebhookDelivery } from "../../domain/webhooks/delivery.ts";
+import type { WebhookEndpoint } from "../../domain/webhooks/endpoints.ts";
 import { HttpUrl, idParam, iso, KEY_SECURITY } from "../envelope.ts";
-import type { AppEnv } from "../env.ts";
+import type { AppEnv } from "../../http/env.ts";
 import { requireKey } from "../middleware/auth.ts";
 
 export const tags = ["Webhooks"];

@@ -3,7 +3,7 @@
 // was stored before), and which mobile money recipients an operator must look at first.
 import * as store from "../../db/bulk.ts";
 import type { Db } from "../../db/mod.ts";
-import { assertScope } from "../api_keys.ts";
+import { assertScope } from "../keys/api_keys.ts";
 import type { Caller } from "../auth.ts";
 import type { Deps } from "../deps.ts";
 import { AppError } from "../errors.ts";

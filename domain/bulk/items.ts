@@ -5,7 +5,7 @@
 import { payoutWhitelisted } from "../../db/bulk.ts";
 import { resolveOperator } from "../../rails/fiat/operators.ts";
 import { isTronAddress } from "../../rails/tron/address.ts";
-import { screenDestination } from "../aml.ts";
+import { screenDestination } from "../money_out/aml.ts";
 import type { Deps } from "../deps.ts";
 import { AppError, type FieldProblem } from "../errors.ts";
 import { effectiveFees } from "../fees.ts";

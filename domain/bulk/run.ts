@@ -5,7 +5,7 @@
 // processes (queued items are claimed with SKIP LOCKED); a lost message is picked up by the cron sweep.
 import * as store from "../../db/bulk.ts";
 import type { Deps } from "../deps.ts";
-import { emitEvents } from "../events_batch.ts";
+import { emitEvents } from "../webhooks/events_batch.ts";
 import { newId } from "../ids.ts";
 import { type OutboundEvent, outboundEventData } from "../money_out/view.ts";
 import { dispatchMomoItems } from "./momo.ts";

@@ -14,7 +14,7 @@ import {
 import type { Caller } from "../auth.ts";
 import type { Deps } from "../deps.ts";
 import { AppError, AWAITING_SOLIDIFICATION } from "../errors.ts";
-import { emitEvent } from "../events.ts";
+import { emitEvent } from "../webhooks/events.ts";
 import { effectiveFees } from "../fees.ts";
 import { currentRate, roundAmount } from "../fx/rates.ts";
 import { isWellFormedId, newId } from "../ids.ts";

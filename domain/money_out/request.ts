@@ -11,7 +11,7 @@ import {
   unsolidifiedCredits,
 } from "../../db/outbound.ts";
 import { isTronAddress } from "../../rails/tron/address.ts";
-import { screenDestination } from "../aml.ts";
+import { screenDestination } from "./aml.ts";
 import type { Caller } from "../auth.ts";
 import type { Deps } from "../deps.ts";
 import { AppError, AWAITING_SOLIDIFICATION } from "../errors.ts";

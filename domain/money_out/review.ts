@@ -3,6 +3,7 @@
 import { liveOutgoing } from "../../db/chain_outgoing.ts";
 import {
   findOutbound,
+  findOutboundById,
   insertReviewDecision,
   listAwaitingReview,
   listReviewDecisions,
@@ -156,6 +157,13 @@ export async function cancelWithdrawal(
 
 export async function listReviewQueue(deps: Pick<Deps, "db">, limit = 100) {
   return await listAwaitingReview(deps.db, limit);
+}
+
+/** One payout or withdrawal as the operator sees it; NOT_FOUND for an unknown or malformed id. */
+export async function findReviewItem(deps: Pick<Deps, "db">, id: string) {
+  const row = /^(pout|wdr)_[0-9a-z]{26}$/.test(id) ? await findOutboundById(deps.db, id) : undefined;
+  if (!row) throw new AppError("NOT_FOUND", "No payout or withdrawal with this id");
+  return row;
 }
 
 export async function reviewHistory(deps: Pick<Deps, "db">, id: string) {

@@ -3,7 +3,7 @@
 // log line for the operator.
 import { moveOutbound, type OutboundPatch, type OutboundRow } from "../../db/outbound.ts";
 import type { Deps } from "../deps.ts";
-import { emitEvent } from "../events.ts";
+import { emitEvent } from "../webhooks/events.ts";
 import { assertOutboundMove } from "./states.ts";
 import { type OutboundEvent, outboundEventData } from "./view.ts";
 

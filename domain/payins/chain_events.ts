@@ -8,7 +8,7 @@ import { findMerchant } from "../../db/merchants.ts";
 import { listExpiredAwaiting, lockPayin, type PayinRow } from "../../db/payins.ts";
 import type { UsdtTransfer } from "../../rails/tron/transfers.ts";
 import type { Deps } from "../deps.ts";
-import { emitEvent } from "../events.ts";
+import { emitEvent } from "../webhooks/events.ts";
 import { effectiveFees } from "../fees.ts";
 import { postJournal } from "../ledger.ts";
 import { Decimal, formatAmount } from "../money.ts";

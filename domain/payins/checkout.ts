@@ -7,8 +7,8 @@ import { formatXof, OPERATOR_MODES, operatorInstruction } from "../../rails/fiat
 import { qrPngDataUrlSync } from "../../rails/tron/qr.ts";
 import type { OperatorCode } from "../../rails/fiat/provider.ts";
 import type { Deps } from "../deps.ts";
-import { brandingOf, type MerchantBranding } from "../merchant_branding.ts";
-import { takesPayments } from "../merchant_availability.ts";
+import { brandingOf, type MerchantBranding } from "../merchants/branding.ts";
+import { takesPayments } from "../merchants/availability.ts";
 import { Decimal, formatAmount } from "../money.ts";
 import { isFinal, PAYIN_STATUSES, type PayinStatus } from "./states.ts";
 

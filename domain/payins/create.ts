@@ -6,11 +6,11 @@ import {
   returnDepositAddress,
   takeDepositAddress,
   WATCH_AFTER_EXPIRY_MS,
-} from "../address_pool.ts";
+} from "./address_pool.ts";
 import type { Caller } from "../auth.ts";
 import type { Deps } from "../deps.ts";
 import { AppError } from "../errors.ts";
-import { queueDeliveriesAfterCommit, webhookBodyOfJson } from "../events.ts";
+import { queueDeliveriesAfterCommit, webhookBodyOfJson } from "../webhooks/events.ts";
 import { effectiveFees } from "../fees.ts";
 import { idTimePrefix, newId } from "../ids.ts";
 import { qrPngDataUrlSync } from "../../rails/tron/qr.ts";

@@ -7,7 +7,7 @@ import { type OperatorCode, ProviderError } from "../../rails/fiat/provider.ts";
 import type { Caller } from "../auth.ts";
 import type { Deps, FiatProviders } from "../deps.ts";
 import { AppError } from "../errors.ts";
-import { emitEvent } from "../events.ts";
+import { emitEvent } from "../webhooks/events.ts";
 import { newId } from "../ids.ts";
 import { assertMayCreatePayin, type PayinPricing } from "./create.ts";
 import { payinEventData } from "./view.ts";

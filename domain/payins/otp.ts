@@ -5,7 +5,7 @@ import type { Caller } from "../auth.ts";
 import type { Deps } from "../deps.ts";
 import { AppError } from "../errors.ts";
 import { fiatProvidersFor } from "./create_fiat.ts";
-import { takeTokens } from "../rate_limit.ts";
+import { takeTokens } from "../limits/rate_limit.ts";
 
 /**
  * Codes a pay-in may be sent per minute, whichever route sends them: with 4 to 8 digits a code must

@@ -7,7 +7,7 @@ import { AppError } from "../errors.ts";
 import { Decimal } from "../money.ts";
 import { settleUsdtReceipt } from "./settle.ts";
 import { applyFiatOutcome } from "./settle_fiat.ts";
-import { isPublishableKind } from "../api_keys.ts";
+import { isPublishableKind } from "../keys/api_keys.ts";
 import { payinRecordView, publishablePayinView } from "./view.ts";
 
 export async function getPayin(deps: Pick<Deps, "db" | "config">, caller: Caller, id: string) {

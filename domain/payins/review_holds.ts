@@ -10,7 +10,7 @@ import * as holdsDb from "../../db/payin_review_holds.ts";
 import type { Deps } from "../deps.ts";
 import { AppError } from "../errors.ts";
 import { formatAmount } from "../money.ts";
-import { takesPayments } from "../merchant_availability.ts";
+import { takesPayments } from "../merchants/availability.ts";
 
 /**
  * Called by both settlements (USDT and fiat) inside their transaction, once money was credited: records

@@ -5,9 +5,9 @@
 import { moveStatus, type PayinPatch, type PayinRow } from "../../db/payins.ts";
 import { moveStatusMany } from "../../db/payins_batch.ts";
 import type { Deps } from "../deps.ts";
-import { emitEvent } from "../events.ts";
+import { emitEvent } from "../webhooks/events.ts";
 import { logStateChange } from "../log.ts";
-import { emitEvents } from "../events_batch.ts";
+import { emitEvents } from "../webhooks/events_batch.ts";
 import { assertMove, type PayinStatus } from "./states.ts";
 import { type PayinEvent, payinEventData } from "./view.ts";
 import { followPayin } from "../paylinks/checkout.ts";

@@ -2,7 +2,7 @@
 // digits (the specification's product record); `digitalUrl` and internal fields never reach the public view,
 // which is what a publishable key (a customer's browser) reads.
 import type { Config } from "../../config.ts";
-import { isPublishableKind, type KeyKind } from "../api_keys.ts";
+import { isPublishableKind, type KeyKind } from "../keys/api_keys.ts";
 import type { PaylinkRow, ProductRow, PromoRow, TemplateRow } from "../../db/paylinks.ts";
 import type { OrderItemRow, OrderRow } from "../../db/paylink_orders.ts";
 import { Decimal } from "../money.ts";

@@ -11,14 +11,14 @@ import type { Deps } from "../deps.ts";
 import { AppError } from "../errors.ts";
 import { currentRate, roundAmount } from "../fx/rates.ts";
 import { isWellFormedId, newId } from "../ids.ts";
-import type { PaymentRail } from "../merchants.ts";
+import type { PaymentRail } from "../merchants/mod.ts";
 import { type Currency, Decimal, formatAmount } from "../money.ts";
 import { attachPayin, type CheckoutItem, reserveOrder } from "../paylinks/checkout.ts";
 import { createUsdtPayin } from "../payins/create.ts";
-import { returnDepositAddress, takeDepositAddress } from "../address_pool.ts";
+import { returnDepositAddress, takeDepositAddress } from "../payins/address_pool.ts";
 import { createCardPayin, createMobileMoneyPayin } from "../payins/create_fiat.ts";
 import type { OperatorCode } from "../../rails/fiat/provider.ts";
-import { assertMerchantTakesPayments } from "../merchant_availability.ts";
+import { assertMerchantTakesPayments } from "../merchants/availability.ts";
 import { loadShop, offeredRails, RAIL_CURRENCY } from "./storefront.ts";
 
 /** The specification's Limits: a rate lock lasts 5 minutes. */

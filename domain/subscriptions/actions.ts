@@ -5,7 +5,7 @@ import * as subsDb from "../../db/subscriptions.ts";
 import type { Caller } from "../auth.ts";
 import type { Deps } from "../deps.ts";
 import { AppError } from "../errors.ts";
-import { emitEvent } from "../events.ts";
+import { emitEvent } from "../webhooks/events.ts";
 import { isWellFormedId } from "../ids.ts";
 import { Decimal } from "../money.ts";
 import { assertSubscriptionMove, type SubscriptionAction } from "./states.ts";

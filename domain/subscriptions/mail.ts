@@ -4,7 +4,7 @@
 import type { Config } from "../../config.ts";
 import type { RenewalRow, SubscriptionRow } from "../../db/subscriptions.ts";
 import type { Deps } from "../deps.ts";
-import { queueMail } from "../mail.ts";
+import { queueMail } from "../mail/outbox.ts";
 import { cancelUrl, formatAmount, renewalUrl } from "./view.ts";
 
 const UNIT = { USDT_TRC20: "USDT", XOF: "FCFA" } as const;

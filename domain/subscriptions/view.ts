@@ -2,7 +2,7 @@
 // cancel link). One builder per shape, so the API, the events and the test samples never drift apart.
 import type { Config } from "../../config.ts";
 import type { RenewalRow, SubscriptionRow } from "../../db/subscriptions.ts";
-import { isPublishableKind, type KeyKind } from "../api_keys.ts";
+import { isPublishableKind, type KeyKind } from "../keys/api_keys.ts";
 import { hmacSha256Hex, timingSafeEqual } from "../crypto.ts";
 import { Decimal } from "../money.ts";
 

@@ -1,5 +1,5 @@
 // Objects as files under one directory (written to a temporary name, then renamed: never half a file).
-import { OBJECT_KEY, type ObjectStorage } from "./mod.ts";
+import { OBJECT_KEY, type ObjectStorage } from "./types.ts";
 
 const TYPES: Record<string, string> = { png: "image/png", jpg: "image/jpeg", webp: "image/webp" };
 

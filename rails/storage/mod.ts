@@ -8,18 +8,10 @@ import type { StorageConfig } from "../../config.ts";
 import { directoryStorage } from "./directory.ts";
 import { postgresStorage, type SqlRunner } from "./postgres.ts";
 import { s3Storage } from "./s3.ts";
+import type { ObjectStorage } from "./types.ts";
 
-export type StoredObject = { bytes: Uint8Array; contentType: string };
-
-export interface ObjectStorage {
-  /** Stores `bytes` under `key`; storing the same key again is harmless (same bytes). */
-  put(key: string, bytes: Uint8Array, contentType: string): Promise<void>;
-  /** The object, or null when there is none. */
-  get(key: string): Promise<StoredObject | null>;
-}
-
-/** Keys are `<64 hex>.<ext>`: nothing else reaches a backend (no path tricks in the directory one). */
-export const OBJECT_KEY = /^[0-9a-f]{64}\.(png|jpg|webp)$/;
+export { OBJECT_KEY } from "./types.ts";
+export type { ObjectStorage, StoredObject } from "./types.ts";
 
 export function openStorage(config: StorageConfig | undefined, db: SqlRunner): ObjectStorage {
   if (!config || config.backend === "postgres") return postgresStorage(db);

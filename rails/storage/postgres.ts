@@ -1,5 +1,5 @@
 // Objects as rows of `stored_objects` (bytea): the default, needing nothing beside the database.
-import type { ObjectStorage } from "./mod.ts";
+import type { ObjectStorage } from "./types.ts";
 
 /** The one database call this backend needs (the project's Db satisfies it). */
 export type SqlRunner = {

@@ -3,7 +3,7 @@
 import { sha256 } from "@noble/hashes/sha2.js";
 import { hmac } from "@noble/hashes/hmac.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
-import type { ObjectStorage } from "./mod.ts";
+import type { ObjectStorage } from "./types.ts";
 
 type S3Config = {
   endpoint: string;

@@ -1,9 +1,9 @@
 // TRON addresses: base58check "T..." (21-byte payload starting 0x41) and the node's 41-prefixed hex.
-// The encoding itself lives in devnet/crypto.ts; this module is the gateway's entry point to it.
-import { ADDRESS_PREFIX, base58CheckDecode } from "./devnet/crypto.ts";
+// The encoding itself lives in protocol/crypto.ts (shared with the devnet); this module is the gateway's entry point to it.
+import { ADDRESS_PREFIX, base58CheckDecode } from "./protocol/crypto.ts";
 
-export { isHexAddress, toBase58Address, toHexAddress, tryHexAddress } from "./devnet/crypto.ts";
-export type { HexAddress } from "./devnet/crypto.ts";
+export { isHexAddress, toBase58Address, toHexAddress, tryHexAddress } from "./protocol/crypto.ts";
+export type { HexAddress } from "./protocol/crypto.ts";
 
 const BASE58_34 = /^T[1-9A-HJ-NP-Za-km-z]{33}$/;
 

@@ -1,7 +1,7 @@
 // A thin client over a java-tron full node's HTTP API (/wallet/... and /walletsolidity/...).
 // Every answer is checked with zod before anything of it is used: a malformed, truncated or
 // hostile answer throws a TronNodeError, it never comes back half parsed.
-import { fromHex, keccak256, sha256, toHex, toHexAddress } from "./devnet/crypto.ts";
+import { fromHex, keccak256, sha256, toHex, toHexAddress } from "./protocol/crypto.ts";
 import {
   createPost,
   decodeHexText,

@@ -1,7 +1,7 @@
 // The low-level side of the TRON client: one POST to the node, its failure modes as TronNodeError,
 // and the checking of an answer against a schema.
 import { z } from "zod";
-import { fromHex } from "./devnet/crypto.ts";
+import { fromHex } from "./protocol/crypto.ts";
 
 export type TronNodeErrorKind = "timeout" | "http" | "malformed" | "node";
 

@@ -3,7 +3,7 @@
 import { HDKey } from "@scure/bip32";
 import * as bip39 from "@scure/bip39";
 import { wordlist as english } from "@scure/bip39/wordlists/english.js";
-import { addressesFromPublicKey, addressFromPublicKey, toBase58Address, toHex } from "./devnet/crypto.ts";
+import { addressesFromPublicKey, addressFromPublicKey, toBase58Address, toHex } from "./protocol/crypto.ts";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { hmac } from "@noble/hashes/hmac.js";
 import { sha512 } from "@noble/hashes/sha2.js";

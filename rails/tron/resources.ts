@@ -5,7 +5,7 @@ import { z } from "zod";
 import { createPost, decodeHexText, malformed, parse, type TronClientOptions } from "./client_http.ts";
 import { createTronClient } from "./client.ts";
 import { BroadcastSchema, isEmptyObject } from "./client_schemas.ts";
-import { toHexAddress } from "./devnet/crypto.ts";
+import { toHexAddress } from "./protocol/crypto.ts";
 import type { RefBlock, Resource, SignedTronTransaction } from "./signing.ts";
 
 export interface AccountResources {

@@ -3,9 +3,9 @@
 // transfers. Nothing here broadcasts: payouts store the signed transaction and its txID first,
 // then broadcast it (resources.ts), so a crash in between re-sends the same bytes.
 // The protobuf encoding is the devnet's, which is checked byte for byte against tronweb's.
-import { addressFromPrivateKey, fromHex, signHash, toHex, toHexAddress } from "./devnet/crypto.ts";
-import { type ContractCall, makeSigned, rawToJson } from "./devnet/transaction.ts";
-import { RESOURCE_CODES } from "./devnet/resource_contracts.ts";
+import { addressFromPrivateKey, fromHex, signHash, toHex, toHexAddress } from "./protocol/crypto.ts";
+import { type ContractCall, makeSigned, rawToJson } from "./protocol/transaction.ts";
+import { RESOURCE_CODES } from "./protocol/resource_contracts.ts";
 import { abiAddress, abiUint } from "./client.ts";
 
 export type Resource = "ENERGY" | "BANDWIDTH";

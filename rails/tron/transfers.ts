@@ -1,7 +1,7 @@
 // USDT transfers out of transaction infos, under the policy "only real transfers": a Transfer log
 // counts only when the transaction succeeded and the log was emitted by the configured contract.
 import type { TxInfo } from "./client.ts";
-import { toBase58Address, toHexAddress } from "./devnet/crypto.ts";
+import { toBase58Address, toHexAddress } from "./protocol/crypto.ts";
 
 /** keccak256("Transfer(address,address,uint256)"). */
 export const TRANSFER_TOPIC = "ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef";

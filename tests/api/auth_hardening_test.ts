@@ -3,10 +3,10 @@
 // counted against the limit of the route they alias.
 import { createApp } from "../../api/app.ts";
 import { manualClock } from "../../domain/clock.ts";
-import { hashApiKey } from "../../domain/api_keys.ts";
+import { hashApiKey } from "../../domain/keys/api_keys.ts";
 import { sha256Hex } from "../../domain/crypto.ts";
-import { KeyCache } from "../../domain/key_cache.ts";
-import { rateLimitRouteName } from "../../domain/rate_limit.ts";
+import { KeyCache } from "../../domain/keys/key_cache.ts";
+import { rateLimitRouteName } from "../../domain/limits/rate_limit.ts";
 import { assert, assertEquals } from "../assert.ts";
 import { ADMIN_TOKEN, startTestGateway } from "../helpers.ts";
 

@@ -1,6 +1,6 @@
 // The balance routes show, per wallet, what is available, what is pending (credited, not yet spendable)
 // and what is reserved (accepted payouts and withdrawals in review or in flight), beside the balance.
-import { scanChain } from "../../domain/chain_scanner.ts";
+import { scanChain } from "../../domain/payins/chain_scanner.ts";
 import { manualClock } from "../../domain/clock.ts";
 import { Decimal } from "../../domain/money.ts";
 import { assert, assertEquals } from "../assert.ts";

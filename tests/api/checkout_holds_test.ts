@@ -3,7 +3,7 @@
 // address holds at most max(1, 20 %) of a product's unsold stock or of a code's uses at once; and a
 // payment that arrives after the hold was released still pays the order (taking back what is left).
 import { parseConfig } from "../../config.ts";
-import { scanChain } from "../../domain/chain_scanner.ts";
+import { scanChain } from "../../domain/payins/chain_scanner.ts";
 import { manualClock } from "../../domain/clock.ts";
 import { handlePaylinkReleaseSweep } from "../../jobs/paylinks.ts";
 import { assert, assertEquals } from "../assert.ts";

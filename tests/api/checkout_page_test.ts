@@ -1,7 +1,7 @@
 // The hosted checkout page and its live status, in-process: rendering in French and English, the status
 // following a pay-in from AWAITING_PAYMENT through CONFIRMING to CONFIRMED, expiry, unknown ids, what
 // must never leak to the customer, and the security headers.
-import { scanChain } from "../../domain/chain_scanner.ts";
+import { scanChain } from "../../domain/payins/chain_scanner.ts";
 import { manualClock } from "../../domain/clock.ts";
 import { pickLang } from "../../pages/i18n.ts";
 import { assert, assertEquals, assertMatch } from "../assert.ts";

@@ -3,7 +3,7 @@
 // concurrent conversions against one balance, other merchants' and other modes' wallets, unsolidified
 // USDT, per-merchant fees, and the treasury's view of the platform's position.
 import { findSystemAccount, findWallet } from "../../db/ledger.ts";
-import { scanChain } from "../../domain/chain_scanner.ts";
+import { scanChain } from "../../domain/payins/chain_scanner.ts";
 import { Decimal } from "../../domain/money.ts";
 import { XOF_PER_EUR } from "../../rails/fx/mod.ts";
 import { assert, assertEquals, assertMatch } from "../assert.ts";

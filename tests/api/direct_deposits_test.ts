@@ -1,7 +1,7 @@
 // Direct deposits: a merchant's standing USDT address (GET /v1/wallets/deposit-address), credited at 20
 // confirmations less the network fee with deposit.confirmed, dust refused with deposit.failed, swept like a
 // pay-in's address, and the usual way to fund a payout.
-import { scanChain } from "../../domain/chain_scanner.ts";
+import { scanChain } from "../../domain/payins/chain_scanner.ts";
 import { hotWallet } from "../../domain/treasury/hot_wallet.ts";
 import { runSweeps } from "../../domain/treasury/sweep.ts";
 import { isTronAddress } from "../../rails/tron/address.ts";

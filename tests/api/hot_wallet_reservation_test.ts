@@ -2,7 +2,7 @@
 // only some of them are signed only as far as it covers them (counting transfers signed and not yet in a
 // block), the rest wait with a reason the merchant reads, and once sweeps catch up every one is confirmed
 // with not a single revert on chain.
-import { scanChain } from "../../domain/chain_scanner.ts";
+import { scanChain } from "../../domain/payins/chain_scanner.ts";
 import { sendOutbound } from "../../domain/money_out/send.ts";
 import { hotWallet } from "../../domain/treasury/hot_wallet.ts";
 import { runSweeps } from "../../domain/treasury/sweep.ts";

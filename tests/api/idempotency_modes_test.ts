@@ -1,7 +1,7 @@
 // Issue 9 item 2 on the real POST /v1/payments: idempotency keys and externalRef belong to one merchant in
 // one mode, the fingerprint sees the query string and the JSON (not its spacing), and a request refused
 // before anything changed leaves its key free.
-import { updateMerchantSettings } from "../../domain/merchants.ts";
+import { updateMerchantSettings } from "../../domain/merchants/mod.ts";
 import { assert, assertEquals, assertNotEquals } from "../assert.ts";
 import { startTestGateway } from "../helpers.ts";
 

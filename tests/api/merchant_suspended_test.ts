@@ -3,7 +3,7 @@
 // rate lock, promo preview and renewals refuse with MERCHANT_STATUS_INVALID / ACCOUNT_CLOSED and create
 // nothing; a USDT pay-in created before the suspension and paid after it is still credited, and held for
 // review where the operator sees it.
-import { scanChain } from "../../domain/chain_scanner.ts";
+import { scanChain } from "../../domain/payins/chain_scanner.ts";
 import { manualClock } from "../../domain/clock.ts";
 import { renewDueSubscriptions, startRenewal } from "../../domain/subscriptions/renewals.ts";
 import { assert, assertEquals, assertMatch } from "../assert.ts";

@@ -5,7 +5,7 @@ import { assert, assertEquals, assertMatch } from "../assert.ts";
 import { contractFor } from "../contract.ts";
 import { withGateway } from "../helpers.ts";
 import { ERROR_CATALOGUE } from "../../domain/errors.ts";
-import { EVENT_TYPES, sampleEventData, webhookBody } from "../../domain/events.ts";
+import { EVENT_TYPES, sampleEventData, webhookBody } from "../../domain/webhooks/events.ts";
 
 Deno.test(
   "POST /v1/payments declares the USDT, card and mobile money answers, and the checker catches a lie",

@@ -1,7 +1,7 @@
 // What an operator sees: /metrics behind the operator token with numbers that move, one log line per
 // money state change, and compressed answers for clients that accept them.
-import { scanChain } from "../../domain/chain_scanner.ts";
-import { addressPoolFree, addressPoolSettled } from "../../domain/address_pool.ts";
+import { scanChain } from "../../domain/payins/chain_scanner.ts";
+import { addressPoolFree, addressPoolSettled } from "../../domain/payins/address_pool.ts";
 import { assert, assertEquals, assertMatch } from "../assert.ts";
 import { ADMIN_TOKEN, startTestGateway, type TestGateway, withGateway } from "../helpers.ts";
 

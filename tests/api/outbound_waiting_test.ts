@@ -1,7 +1,7 @@
 // A payout or withdrawal the hot wallet cannot send says why (GET), shows in the treasury view and in
 // /metrics, becomes an alarm (metrics and log) past OUTBOUND_WAIT_ALARM_SECONDS, and an operator can
 // cancel it with its money returned: never one already signed, never twice, never without a note.
-import { scanChain } from "../../domain/chain_scanner.ts";
+import { scanChain } from "../../domain/payins/chain_scanner.ts";
 import type { Clock } from "../../domain/clock.ts";
 import { sendOutbound } from "../../domain/money_out/send.ts";
 import { hotWallet } from "../../domain/treasury/hot_wallet.ts";

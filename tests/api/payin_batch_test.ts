@@ -1,7 +1,7 @@
 // Pay-ins created at the same moment share one statement (domain/payins/create_batch.ts): each still gets
 // its own answer, its own address, its own payin.created and deliveries, and a row the database refuses
 // fails alone.
-import { updateMerchantSettings } from "../../domain/merchants.ts";
+import { updateMerchantSettings } from "../../domain/merchants/mod.ts";
 import { assert, assertEquals } from "../assert.ts";
 import { startTestGateway, type TestGateway } from "../helpers.ts";
 

@@ -12,8 +12,8 @@ import {
   addressPoolSettled,
   fillAddressPool,
   takeDepositAddress,
-} from "../../domain/address_pool.ts";
-import { updateMerchantSettings } from "../../domain/merchants.ts";
+} from "../../domain/payins/address_pool.ts";
+import { updateMerchantSettings } from "../../domain/merchants/mod.ts";
 import { createDeriver } from "../../rails/tron/hd.ts";
 import { assert, assertEquals } from "../assert.ts";
 import { startTestGateway } from "../helpers.ts";

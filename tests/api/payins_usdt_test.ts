@@ -1,6 +1,6 @@
 // USDT pay-ins through the API, paid on the in-process devnet and followed by the scanner.
 import { TronWeb } from "tronweb";
-import { scanChain } from "../../domain/chain_scanner.ts";
+import { scanChain } from "../../domain/payins/chain_scanner.ts";
 import { manualClock } from "../../domain/clock.ts";
 import { assert, assertEquals, assertMatch } from "../assert.ts";
 import { startTestGateway, type TestGateway } from "../helpers.ts";

@@ -2,7 +2,7 @@
 import type { Db } from "../../db/mod.ts";
 import { newId } from "../../domain/ids.ts";
 import { postJournal } from "../../domain/ledger.ts";
-import { issueKey } from "../../domain/merchants.ts";
+import { issueKey } from "../../domain/merchants/mod.ts";
 import { Decimal } from "../../domain/money.ts";
 import { assert, assertEquals } from "../assert.ts";
 import { startTestGateway } from "../helpers.ts";

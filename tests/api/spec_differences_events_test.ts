@@ -2,7 +2,7 @@
 // paylink's pricing, late funds to a pay-in's address are judged (deposit.overpaid / deposit.underpaid),
 // VARIABLE paylinks take the customer's amount, the event catalogue says what is not emitted yet, the
 // template DELETE is in the document, and no "canceld" in an error message.
-import { scanChain } from "../../domain/chain_scanner.ts";
+import { scanChain } from "../../domain/payins/chain_scanner.ts";
 import { manualClock } from "../../domain/clock.ts";
 import { Decimal } from "../../domain/money.ts";
 import { assert, assertEquals, assertMatch } from "../assert.ts";

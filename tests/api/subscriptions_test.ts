@@ -12,7 +12,7 @@ import { handleSubscriptionCron, handleSubscriptionRenew } from "../../jobs/subs
 import { assert, assertEquals, assertMatch } from "../assert.ts";
 import { startTestGateway } from "../helpers.ts";
 import { contractFor } from "../contract.ts";
-import { webhookBody } from "../../domain/events.ts";
+import { webhookBody } from "../../domain/webhooks/events.ts";
 import {
   eventsOf,
   linkIn,

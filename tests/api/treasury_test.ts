@@ -1,6 +1,6 @@
 // GET /admin/api/treasury: the hot wallet as the chain sees it, what waits to be swept, and the
 // reconciliation of what merchants are owed against what the gateway's addresses hold.
-import { scanChain } from "../../domain/chain_scanner.ts";
+import { scanChain } from "../../domain/payins/chain_scanner.ts";
 import { hotWallet } from "../../domain/treasury/hot_wallet.ts";
 import { assert, assertEquals } from "../assert.ts";
 import { startTestGateway } from "../helpers.ts";

@@ -1,7 +1,7 @@
 // Webhook endpoints and deliveries through the whole app, with a real local receiver that verifies
 // signatures exactly as the specification tells merchants to.
-import { deliverWebhook } from "../../domain/webhook_delivery.ts";
-import { emitEvent } from "../../domain/events.ts";
+import { deliverWebhook } from "../../domain/webhooks/delivery.ts";
+import { emitEvent } from "../../domain/webhooks/events.ts";
 import { deliveryPump, handleWebhookDeliver } from "../../jobs/webhook_delivery.ts";
 import { assert, assertEquals, assertMatch } from "../assert.ts";
 import { startTestGateway } from "../helpers.ts";

@@ -1,9 +1,9 @@
 // A PostgreSQL server that goes away for a few seconds under load: requests answer 503
 // SERVICE_UNAVAILABLE quickly and never hang, creation works again once it is back, and the work that was
 // pending (webhook deliveries, a pay-in being paid on chain) completes exactly once.
-import { scanChain } from "../../domain/chain_scanner.ts";
-import { fillAddressPool } from "../../domain/address_pool.ts";
-import { updateMerchantSettings } from "../../domain/merchants.ts";
+import { scanChain } from "../../domain/payins/chain_scanner.ts";
+import { fillAddressPool } from "../../domain/payins/address_pool.ts";
+import { updateMerchantSettings } from "../../domain/merchants/mod.ts";
 import { dispatchJob } from "../../jobs/mod.ts";
 import { handleWebhookSweep } from "../../jobs/webhook_delivery.ts";
 import { assert, assertEquals } from "../assert.ts";

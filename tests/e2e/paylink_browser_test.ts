@@ -9,7 +9,7 @@
 // The gateway is the whole app in-process (tests/helpers.ts) served on a local port, so the test can mine
 // devnet blocks, run the scanner and run the webhook deliveries. Screenshots: docs/paylink-*.png.
 import type { Browser, Page } from "playwright-core";
-import { scanChain } from "../../domain/chain_scanner.ts";
+import { scanChain } from "../../domain/payins/chain_scanner.ts";
 import { deliveryPump, handleWebhookDeliver } from "../../jobs/webhook_delivery.ts";
 import { assert, assertEquals, assertMatch } from "../assert.ts";
 import { startTestGateway, type TestGateway } from "../helpers.ts";

@@ -7,7 +7,7 @@
 // the subscription PAST_DUE), paused (no renewal while paused) and resumed (the next one starts), with
 // the merchant's signed webhooks delivered in order and each checked against the OpenAPI document.
 import { manualClock } from "../../domain/clock.ts";
-import { deliverWebhook } from "../../domain/webhook_delivery.ts";
+import { deliverWebhook } from "../../domain/webhooks/delivery.ts";
 import { handleSubscriptionCron, handleSubscriptionRenew } from "../../jobs/subscriptions.ts";
 import type { Page } from "playwright-core";
 import { contractFor } from "../contract.ts";

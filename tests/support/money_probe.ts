@@ -4,7 +4,7 @@
 // reference, as a payout would (a new payout id each time), so only idempotency can stop a second move.
 import { Hono } from "hono";
 import { idempotent, idempotentMoney, idempotentMoneyRoute } from "../../api/middleware/idempotency.ts";
-import type { AppEnv } from "../../api/env.ts";
+import type { AppEnv } from "../../http/env.ts";
 import { onError } from "../../api/errors.ts";
 import type { Db } from "../../db/mod.ts";
 import type { Caller } from "../../domain/auth.ts";

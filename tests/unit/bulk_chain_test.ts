@@ -3,7 +3,7 @@
 // recipients failing (the node refuses their transfers) so the batch ends PARTIALLY_COMPLETED, then a
 // retry re-debits exactly what those failures released and the batch ends COMPLETED, the ledger exact to
 // the unit. And a process killed in the middle of the run pays no item twice.
-import { scanChain } from "../../domain/chain_scanner.ts";
+import { scanChain } from "../../domain/payins/chain_scanner.ts";
 import { manualClock } from "../../domain/clock.ts";
 import type { Deps } from "../../domain/deps.ts";
 import { advanceBatch } from "../../domain/bulk/run.ts";

@@ -8,7 +8,7 @@ import {
   sha256,
   toBase58Address,
   toHex,
-} from "../../rails/tron/devnet/crypto.ts";
+} from "../../rails/tron/protocol/crypto.ts";
 import { encodeAddress, encodeUint, TRANSFER_TOPIC } from "../../rails/tron/devnet/abi.ts";
 
 type Json = Record<string, unknown>;

@@ -3,7 +3,7 @@
 import { assert, assertEquals } from "../assert.ts";
 import { createDevnet, type Devnet } from "../../rails/tron/devnet/mod.ts";
 import { callJson, signTransactionJson } from "../../rails/tron/devnet/testing.ts";
-import { addressFromPrivateKey, fromHex, privateKeyFromSeed } from "../../rails/tron/devnet/crypto.ts";
+import { addressFromPrivateKey, fromHex, privateKeyFromSeed } from "../../rails/tron/protocol/crypto.ts";
 import { TRX_PRECISION } from "../../rails/tron/devnet/energy.ts";
 
 type Json = Record<string, unknown>;

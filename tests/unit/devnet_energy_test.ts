@@ -3,7 +3,7 @@
 import { assert, assertEquals } from "../assert.ts";
 import { createDevnet, type Devnet } from "../../rails/tron/devnet/mod.ts";
 import { callJson, signTransactionJson } from "../../rails/tron/devnet/testing.ts";
-import { addressFromPrivateKey, fromHex, privateKeyFromSeed } from "../../rails/tron/devnet/crypto.ts";
+import { addressFromPrivateKey, fromHex, privateKeyFromSeed } from "../../rails/tron/protocol/crypto.ts";
 import { encodeAddress, encodeUint } from "../../rails/tron/devnet/abi.ts";
 import { ENERGY_PRICE } from "../../rails/tron/devnet/executor.ts";
 import { TRANSFER_ENERGY } from "../../rails/tron/devnet/trc20.ts";

@@ -8,8 +8,14 @@ import {
   privateKeyFromSeed,
   toBase58Address,
   toHex,
-} from "../../rails/tron/devnet/crypto.ts";
-import { decodeRaw, encodeRaw, rawFromJson, rawToJson, txIdOf } from "../../rails/tron/devnet/transaction.ts";
+} from "../../rails/tron/protocol/crypto.ts";
+import {
+  decodeRaw,
+  encodeRaw,
+  rawFromJson,
+  rawToJson,
+  txIdOf,
+} from "../../rails/tron/protocol/transaction.ts";
 import { TRX_PRECISION } from "../../rails/tron/devnet/energy.ts";
 
 const owner = "414e6f9c68df8d3dbf2753621b3be64eb59919dd86";

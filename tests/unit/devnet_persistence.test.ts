@@ -1,7 +1,7 @@
 import { assert, assertEquals } from "../assert.ts";
 import { createDevnet } from "../../rails/tron/devnet/mod.ts";
 import { callJson } from "../../rails/tron/devnet/testing.ts";
-import { addressFromPrivateKey, privateKeyFromSeed } from "../../rails/tron/devnet/crypto.ts";
+import { addressFromPrivateKey, privateKeyFromSeed } from "../../rails/tron/protocol/crypto.ts";
 
 type Json = Record<string, unknown>;
 const hot = addressFromPrivateKey(privateKeyFromSeed("devnet persistence hot wallet"));

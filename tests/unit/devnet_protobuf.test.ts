@@ -1,8 +1,14 @@
 // The devnet's own protobuf encoder against tronweb's google-protobuf one: same bytes, same txID.
 import { TronWeb } from "tronweb";
 import { assertEquals } from "../assert.ts";
-import { decodeRaw, encodeRaw, rawFromJson, rawToJson, txIdOf } from "../../rails/tron/devnet/transaction.ts";
-import { toHex } from "../../rails/tron/devnet/crypto.ts";
+import {
+  decodeRaw,
+  encodeRaw,
+  rawFromJson,
+  rawToJson,
+  txIdOf,
+} from "../../rails/tron/protocol/transaction.ts";
+import { toHex } from "../../rails/tron/protocol/crypto.ts";
 
 const tronWeb = new TronWeb({ fullHost: "http://127.0.0.1:1" });
 const owner = "414e6f9c68df8d3dbf2753621b3be64eb59919dd86";

@@ -6,7 +6,7 @@ import {
   addressFromPrivateKey,
   privateKeyFromSeed,
   toBase58Address,
-} from "../../rails/tron/devnet/crypto.ts";
+} from "../../rails/tron/protocol/crypto.ts";
 
 Deno.test({
   name:

@@ -3,8 +3,8 @@
 // and ids from a pool of random bytes.
 import fc from "fast-check";
 import { Decimal } from "decimal.js";
-import { MAX_JSON_DEPTH, plainlyStorableJson, unstorableFields } from "../../api/input_guard.ts";
-import { webhookBody } from "../../domain/events.ts";
+import { MAX_JSON_DEPTH, plainlyStorableJson, unstorableFields } from "../../api/middleware/input_guard.ts";
+import { webhookBody } from "../../domain/webhooks/events.ts";
 import { ID_ALPHABET, ID_BODY_LENGTH, idTimePrefix, isWellFormedId, newId } from "../../domain/ids.ts";
 import { formatAmount } from "../../domain/money.ts";
 import { assert, assertEquals } from "../assert.ts";

@@ -11,7 +11,7 @@ import { openPostgres } from "../../db/postgres.ts";
 import { manualClock } from "../../domain/clock.ts";
 import { RUNNING_LOCK_MS } from "../../domain/idempotency.ts";
 import { postJournal } from "../../domain/ledger.ts";
-import { createMerchant } from "../../domain/merchants.ts";
+import { createMerchant } from "../../domain/merchants/mod.ts";
 import { Decimal } from "../../domain/money.ts";
 import { assertEquals } from "../assert.ts";
 import type { ChildArgs, ChildDatabase } from "../support/money_probe_child.ts";

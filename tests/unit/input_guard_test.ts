@@ -1,7 +1,7 @@
 // The edge check's rules on their own: what counts as storable text, how a field is named, and the depth
 // limit, including on a body nested far deeper than any recursion could walk.
 import { assertEquals } from "../assert.ts";
-import { isStorableText, MAX_JSON_DEPTH, unstorableFields } from "../../api/input_guard.ts";
+import { isStorableText, MAX_JSON_DEPTH, unstorableFields } from "../../api/middleware/input_guard.ts";
 
 Deno.test("storable text: a surrogate pair (emoji) is fine, a NUL or a lone surrogate is not", () => {
   assertEquals(

@@ -9,7 +9,7 @@ import type { Db } from "../../db/mod.ts";
 import { AppError } from "../../domain/errors.ts";
 import { postJournal } from "../../domain/ledger.ts";
 import { Decimal } from "../../domain/money.ts";
-import { resetSandbox } from "../../domain/sandbox.ts";
+import { resetSandbox } from "../../domain/sandbox/reset.ts";
 import { assert, assertEquals, assertRejects } from "../assert.ts";
 import { withGateway } from "../helpers.ts";
 

@@ -8,7 +8,7 @@ import postgres from "postgres";
 import { readDatabaseConfig } from "../../config.ts";
 import { migrate } from "../../db/migrate.ts";
 import { openPostgres } from "../../db/postgres.ts";
-import { createMerchant } from "../../domain/merchants.ts";
+import { createMerchant } from "../../domain/merchants/mod.ts";
 import { Decimal } from "../../domain/money.ts";
 import { assert, assertEquals } from "../assert.ts";
 import type { WorkerJournal, WorkerOutcome } from "./ledger_process_worker.ts";

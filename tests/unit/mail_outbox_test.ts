@@ -1,7 +1,7 @@
 // The mail seam's outbox: a message exists only if its transaction committed, is handed to the transport
 // once (a repeated message finds it sent), is retried when the transport fails, and is FAILED after the
 // fifth failure. The SMTP transport itself is never exercised here (no outside host).
-import { MAX_MAIL_ATTEMPTS, queueMail, sendPendingMail, sendQueuedMail } from "../../domain/mail.ts";
+import { MAX_MAIL_ATTEMPTS, queueMail, sendPendingMail, sendQueuedMail } from "../../domain/mail/outbox.ts";
 import { manualClock } from "../../domain/clock.ts";
 import type { MailMessage, MailTransport } from "../../rails/mail/mod.ts";
 import { assertEquals } from "../assert.ts";

@@ -1,7 +1,7 @@
 // openapiRoute answers every request exactly as r.openapi does for the same route declaration: the same
 // status and body for each mix of query, headers, media type and body, and the same OpenAPI entry.
 import { createRoute, z } from "@hono/zod-openapi";
-import { newRouter } from "../../api/app.ts";
+import { newRouter } from "../../api/router.ts";
 import { HttpUrl } from "../../api/envelope.ts";
 import { onError } from "../../api/errors.ts";
 import { openapiRoute } from "../../api/openapi_route.ts";

@@ -1,6 +1,6 @@
 // Payouts on the devnet: exactly one transfer on chain whatever crashes, expiries or reorgs happen on
 // the way; confirmed at 20 confirmations by the pay-in scanner; a transfer that fails on chain refunds.
-import { scanChain } from "../../domain/chain_scanner.ts";
+import { scanChain } from "../../domain/payins/chain_scanner.ts";
 import { manualClock } from "../../domain/clock.ts";
 import type { Deps } from "../../domain/deps.ts";
 import { sendOutbound } from "../../domain/money_out/send.ts";

@@ -1,5 +1,5 @@
 // The scanner's very first run must not miss a pay-in created and paid just before it.
-import { scanChain } from "../../domain/chain_scanner.ts";
+import { scanChain } from "../../domain/payins/chain_scanner.ts";
 import { assertEquals } from "../assert.ts";
 import { startTestGateway } from "../helpers.ts";
 

@@ -1,6 +1,6 @@
 // The scanner at scale: what it asks the node while catching up, and what one block full of payments
 // does to the pay-ins it pays (the block's transfers are recorded together, not one by one).
-import { scanChain, SETTLE_PER_PASS } from "../../domain/chain_scanner.ts";
+import { scanChain, SETTLE_PER_PASS } from "../../domain/payins/chain_scanner.ts";
 import { authenticateApiKey } from "../../domain/auth.ts";
 import { createUsdtPayin } from "../../domain/payins/create.ts";
 import { createTronClient } from "../../rails/tron/client.ts";

@@ -1,7 +1,7 @@
 // A transfer recorded while a settlement waits for the pay-in's lock must not be left uncredited.
 import { insertTransferOnce } from "../../db/chain.ts";
 import { lockPayin } from "../../db/payins.ts";
-import { scanChain } from "../../domain/chain_scanner.ts";
+import { scanChain } from "../../domain/payins/chain_scanner.ts";
 import { settlePayinFromChain } from "../../domain/payins/settle.ts";
 import { assertEquals } from "../assert.ts";
 import { startTestGateway } from "../helpers.ts";

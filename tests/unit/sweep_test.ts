@@ -1,7 +1,7 @@
 // Sweeps on the devnet: a paid deposit address (USDT, no TRX, never activated) is emptied into the hot
 // wallet with lent energy and the loan taken back; without enough TRX to stake, TRX is sent for the fee;
 // the TRX burned is booked; a payout short of hot-wallet USDT pulls a sweep forward.
-import { scanChain } from "../../domain/chain_scanner.ts";
+import { scanChain } from "../../domain/payins/chain_scanner.ts";
 import { sendOutbound } from "../../domain/money_out/send.ts";
 import { hotWallet } from "../../domain/treasury/hot_wallet.ts";
 import { planSweeps, runSweeps } from "../../domain/treasury/sweep.ts";

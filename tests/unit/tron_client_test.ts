@@ -3,7 +3,7 @@ import { TronWeb } from "tronweb";
 import { assert, assertEquals, assertRejects } from "../assert.ts";
 import { createDevnet, type Devnet } from "../../rails/tron/devnet/mod.ts";
 import { signTransactionJson } from "../../rails/tron/devnet/testing.ts";
-import { addressFromPrivateKey, privateKeyFromSeed } from "../../rails/tron/devnet/crypto.ts";
+import { addressFromPrivateKey, privateKeyFromSeed } from "../../rails/tron/protocol/crypto.ts";
 import { createTronClient, type TronClient, TronNodeError } from "../../rails/tron/client.ts";
 import { isTronAddress, toBase58Address, toHexAddress } from "../../rails/tron/address.ts";
 import { extractUsdtTransfers } from "../../rails/tron/transfers.ts";

@@ -20,7 +20,7 @@ import {
   keccak256,
   sha256,
   toHex,
-} from "../../rails/tron/devnet/crypto.ts";
+} from "../../rails/tron/protocol/crypto.ts";
 import { base58 } from "@scure/base";
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import { sha256 as nobleSha256 } from "@noble/hashes/sha2.js";

@@ -2,8 +2,13 @@
 // sent), broadcast separately (a re-send is a duplicate, not a failure), read resources back.
 import { assert, assertEquals, assertRejects } from "../assert.ts";
 import { createDevnet, type Devnet } from "../../rails/tron/devnet/mod.ts";
-import { addressFromPrivateKey, privateKeyFromSeed, sha256, toHex } from "../../rails/tron/devnet/crypto.ts";
-import { fromHex } from "../../rails/tron/devnet/crypto.ts";
+import {
+  addressFromPrivateKey,
+  privateKeyFromSeed,
+  sha256,
+  toHex,
+} from "../../rails/tron/protocol/crypto.ts";
+import { fromHex } from "../../rails/tron/protocol/crypto.ts";
 import { ENERGY_PRICE } from "../../rails/tron/devnet/executor.ts";
 import { TRANSFER_ENERGY } from "../../rails/tron/devnet/trc20.ts";
 import { TRX_PRECISION } from "../../rails/tron/devnet/energy.ts";

@@ -2,7 +2,7 @@
 import { assertEquals } from "../assert.ts";
 import { extractUsdtTransfers, formatUsdt, TRANSFER_TOPIC } from "../../rails/tron/transfers.ts";
 import type { TxInfo } from "../../rails/tron/client.ts";
-import { keccak256, toBase58Address, toHex } from "../../rails/tron/devnet/crypto.ts";
+import { keccak256, toBase58Address, toHex } from "../../rails/tron/protocol/crypto.ts";
 
 const USDT = "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t";
 const USDT20 = "a614f803b6fd780986a42c78ec9c7f77e6ded13c";

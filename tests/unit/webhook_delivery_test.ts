@@ -2,13 +2,13 @@
 // backoff, timeouts, exhaustion, disabling, concurrent workers, crash recovery, the sweep.
 import type { Db } from "../../db/mod.ts";
 import { manualClock } from "../../domain/clock.ts";
-import { emitEvent, sampleEventData } from "../../domain/events.ts";
+import { emitEvent, sampleEventData } from "../../domain/webhooks/events.ts";
 import {
   deliverWebhook,
   signatureHeader,
   sweepDueDeliveries,
   UNRESOLVED_ERROR,
-} from "../../domain/webhook_delivery.ts";
+} from "../../domain/webhooks/delivery.ts";
 import { handleWebhookSweep } from "../../jobs/webhook_delivery.ts";
 import { assert, assertEquals, assertMatch, assertRejects } from "../assert.ts";
 import { startTestGateway } from "../helpers.ts";

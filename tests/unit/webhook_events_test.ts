@@ -1,8 +1,8 @@
 // emitEvent: the catalogue, the outbox written in the caller's transaction, routing by mode and
 // subscription, and the exact body every attempt sends.
 import { manualClock } from "../../domain/clock.ts";
-import { emitEvent, EVENT_TYPES, isEventType, sampleEventData } from "../../domain/events.ts";
-import { createWebhookEndpoint } from "../../domain/webhooks.ts";
+import { emitEvent, EVENT_TYPES, isEventType, sampleEventData } from "../../domain/webhooks/events.ts";
+import { createWebhookEndpoint } from "../../domain/webhooks/endpoints.ts";
 import { assert, assertEquals, assertRejects } from "../assert.ts";
 import { startTestGateway } from "../helpers.ts";
 

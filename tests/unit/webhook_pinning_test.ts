@@ -7,10 +7,10 @@ import {
   deliverWebhook,
   type DeliveryDeps,
   UNRESOLVED_ERROR,
-} from "../../domain/webhook_delivery.ts";
-import { pinnedTransport, type WebhookTransport } from "../../domain/webhook_http.ts";
-import { createWebhookEndpoint, sendTestWebhook } from "../../domain/webhooks.ts";
-import type { Resolver } from "../../domain/webhook_urls.ts";
+} from "../../domain/webhooks/delivery.ts";
+import { pinnedTransport, type WebhookTransport } from "../../domain/webhooks/http.ts";
+import { createWebhookEndpoint, sendTestWebhook } from "../../domain/webhooks/endpoints.ts";
+import type { Resolver } from "../../domain/webhooks/urls.ts";
 import { assert, assertEquals, assertRejects } from "../assert.ts";
 import { startTestGateway, type TestGateway } from "../helpers.ts";
 import { LEAF_CERT_PEM, LEAF_KEY_PEM, LEAF_NAME, TEST_CA_PEM } from "./webhook_tls_fixture.ts";

@@ -1,8 +1,8 @@
 // The pump keeps receivers apart: one that hangs holds a few workers and no more, and a merchant whose
 // endpoint is dead, with a backlog larger than all the workers, never delays another merchant's
 // deliveries. Deliveries are handed over as the queue listener does (jobs/webhook_delivery.ts).
-import { emitEvent } from "../../domain/events.ts";
-import { PER_ENDPOINT_IN_FLIGHT } from "../../domain/webhook_delivery.ts";
+import { emitEvent } from "../../domain/webhooks/events.ts";
+import { PER_ENDPOINT_IN_FLIGHT } from "../../domain/webhooks/delivery.ts";
 import { deliveryPump, handleWebhookDeliver } from "../../jobs/webhook_delivery.ts";
 import { assert, assertEquals } from "../assert.ts";
 import { startTestGateway, type TestGateway } from "../helpers.ts";

@@ -6,7 +6,7 @@ import {
   classifyIpv6,
   connectTargetProblem,
   type Resolver,
-} from "../../domain/webhook_urls.ts";
+} from "../../domain/webhooks/urls.ts";
 import { assert, assertEquals, assertRejects } from "../assert.ts";
 
 const prod = { appEnv: "production" as const };

@@ -1,6 +1,6 @@
 // Solidity ABI pieces the TRC20 token needs: selectors, word encoding, the Transfer
 // event topic and the ABI JSON a java-tron node returns from wallet/getcontract.
-import { type HexAddress, keccak256, toHex } from "./crypto.ts";
+import { type HexAddress, keccak256, toHex } from "../protocol/crypto.ts";
 
 export function selectorOf(signature: string): string {
   return toHex(keccak256(new TextEncoder().encode(signature))).slice(0, 8);

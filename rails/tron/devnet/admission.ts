@@ -1,8 +1,8 @@
 // Broadcast admission checks that do not depend on account state: signature and TAPOS.
 import type { Block } from "./block.ts";
-import { recoverSigner, sha256, toBase58Address } from "./crypto.ts";
+import { recoverSigner, sha256, toBase58Address } from "../protocol/crypto.ts";
 import { TxRejected } from "./executor.ts";
-import type { SignedTransaction } from "./transaction.ts";
+import type { SignedTransaction } from "../protocol/transaction.ts";
 
 const TAPOS_WINDOW = 65_536;
 

@@ -1,10 +1,18 @@
 // Blocks as java-tron builds them: BlockHeader.raw protobuf, blockID = 8-byte big-endian
 // number + the last 24 bytes of sha256(raw header), txTrieRoot = merkle root of sha256(tx).
-import { concatBytes, fromHex, type HexAddress, sha256, signHash, toBase58Address, toHex } from "./crypto.ts";
+import {
+  concatBytes,
+  fromHex,
+  type HexAddress,
+  sha256,
+  signHash,
+  toBase58Address,
+  toHex,
+} from "../protocol/crypto.ts";
 import type { ContractRet } from "./executor.ts";
-import { ProtoWriter } from "./protobuf.ts";
+import { ProtoWriter } from "../protocol/protobuf.ts";
 import type { AccountChange } from "./state.ts";
-import { encodeTransaction, type Json, type SignedTransaction, txToJson } from "./transaction.ts";
+import { encodeTransaction, type Json, type SignedTransaction, txToJson } from "../protocol/transaction.ts";
 
 export const BLOCK_VERSION = 31;
 

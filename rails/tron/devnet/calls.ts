@@ -2,7 +2,7 @@
 // control routes.
 import { selectorOf } from "./abi.ts";
 import type { Chain } from "./chain.ts";
-import { type HexAddress, tryHexAddress, utf8Hex } from "./crypto.ts";
+import { type HexAddress, tryHexAddress, utf8Hex } from "../protocol/crypto.ts";
 import { TxRejected } from "./executor.ts";
 import { bigintParam, isVisible, resultMessage, returnError } from "./request.ts";
 import {
@@ -11,7 +11,7 @@ import {
   type RawTransaction,
   type SignedTransaction,
   txToJson,
-} from "./transaction.ts";
+} from "../protocol/transaction.ts";
 import { runTrc20 } from "./trc20.ts";
 
 const ZERO_ADDRESS = "41" + "00".repeat(20);

@@ -2,11 +2,17 @@
 // the persisted log on start.
 import { checkSignature, checkTapos } from "./admission.ts";
 import { type Block, type IncludedTx, sealBlock } from "./block.ts";
-import { addressFromPrivateKey, type HexAddress, privateKeyFromSeed, sha256, toHex } from "./crypto.ts";
+import {
+  addressFromPrivateKey,
+  type HexAddress,
+  privateKeyFromSeed,
+  sha256,
+  toHex,
+} from "../protocol/crypto.ts";
 import { type ExecContext, execute, TxRejected, validate } from "./executor.ts";
 import { type Account, WorldState } from "./state.ts";
 import type { ChainStore, GenesisConfig, LogEntry } from "./store.ts";
-import type { SignedTransaction } from "./transaction.ts";
+import type { SignedTransaction } from "../protocol/transaction.ts";
 
 /** A real node treats blocks this far below the head as irreversible. */
 export const SOLIDIFY_DEPTH = 19;

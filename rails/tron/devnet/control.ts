@@ -3,10 +3,16 @@
 import { type Context, Hono } from "hono";
 import { encodeAddress, encodeUint, SELECTORS } from "./abi.ts";
 import type { Chain } from "./chain.ts";
-import { addressFromPrivateKey, fromHex, signHash, toBase58Address, tryHexAddress } from "./crypto.ts";
+import {
+  addressFromPrivateKey,
+  fromHex,
+  signHash,
+  toBase58Address,
+  tryHexAddress,
+} from "../protocol/crypto.ts";
 import { paramsOf } from "./request.ts";
 import { broadcastResult, newRaw } from "./calls.ts";
-import { type Json, makeSigned } from "./transaction.ts";
+import { type Json, makeSigned } from "../protocol/transaction.ts";
 
 export const USDT_DECIMALS = 6;
 export const TRX_DECIMALS = 6;

@@ -1,12 +1,12 @@
 // Validation (what broadcast checks) and execution (what block inclusion does) of the two
 // contract types the devnet supports, with TRON's fee model: free bandwidth first, then
 // burned TRX; energy bought with TRX at ENERGY_PRICE, capped by fee_limit.
-import { type HexAddress, utf8Hex } from "./crypto.ts";
+import { type HexAddress, utf8Hex } from "../protocol/crypto.ts";
 import type { Account, WorldState } from "./state.ts";
-import { encodeTransaction, type Json, type SignedTransaction } from "./transaction.ts";
+import { encodeTransaction, type Json, type SignedTransaction } from "../protocol/transaction.ts";
 import { runTrc20 } from "./trc20.ts";
 import { energyLeft, energyUsedNow, netLimitOf, netUsedNow, networkTotals } from "./energy.ts";
-import { isResourceCall } from "./resource_contracts.ts";
+import { isResourceCall } from "../protocol/resource_contracts.ts";
 import { executeStaking, type StakingContext, StakingRejected, validateStaking } from "./staking.ts";
 
 export const ENERGY_PRICE = 100n;

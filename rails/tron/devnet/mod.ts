@@ -8,7 +8,7 @@ import {
   privateKeyFromSeed,
   toBase58Address,
   toHexAddress,
-} from "./crypto.ts";
+} from "../protocol/crypto.ts";
 import { controlRoutes, sendUsdt } from "./control.ts";
 import { walletRoutes } from "./routes.ts";
 import { type ChainStore, FileStore, type GenesisConfig, MemoryStore } from "./store.ts";

@@ -1,6 +1,6 @@
 // wallet/getnodeinfo: a lone node with no peers, shaped like java-tron's NodeInfo.
 import type { Chain } from "./chain.ts";
-import type { Json } from "./transaction.ts";
+import type { Json } from "../protocol/transaction.ts";
 
 export function nodeInfoJson(chain: Chain): Json {
   const head = chain.head;

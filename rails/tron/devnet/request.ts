@@ -1,9 +1,9 @@
 // Request parsing shared by the wallet and control routes: like java-tron's servlets, every
 // endpoint takes its parameters from the query string (GET) and/or a JSON body (POST).
 import type { Context } from "hono";
-import { tryHexAddress, utf8Hex } from "./crypto.ts";
+import { tryHexAddress, utf8Hex } from "../protocol/crypto.ts";
 import type { ReturnCode } from "./executor.ts";
-import type { Json } from "./transaction.ts";
+import type { Json } from "../protocol/transaction.ts";
 
 export class BadRequest extends Error {}
 

@@ -2,13 +2,13 @@
 // undelegating (unsigned transactions, like createtransaction) and the delegation reads.
 import { newRaw, unsignedJson } from "./calls.ts";
 import type { Chain } from "./chain.ts";
-import type { HexAddress } from "./crypto.ts";
+import type { HexAddress } from "../protocol/crypto.ts";
 import { TxRejected } from "./executor.ts";
 import { addressParam, BadRequest, intParam } from "./request.ts";
-import { type ResourceCall, resourceFromJson } from "./resource_contracts.ts";
+import { type ResourceCall, resourceFromJson } from "../protocol/resource_contracts.ts";
 import { canDelegateMax } from "./staking.ts";
 import type { Delegation } from "./state.ts";
-import { type Json, makeSigned } from "./transaction.ts";
+import { type Json, makeSigned } from "../protocol/transaction.ts";
 import { addressOut } from "./views.ts";
 
 type Serve = (path: string, handler: (p: Json, visible: boolean) => unknown) => void;

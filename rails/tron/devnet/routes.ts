@@ -4,7 +4,7 @@ import { type Context, Hono } from "hono";
 import { broadcastResult, callOf, constantCall, newRaw, readerAt, unsignedJson } from "./calls.ts";
 import { type Block, blockToJson, orderedInfo } from "./block.ts";
 import type { Chain } from "./chain.ts";
-import { fromHex, toHex, tryHexAddress } from "./crypto.ts";
+import { fromHex, toHex, tryHexAddress } from "../protocol/crypto.ts";
 import { TxRejected } from "./executor.ts";
 import {
   addressParam,
@@ -22,7 +22,7 @@ import {
   rawFromJson,
   type SignedTransaction,
   txToJson,
-} from "./transaction.ts";
+} from "../protocol/transaction.ts";
 import { runTrc20 } from "./trc20.ts";
 import {
   accountJson,

@@ -1,7 +1,7 @@
 // Validation and execution of the Stake 2.0 contracts: FreezeBalanceV2 (stake TRX for a
 // resource), DelegateResource (lend the staked resource to another account) and
 // UnDelegateResource (take it back). Messages are java-tron's, so clients see the same errors.
-import type { HexAddress } from "./crypto.ts";
+import type { HexAddress } from "../protocol/crypto.ts";
 import {
   BLOCK_INTERVAL_MS,
   DEFAULT_LOCK_PERIOD,
@@ -14,16 +14,12 @@ import {
   TRX_PRECISION,
   usageInSun,
 } from "./energy.ts";
-import type { ResourceCall } from "./resource_contracts.ts";
-import type { Account, Delegation, WorldState } from "./state.ts";
-import { executeUnstaking, isUnstakingCall, unstakingError } from "./unstaking.ts";
+import type { ResourceCall } from "../protocol/resource_contracts.ts";
+import type { Account, Delegation } from "./state.ts";
+import type { StakingContext } from "./staking_context.ts";
 
-export interface StakingContext {
-  state: WorldState;
-  /** Contract addresses cannot receive delegations. */
-  isContract(address: HexAddress): boolean;
-  time: number;
-}
+export type { StakingContext } from "./staking_context.ts";
+import { executeUnstaking, isUnstakingCall, unstakingError } from "./unstaking.ts";
 
 export class StakingRejected extends Error {}
 

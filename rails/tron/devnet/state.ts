@@ -1,6 +1,6 @@
 // Account state with a per-block change journal, so blocks can be undone (reorg) and
 // old states read back (walletsolidity answers as of the solidified block).
-import type { HexAddress } from "./crypto.ts";
+import type { HexAddress } from "../protocol/crypto.ts";
 
 /** What one owner delegated to one receiver (java-tron's DelegatedResourceV2, locked and not). */
 export interface Delegation {

@@ -1,11 +1,11 @@
 // Persistence as an append-only JSON-lines log: one line per genesis, block, reorg and
 // funding. Appends never rewrite earlier lines, so a crash can at worst leave a torn last
 // line, which loading ignores.
-import { fromHex, toHex } from "./crypto.ts";
+import { fromHex, toHex } from "../protocol/crypto.ts";
 import type { Block, IncludedTx } from "./block.ts";
 import type { ContractRet } from "./executor.ts";
 import type { AccountChange } from "./state.ts";
-import { decodeTransaction, encodeTransaction, type Json } from "./transaction.ts";
+import { decodeTransaction, encodeTransaction, type Json } from "../protocol/transaction.ts";
 
 export interface GenesisConfig {
   timestamp: number;

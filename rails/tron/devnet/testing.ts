@@ -1,8 +1,8 @@
 // Helpers for tests that drive the devnet in-process: JSON calls and signing of
 // transaction JSON exactly as a wallet would (re-encoding raw_data, so edited fields count).
 import type { Hono } from "hono";
-import { fromHex, signHash, toHex } from "./crypto.ts";
-import { type Json, makeSigned, rawFromJson } from "./transaction.ts";
+import { fromHex, signHash, toHex } from "../protocol/crypto.ts";
+import { type Json, makeSigned, rawFromJson } from "../protocol/transaction.ts";
 
 /** POSTs `body` as JSON to `path` on the app and answers the parsed JSON reply. */
 export async function callJson<T = Json>(app: Hono, path: string, body?: unknown): Promise<T> {

@@ -10,7 +10,7 @@ import {
   wordToAddress,
   wordToUint,
 } from "./abi.ts";
-import type { HexAddress } from "./crypto.ts";
+import type { HexAddress } from "../protocol/crypto.ts";
 
 export const TOKEN = { name: "Tether USD", symbol: "USDT", decimals: 6 } as const;
 

@@ -1,8 +1,8 @@
 // Unstaking (Stake 2.0): UnfreezeBalanceV2 moves staked TRX to a 14-day unfreezing queue, and
 // WithdrawExpireUnfreeze (or the next unfreeze) returns what has waited long enough to the balance.
-import type { ResourceCall } from "./resource_contracts.ts";
+import type { ResourceCall } from "../protocol/resource_contracts.ts";
 import type { Account } from "./state.ts";
-import type { StakingContext } from "./staking.ts";
+import type { StakingContext } from "./staking_context.ts";
 
 /** getUnfreezeDelayDays on mainnet. */
 export const UNFREEZE_DELAY_MS = 14 * 86_400_000;

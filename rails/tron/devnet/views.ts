@@ -1,9 +1,14 @@
 // JSON shapes of the node's account, resource, contract and chain-parameter answers.
 import { trc20AbiEntries } from "./abi.ts";
-import { addressFromPrivateKey, type HexAddress, privateKeyFromSeed, toBase58Address } from "./crypto.ts";
+import {
+  addressFromPrivateKey,
+  type HexAddress,
+  privateKeyFromSeed,
+  toBase58Address,
+} from "../protocol/crypto.ts";
 import { BANDWIDTH_PRICE, ENERGY_PRICE, FREE_NET_LIMIT, freeNetUsage } from "./executor.ts";
 import type { Account } from "./state.ts";
-import type { Json } from "./transaction.ts";
+import type { Json } from "../protocol/transaction.ts";
 import { TOKEN } from "./trc20.ts";
 import { unfrozenJson } from "./unstaking.ts";
 import {

@@ -1,0 +1,196 @@
+// Operator review of payouts and withdrawals under /admin/api: what waits, approve, reject (a note is
+// required), and each item's decision history. Every decision names its reviewer.
+import { createRoute, z } from "@hono/zod-openapi";
+import {
+  approveOutbound,
+  cancelUnsentOutbound,
+  findReviewItem,
+  listReviewQueue,
+  rejectOutbound,
+  reviewHistory,
+} from "../../domain/money_out/review.ts";
+import { payoutView, withdrawalView } from "../../domain/money_out/view.ts";
+import { completeFiatWithdrawal } from "../../domain/fiat_out/withdrawals.ts";
+import type { OutboundRow } from "../../db/outbound.ts";
+import { AppError } from "../../domain/errors.ts";
+import { ID_ALPHABET, ID_BODY_LENGTH, isWellFormedId } from "../../domain/ids.ts";
+import { newRouter } from "../router.ts";
+import { errorResponses, iso, jsonContent, ok, OPERATOR_SECURITY, successSchema } from "../envelope.ts";
+import { requireAdmin } from "../middleware/admin_auth.ts";
+
+const security = OPERATOR_SECURITY;
+const tags = ["Admin"];
+/** A payout or a withdrawal: a malformed id is NOT_FOUND before any query, as with idParam. */
+const IdParam = z.object({
+  id: z.string().refine((v) => isWellFormedId("pout", v) || isWellFormedId("wdr", v), {
+    message: "not a pout_ or wdr_ id",
+    params: { notFound: "NOT_FOUND" },
+  }).openapi({
+    param: { name: "id", in: "path" },
+    pattern: `^(pout|wdr)_[${ID_ALPHABET}]{${ID_BODY_LENGTH}}$`,
+    description: "a payout (pout_) or withdrawal (wdr_) id",
+  }),
+});
+const DecisionBody = z.strictObject({
+  reviewer: z.string().min(1).max(100).openapi({ description: "who decides (recorded with the decision)" }),
+  note: z.string().max(1000).optional().openapi({ description: "why; required to reject" }),
+});
+
+const ItemSchema = z.object({
+  kind: z.enum(["PAYOUT", "WITHDRAWAL"]),
+  merchantId: z.string(),
+  isSandbox: z.boolean(),
+  item: z.record(z.string(), z.unknown()),
+}).openapi("AdminOutboundItem");
+
+function itemView(row: OutboundRow) {
+  return {
+    kind: row.kind,
+    merchantId: row.merchant_id,
+    isSandbox: row.is_sandbox,
+    item: row.kind === "PAYOUT" ? payoutView(row, null) : withdrawalView(row),
+  };
+}
+
+export function adminReviewRoutes() {
+  const r = newRouter();
+
+  r.openapi(
+    createRoute({
+      method: "get",
+      path: "/review",
+      operationId: "adminListReviewQueue",
+      tags,
+      summary: "Payouts and withdrawals waiting for an operator, oldest first",
+      security,
+      middleware: [requireAdmin],
+      responses: { 200: jsonContent(successSchema(z.array(ItemSchema)), "The queue"), ...errorResponses },
+    }),
+    async (c) => ok(c, (await listReviewQueue(c.get("deps"))).map(itemView)),
+  );
+
+  for (const action of ["approve", "reject"] as const) {
+    r.openapi(
+      createRoute({
+        method: "post",
+        path: `/review/{id}/${action}`,
+        operationId: action === "approve" ? "adminApproveOutbound" : "adminRejectOutbound",
+        tags,
+        summary: action === "approve"
+          ? "Approve a payout or withdrawal (it goes to the chain)"
+          : "Reject a payout or withdrawal (the money returns to the wallet; note required)",
+        security,
+        middleware: [requireAdmin],
+        request: {
+          params: IdParam,
+          body: { required: true, content: { "application/json": { schema: DecisionBody } } },
+        },
+        responses: { 200: jsonContent(successSchema(ItemSchema), "Decided"), ...errorResponses },
+      }),
+      async (c) => {
+        const input = { id: c.req.valid("param").id, ...c.req.valid("json") };
+        const decide = action === "approve" ? approveOutbound : rejectOutbound;
+        return ok(c, itemView(await decide(c.get("deps"), input)));
+      },
+    );
+  }
+
+  r.openapi(
+    createRoute({
+      method: "post",
+      path: "/review/{id}/cancel",
+      operationId: "adminCancelUnsentOutbound",
+      tags,
+      summary: "Cancel an accepted USDT payout or withdrawal not yet sent (its money returns; note required)",
+      description: "For an item that waits (say for the hot wallet, see `waiting`): it becomes FAILED with " +
+        "reason CANCELLED_BY_OPERATOR and `payout.failed` / `withdrawal.failed`. An item whose transaction " +
+        "is signed, or in any other state, answers CANNOT_CANCEL.",
+      security,
+      middleware: [requireAdmin],
+      request: {
+        params: IdParam,
+        body: { required: true, content: { "application/json": { schema: DecisionBody } } },
+      },
+      responses: { 200: jsonContent(successSchema(ItemSchema), "Cancelled"), ...errorResponses },
+    }),
+    async (c) => {
+      const input = { id: c.req.valid("param").id, ...c.req.valid("json") };
+      return ok(c, itemView(await cancelUnsentOutbound(c.get("deps"), input)));
+    },
+  );
+
+  r.openapi(
+    createRoute({
+      method: "post",
+      path: "/review/{id}/complete-fiat",
+      operationId: "adminCompleteFiatWithdrawal",
+      tags,
+      summary: "Complete a bank (XOF) withdrawal after making the transfer, with the bank's reference",
+      description: "Approves, records the bank transfer and confirms the withdrawal in one step. A USDT or " +
+        "mobile money withdrawal answers WITHDRAWAL_NOT_FIAT.",
+      security,
+      middleware: [requireAdmin],
+      request: {
+        params: IdParam,
+        body: {
+          required: true,
+          content: {
+            "application/json": {
+              schema: z.strictObject({
+                reviewer: z.string().min(1).max(100),
+                providerRef: z.string().min(1).max(100).openapi({
+                  description: "the bank's transfer reference",
+                }),
+                note: z.string().max(1000).optional(),
+              }),
+            },
+          },
+        },
+      },
+      responses: { 200: jsonContent(successSchema(ItemSchema), "Completed"), ...errorResponses },
+    }),
+    async (c) => {
+      const input = { id: c.req.valid("param").id, ...c.req.valid("json") };
+      return ok(c, itemView(await completeFiatWithdrawal(c.get("deps"), input)));
+    },
+  );
+
+  r.openapi(
+    createRoute({
+      method: "get",
+      path: "/review/{id}",
+      operationId: "adminGetReviewItem",
+      tags,
+      summary: "One payout or withdrawal with every decision taken on it",
+      security,
+      middleware: [requireAdmin],
+      request: { params: IdParam },
+      responses: {
+        200: jsonContent(
+          successSchema(ItemSchema.extend({
+            decisions: z.array(z.object({
+              decision: z.string(),
+              reviewer: z.string(),
+              note: z.string().nullable(),
+              at: z.string(),
+            })),
+          })),
+          "The item and its decisions",
+        ),
+        ...errorResponses,
+      },
+    }),
+    async (c) => {
+      const { id } = c.req.valid("param");
+      const row = await findReviewItem(c.get("deps"), id);
+      const decisions = (await reviewHistory(c.get("deps"), id)).map((d) => ({
+        decision: d.decision,
+        reviewer: d.operator,
+        note: d.note,
+        at: iso(d.created_at)!,
+      }));
+      return ok(c, { ...itemView(row), decisions });
+    },
+  );
+  return r;
+}

@@ -1,0 +1,129 @@
+// Where card and mobile money providers report outcomes. Public: the provider's signature is the auth.
+import { createRoute, z } from "@hono/zod-openapi";
+import { handleDisbursementCallback } from "../../domain/fiat_out/disburse.ts";
+import { handleProviderCallback } from "../../domain/payins/settle_fiat.ts";
+import { newRouter } from "../router.ts";
+import { errorResponses, jsonContent, ok, successSchema } from "../envelope.ts";
+import { CallbackBodySchema, SIGNATURE_HEADER } from "../../rails/fiat/signing.ts";
+
+// The signature covers the raw bytes, so the router must not parse the body: the document shows the
+// provider's zod schema (rails/fiat/signing.ts), which the callback parser applies after the signature.
+// A missing or bad signature answers the domain's code, so zod only reads the header.
+const SignatureHeaders = z.object({
+  [SIGNATURE_HEADER.toLowerCase()]: z.string().optional().openapi({
+    description: 't=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>',
+    example: `t=1767225600,v1=${"5d41402abc4b2a76".repeat(4)}`,
+    pattern: "^t=[0-9]+,v1=[0-9a-f]{64}$",
+    param: { required: true },
+  }),
+});
+const callbackBody = (component: string) => ({
+  required: true,
+  content: { "application/json": { schema: { $ref: `#/components/schemas/${component}` } } },
+});
+
+export function providerRoutes() {
+  const r = newRouter();
+  // rails/ uses plain zod: its own JSON Schema export, without the draft marker OpenAPI does not want.
+  const { $schema: _draft, ...callbackSchema } = z.toJSONSchema(CallbackBodySchema);
+  r.openAPIRegistry.registerComponent("schemas", "ProviderCallback", callbackSchema as never);
+  r.openapi(
+    createRoute({
+      method: "post",
+      path: "/providers/{source}/{rail}/callback",
+      tags: ["Providers"],
+      summary: "Signed outcome from a card acquirer or mobile money aggregator",
+      operationId: "simulatorProviderCallback",
+      description: "Public: the provider's signature over the raw body is the authentication.",
+      security: [],
+      request: {
+        params: z.object({ source: z.literal("simulator"), rail: z.enum(["card", "momo"]) }),
+        headers: SignatureHeaders,
+        body: callbackBody("ProviderCallback"),
+      },
+      responses: {
+        200: jsonContent(
+          successSchema(z.object({ payinId: z.string(), status: z.string() })),
+          "Outcome applied",
+        ),
+        ...errorResponses,
+      },
+    }),
+    async (c) => {
+      const rawBody = await c.req.text();
+      const source = { rail: c.req.valid("param").rail, simulator: true };
+      return ok(
+        c,
+        await handleProviderCallback(c.get("deps"), source, { headers: c.req.raw.headers, rawBody }),
+      );
+    },
+  );
+  r.openapi(
+    createRoute({
+      method: "post",
+      path: "/providers/{rail}/callback",
+      tags: ["Providers"],
+      summary: "Signed outcome from the live card acquirer or mobile money aggregator",
+      operationId: "providerCallback",
+      description: "Public: the provider's signature over the raw body is the authentication.",
+      security: [],
+      request: {
+        params: z.object({ rail: z.enum(["card", "momo"]) }),
+        headers: SignatureHeaders,
+        body: callbackBody("ProviderCallback"),
+      },
+      responses: {
+        200: jsonContent(
+          successSchema(z.object({ payinId: z.string(), status: z.string() })),
+          "Outcome applied",
+        ),
+        ...errorResponses,
+      },
+    }),
+    async (c) => {
+      const rawBody = await c.req.text();
+      const source = { rail: c.req.valid("param").rail, simulator: false };
+      return ok(
+        c,
+        await handleProviderCallback(c.get("deps"), source, { headers: c.req.raw.headers, rawBody }),
+      );
+    },
+  );
+  for (const simulator of [true, false]) {
+    r.openapi(
+      createRoute({
+        method: "post",
+        path: simulator
+          ? "/providers/simulator/momo/disbursement-callback"
+          : "/providers/momo/disbursement-callback",
+        tags: ["Providers"],
+        summary: simulator
+          ? "Signed outcome of a mobile money disbursement from the simulator (sandbox)"
+          : "Signed outcome of a mobile money disbursement from the live aggregator",
+        operationId: simulator ? "simulatorDisbursementCallback" : "disbursementCallback",
+        description: "Public: the provider's signature over the raw body is the authentication. " +
+          "A replayed notification answers CONFLICT and changes nothing.",
+        security: [],
+        request: { headers: SignatureHeaders, body: callbackBody("ProviderCallback") },
+        responses: {
+          200: jsonContent(
+            successSchema(z.object({ disbursementId: z.string(), status: z.string() })),
+            "Outcome applied",
+          ),
+          ...errorResponses,
+        },
+      }),
+      async (c) => {
+        const rawBody = await c.req.text();
+        return ok(
+          c,
+          await handleDisbursementCallback(c.get("deps"), { simulator }, {
+            headers: c.req.raw.headers,
+            rawBody,
+          }),
+        );
+      },
+    );
+  }
+  return r;
+}

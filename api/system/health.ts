@@ -1,0 +1,36 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { checkHealth } from "../../domain/ops/health.ts";
+import { newRouter } from "../router.ts";
+import { ErrorSchema, jsonContent } from "../envelope.ts";
+
+const HealthSchema = z.object({
+  status: z.enum(["ok", "degraded"]),
+  database: z.enum(["ok", "down"]),
+  kv: z.enum(["ok", "down"]),
+  driver: z.enum(["pglite", "postgres"]),
+  gitRev: z.string(),
+});
+
+export function healthRoutes() {
+  const r = newRouter();
+  r.openapi(
+    createRoute({
+      method: "get",
+      path: "/health",
+      tags: ["Health"],
+      summary: "Whether the database and the queue answer",
+      operationId: "getHealth",
+      security: [],
+      responses: {
+        200: jsonContent(HealthSchema, "Everything answers"),
+        400: jsonContent(ErrorSchema, "Refused at the edge: a body over 1 MB, or a NUL in the query string"),
+        503: jsonContent(HealthSchema, "The database or KV does not answer"),
+      },
+    }),
+    async (c) => {
+      const health = await checkHealth(c.get("deps"));
+      return c.json(health, health.status === "ok" ? 200 : 503);
+    },
+  );
+  return r;
+}

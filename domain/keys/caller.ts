@@ -1,0 +1,10 @@
+// Who is calling once a key is authenticated; apart from domain/auth.ts so the key cache can hold it.
+import type { ApiKeyAuth } from "./api_keys.ts";
+
+/** The key's holder, with the merchant settings most routes need, read in the same lookup. */
+export type Caller = ApiKeyAuth & {
+  rateLimits: Record<string, number>;
+  kybStatus: "PENDING" | "APPROVED" | "REJECTED";
+  enabledRails: string[];
+  feeSchedule: Record<string, string>;
+};

@@ -1,0 +1,212 @@
+// Follows the TRON chain block by block from a cursor kept in Postgres. It asks the node a constant
+// number of questions however many pay-ins wait: the head once per pass, the blocks a hundred at a time
+// when catching up (getblockbylimitnext), and all the transaction infos of a block that has transactions
+// in one call, asked for a few blocks ahead; it matches USDT transfers to watched addresses through an index in a fixed handful of
+// statements per block, and notices reorgs by parent hash. The cursor row's lock makes one scanner advance
+// at a time across processes, and a block's transfers commit with the cursor move, so a scanner killed
+// mid-block redoes that block exactly once.
+import * as chain from "../../db/chain.ts";
+import { BLOCK_RANGE_LIMIT, type TronBlock, type TronClient, type TxInfo } from "../../rails/tron/client.ts";
+import { extractUsdtTransfers } from "../../rails/tron/transfers.ts";
+import type { Deps } from "../deps.ts";
+import { creditDeposit, expireDuePayins, recordObservedTransfers, rewindTransfers } from "./chain_events.ts";
+import { settlePayinFromChain } from "./settle.ts";
+import { confirmMaturedOutbound, recordOutgoingInBlock, rewindOutgoing } from "../money_out/confirm.ts";
+
+export type ScannerDeps = Pick<Deps, "db" | "queue" | "clock" | "config" | "log"> & { tron: TronClient };
+
+/** Blocks kept to recognise a fork; deeper reorgs than this are not followed. */
+export const KEPT_BLOCKS = 200;
+/**
+ * How far back the very first scan starts: a pay-in created and paid in the seconds before the scanner's
+ * first tick must still be seen (100 blocks is 5 minutes on TRON).
+ */
+export const FIRST_SCAN_LOOKBACK = 100;
+
+export type StepResult = "scanned" | "idle" | "locked" | "reorg";
+
+/** Blocks ahead whose transaction infos are asked for while the current one is recorded. */
+export const INFOS_AHEAD = 4;
+
+/**
+ * The node's blocks up to one pass's head, fetched a range at a time and kept for the pass, and the
+ * transaction infos of the next few blocks, asked for ahead so that a node far away costs one round trip
+ * per block at most, not two in a row. A block read here may be stale by the time it is scanned; that is no
+ * worse than reading it one by one, because every block's parent hash is checked against the block
+ * followed before it (so a reorg is still noticed), and its infos against its own transaction ids.
+ */
+export class BlockWindow {
+  #blocks = new Map<number, TronBlock>();
+  #infos = new Map<number, Promise<TxInfo[]>>();
+  constructor(private readonly tron: TronClient, readonly head: TronBlock) {}
+
+  async get(number: number): Promise<TronBlock | null> {
+    if (number === this.head.number) return this.head;
+    if (number > this.head.number) return null;
+    if (!this.#blocks.has(number)) {
+      this.#blocks.clear();
+      const end = Math.min(this.head.number, number + BLOCK_RANGE_LIMIT);
+      for (const b of await this.tron.getBlockRange(number, end)) this.#blocks.set(b.number, b);
+    }
+    return this.#blocks.get(number) ?? null;
+  }
+
+  /** The infos of `block` (asked for earlier if they were), and a request for the next blocks' under way. */
+  async infos(block: TronBlock): Promise<TxInfo[]> {
+    for (let n = block.number + 1; n <= block.number + INFOS_AHEAD; n++) {
+      const next = n === this.head.number ? this.head : this.#blocks.get(n);
+      if (next) this.#ask(next);
+    }
+    const infos = await this.#ask(block);
+    this.#infos.delete(block.number);
+    const ids = new Set(block.txIds);
+    for (const info of infos) {
+      if (!ids.has(info.id)) {
+        throw new Error(`transaction info ${info.id} is not in block ${block.number} ${block.hash}`);
+      }
+    }
+    return infos;
+  }
+
+  #ask(block: TronBlock): Promise<TxInfo[]> {
+    let infos = this.#infos.get(block.number);
+    if (!infos) {
+      infos = block.txCount > 0 ? this.tron.getTransactionInfosByBlock(block.number) : Promise.resolve([]);
+      // Asked for ahead, it may fail before anyone waits for it: the scan that waits sees the error.
+      infos.catch(() => {});
+      this.#infos.set(block.number, infos);
+    }
+    return infos;
+  }
+
+  /** After a reorg the kept blocks and infos may be of the abandoned branch. */
+  forget(): void {
+    this.#blocks.clear();
+    this.#infos.clear();
+  }
+}
+
+/** Scans the next block after the last one followed; the very first run starts a little before the head. */
+export async function scanNextBlock(
+  deps: ScannerDeps,
+  head: TronBlock,
+  window = new BlockWindow(deps.tron, head),
+): Promise<StepResult> {
+  const network = deps.config.tron.network;
+  return await deps.db.tx(async (tx) => {
+    if (!(await chain.lockCursor(tx, network))) return "locked";
+    const txDeps = { ...deps, db: tx };
+    const last = await chain.lastBlock(tx);
+    const nextNumber = last ? Number(last.number) + 1 : Math.max(1, head.number - FIRST_SCAN_LOOKBACK + 1);
+    if (nextNumber > head.number) return "idle";
+    const block = await window.get(nextNumber);
+    if (!block) return "idle";
+    if (last && block.parentHash !== last.hash) {
+      const forkPoint = await findForkPoint(txDeps, Number(last.number));
+      await rewindTransfers(txDeps, forkPoint);
+      await rewindOutgoing(tx, forkPoint);
+      await chain.deleteBlocksAbove(tx, forkPoint);
+      window.forget();
+      deps.log.warn("chain reorganisation followed", { forkPoint, replacedFrom: forkPoint + 1, network });
+      return "reorg";
+    }
+    const infos = await window.infos(block);
+    const blockTime = new Date(block.timestamp);
+    await recordObservedTransfers(
+      txDeps,
+      { number: block.number, hash: block.hash, time: blockTime },
+      extractUsdtTransfers(infos, deps.config.tron.usdtContract),
+    );
+    await recordOutgoingInBlock(tx, block.number, infos);
+    await chain.commitBlock(
+      tx,
+      network,
+      {
+        number: block.number,
+        hash: block.hash,
+        parentHash: block.parentHash,
+        time: blockTime,
+        keep: KEPT_BLOCKS,
+      },
+      head.number,
+      deps.clock.now(),
+    );
+    return "scanned";
+  });
+}
+
+/** Walks back from `from` until our stored block hash matches the node's: the last common block. */
+async function findForkPoint(deps: ScannerDeps, from: number): Promise<number> {
+  for (let n = from; n > from - KEPT_BLOCKS; n--) {
+    const ours = await chain.blockAt(deps.db, n);
+    if (!ours) return n;
+    const theirs = await deps.tron.getBlockByNumber(n);
+    if (theirs && theirs.hash === ours.hash) return n;
+  }
+  return from - KEPT_BLOCKS;
+}
+
+/**
+ * Settlements (pay-ins, then deposits) per pass at most: after a long catch-up thousands may be due, and
+ * new blocks (the CONFIRMING a customer waits to see) must not wait behind them all; 50 settlements are a
+ * few hundred milliseconds. The rest are settled by the next passes, which the scan loop runs at once
+ * (`settleBacklog`), so the throughput of settlement is unchanged.
+ */
+export const SETTLE_PER_PASS = 50;
+
+/** Settles pay-ins and credits deposits whose transfers are now deep enough, up to SETTLE_PER_PASS. */
+export async function settleMatured(
+  deps: ScannerDeps,
+  headNumber: number,
+): Promise<{ settled: number; deposits: number; settleBacklog: boolean }> {
+  const { payinConfirmations, depositConfirmations } = deps.config.tron;
+  let settled = 0;
+  const maturedAtOrBelow = headNumber - payinConfirmations + 1;
+  const ready = await chain.payinsReadyToSettle(deps.db, headNumber, payinConfirmations, SETTLE_PER_PASS);
+  for (const id of ready) {
+    if (await settlePayinFromChain(deps, id, maturedAtOrBelow)) settled++;
+  }
+  const room = SETTLE_PER_PASS - ready.length;
+  const due = room > 0
+    ? await chain.depositsReadyToCredit(deps.db, headNumber, depositConfirmations, room)
+    : [];
+  let deposits = 0;
+  for (const d of due) {
+    if (await creditDeposit(deps, d.tx_id, d.log_index)) deposits++;
+  }
+  await confirmMaturedOutbound(deps, headNumber);
+  return { settled, deposits, settleBacklog: ready.length + due.length >= SETTLE_PER_PASS };
+}
+
+export type ScanReport = {
+  head: number;
+  scanned: number;
+  reorgs: number;
+  behind: number;
+  settled: number;
+  deposits: number;
+  /** More settlements were due than one pass does: run the next pass at once. */
+  settleBacklog: boolean;
+};
+
+/** One pass: up to `maxBlocks` blocks, then settlement and expiry. Safe to run from several processes. */
+export async function scanChain(
+  deps: ScannerDeps,
+  options: { maxBlocks?: number } = {},
+): Promise<ScanReport> {
+  const head = await deps.tron.getNowBlock();
+  const window = new BlockWindow(deps.tron, head);
+  let scanned = 0;
+  let reorgs = 0;
+  for (let i = 0; i < (options.maxBlocks ?? 100); i++) {
+    const step = await scanNextBlock(deps, head, window);
+    if (step === "scanned") scanned++;
+    else if (step === "reorg") reorgs++;
+    else break;
+  }
+  const last = await chain.lastBlock(deps.db);
+  const followed = last ? Number(last.number) : head.number;
+  const matured = await settleMatured(deps, followed);
+  await expireDuePayins(deps);
+  return { head: head.number, scanned, reorgs, behind: head.number - followed, ...matured };
+}
