@@ -38,7 +38,9 @@ import { adminMailRoutes } from "./admin/mail.ts";
 import { adminPayinHoldRoutes } from "./admin/payin_holds.ts";
 import { subscriptionPageRoutes } from "../pages/subscription_routes.ts";
 import { paylinkRoutes } from "./paylinks/routes.ts";
-import { adminPaylinkRoutes, paylinkMediaRoutes, paylinkTemplateRoutes } from "./paylinks/extras.ts";
+import { adminPaylinkRoutes } from "./admin/paylink_limits.ts";
+import { paylinkMediaRoutes } from "./paylinks/media.ts";
+import { paylinkTemplateRoutes } from "./paylinks/templates.ts";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 /** The routes taking multipart uploads, each with its own size cap. */

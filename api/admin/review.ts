@@ -12,7 +12,6 @@ import {
 import { payoutView, withdrawalView } from "../../domain/money_out/view.ts";
 import { completeFiatWithdrawal } from "../../domain/fiat_out/withdrawals.ts";
 import type { OutboundRow } from "../../db/outbound.ts";
-import { AppError } from "../../domain/errors.ts";
 import { ID_ALPHABET, ID_BODY_LENGTH, isWellFormedId } from "../../domain/ids.ts";
 import { newRouter } from "../router.ts";
 import { errorResponses, iso, jsonContent, ok, OPERATOR_SECURITY, successSchema } from "../envelope.ts";

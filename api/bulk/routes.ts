@@ -15,156 +15,27 @@ import {
   validateBatch,
 } from "../../domain/bulk/batch.ts";
 import { templateFile, XLSX_TYPE } from "../../domain/bulk/files.ts";
-import { BULK_RAILS, DEFAULT_BULK_RAIL, MAX_ITEMS_PER_BATCH } from "../../domain/bulk/items.ts";
-import { BATCH_STATUSES, ITEM_STATUSES } from "../../domain/bulk/states.ts";
+import { DEFAULT_BULK_RAIL, MAX_ITEMS_PER_BATCH } from "../../domain/bulk/items.ts";
 import { batchDetail, batchReport } from "../../domain/bulk/view.ts";
 import { AppError } from "../../domain/errors.ts";
 import { newRouter } from "../router.ts";
-import {
-  errorResponses,
-  errorResponsesWith,
-  idParam,
-  jsonContent,
-  KEY_SECURITY,
-  ok,
-  successSchema,
-  untyped,
-} from "../envelope.ts";
+import { errorResponses, errorResponsesWith, jsonContent, ok, successSchema, untyped } from "../envelope.ts";
 import { requireKey } from "../middleware/auth.ts";
 import { idempotentMoney } from "../middleware/idempotency.ts";
-import type { ErrorCode } from "../../domain/errors.ts";
+import { idempotencyKeyHeader } from "../shape_schemas.ts";
 import {
-  BULK_RECIPIENT_PATTERN,
-  IDEMPOTENCY_CODES,
-  idempotencyKeyHeader,
-  USDT_AMOUNT_PATTERN,
-} from "../shape_schemas.ts";
-
-/** Execute and retry honour an Idempotency-Key without requiring one. */
-const BULK_RUN_KEY_REQUIRED = false;
-
-/** What execute and retry may answer: the batch's state, verification, the whitelist, the balance. */
-const BULK_RUN_CODES: ErrorCode[] = [
-  "INVALID_TRANSACTION_STATUS",
-  "BAD_REQUEST",
-  "KYB_REQUIRED",
-  "ADDRESS_NOT_WHITELISTED",
-  "INSUFFICIENT_BALANCE",
-  "WALLET_NOT_FOUND",
-  ...IDEMPOTENCY_CODES,
-];
-
-const security = KEY_SECURITY;
-const tags = ["Bulk payments"];
-const IdParam = idParam("blk");
-
-const Rail = z.enum(BULK_RAILS).openapi({
-  description: "USDT_TRC20: USDT on TRON to whitelisted addresses; MOBILE_MONEY: XOF to Burkina Faso numbers",
-});
-/** Optional where it is chosen, without an OpenAPI `default` (generated clients would then require it). */
-const ChosenRail = Rail.optional().openapi({
-  description:
-    `USDT_TRC20: USDT on TRON to whitelisted addresses; MOBILE_MONEY: XOF to Burkina Faso numbers. ` +
-    `${DEFAULT_BULK_RAIL} when absent`,
-});
-
-const CreateBody = z.strictObject({
-  rail: ChosenRail,
-  label: z.string().max(100).optional(),
-}).openapi("CreateBulkPayment");
-
-const ItemBody = z.strictObject({
-  walletAddress: z.string().max(64).openapi({
-    pattern: BULK_RECIPIENT_PATTERN,
-    description: "USDT_TRC20: a TRON address whitelisted for PAYOUT; MOBILE_MONEY: +226 then 8 digits",
-    example: "TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE",
-  }),
-  amount: z.string().max(40).openapi({
-    pattern: USDT_AMOUNT_PATTERN,
-    description: "USDT (up to 6 decimals, minimum 5) or whole XOF (minimum 500)",
-    example: "25.50",
-  }),
-  recipientName: z.string().max(100).optional(),
-  reference: z.string().max(128).optional(),
-});
-
-const ItemsBody = z.strictObject({
-  items: z.array(ItemBody).min(1).refine((items) => items.length <= MAX_ITEMS_PER_BATCH, {
-    message: `at most ${MAX_ITEMS_PER_BATCH} items a batch`,
-    params: { refusedAs: "LIMIT_EXCEEDED_BULK_BATCH" },
-    when: (payload) => Array.isArray(payload.value),
-  }).openapi({ description: "at least one item, at most 1,000 a batch", maxItems: MAX_ITEMS_PER_BATCH }),
-}).openapi("AddBulkItems");
-
-const Counts = z.object({
-  pending: z.number().int(),
-  queued: z.number().int(),
-  processing: z.number().int(),
-  succeeded: z.number().int(),
-  failed: z.number().int(),
-  cancelled: z.number().int(),
-});
-
-const BatchFields = {
-  id: z.string(),
-  label: z.string().nullable(),
-  rail: Rail,
-  currency: z.enum(["USDT_TRC20", "XOF"]),
-  status: z.enum(BATCH_STATUSES),
-  itemCount: z.number().int(),
-  totalAmount: z.string(),
-  totalFee: z.string(),
-  totalDebited: z.string().openapi({ description: "amounts plus fees, debited at execution" }),
-  attempt: z.number().int().openapi({ description: "0 before execution, 1 once executed, +1 per retry" }),
-  counts: Counts,
-  createdAt: z.string().nullable(),
-  updatedAt: z.string().nullable(),
-  validatedAt: z.string().nullable(),
-  executedAt: z.string().nullable(),
-  completedAt: z.string().nullable(),
-  cancelledAt: z.string().nullable(),
-  reviewReason: z.string().nullable().openapi({
-    description: "MOBILE_MONEY: why the executed batch waits for an operator (PENDING_REVIEW): the lines " +
-      "whose number is not a registered fiat destination past its cooldown",
-  }),
-  reviewedAt: z.string().nullable().openapi({ description: "when an operator approved or rejected it" }),
-  reviewNote: z.string().nullable().openapi({
-    description: "the operator's note (always given on REJECTED)",
-  }),
-};
-
-const ItemSchema = z.object({
-  id: z.string(),
-  position: z.number().int(),
-  walletAddress: z.string(),
-  operator: z.string().nullable(),
-  amount: z.string(),
-  fee: z.string(),
-  recipientName: z.string().nullable(),
-  reference: z.string().nullable(),
-  status: z.enum(ITEM_STATUSES),
-  attempt: z.number().int(),
-  paymentId: z.string().nullable().openapi({ description: "the payout (pout_) of the current attempt" }),
-  paymentStatus: z.string().nullable(),
-  txHash: z.string().nullable(),
-  failureReason: z.string().nullable(),
-}).openapi("BulkPaymentItem");
-
-const BatchSchema = z.object(BatchFields).openapi("BulkPayment");
-const BatchWithItems = z.object({ ...BatchFields, items: z.array(ItemSchema) }).openapi("BulkPaymentDetail");
-
-const BalanceCheck = z.union([
-  z.object({ sufficient: z.boolean(), required: z.string(), available: z.string() }),
-  z.object({ sandbox: z.literal(true), skipped: z.literal(true), required: z.string() }),
-]);
-const ValidateSchema = z.object({ ...BatchFields, balanceCheck: BalanceCheck }).openapi(
-  "BulkPaymentValidation",
-);
-
-const TemplateQuery = z.object({
-  rail: ChosenRail,
-  format: z.enum(["xlsx", "csv"]).default("xlsx"),
-});
+  BatchSchema,
+  BatchWithItems,
+  BULK_RUN_CODES,
+  BULK_RUN_KEY_REQUIRED,
+  CreateBody,
+  IdParam,
+  ItemsBody,
+  security,
+  tags,
+  TemplateQuery,
+  ValidateSchema,
+} from "./schemas.ts";
 
 /** Uploaded bytes: multipart field `file`, or the file itself as the body (text/csv or the XLSX type). */
 async function uploadedBytes(req: HonoRequest): Promise<Uint8Array> {

@@ -1,11 +1,9 @@
-// /v1/paylinks templates, images (cover and product, multipart/form-data), CSV import of products, the
-// public image route, and the operator's plan limit on paylinks.
+// Paylink images (cover and product, multipart/form-data), the CSV import of products, and the public
+// image route.
 import { createRoute, z } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
 import type { MiddlewareHandler } from "hono";
 import { AppError } from "../../domain/errors.ts";
-import { getMerchant } from "../../domain/merchants/mod.ts";
-import { getPaylinkLimit, setPaylinkLimit } from "../../domain/paylinks/create.ts";
 import { importProductsCsv, MAX_CSV_BYTES } from "../../domain/paylinks/csv_import.ts";
 import {
   assertProductOf,
@@ -16,33 +14,15 @@ import {
   setProductImage,
 } from "../../domain/paylinks/images.ts";
 import { getPaylink } from "../../domain/paylinks/queries.ts";
-import {
-  createTemplate,
-  deleteTemplate,
-  listTemplates,
-  saveAsTemplate,
-} from "../../domain/paylinks/templates.ts";
-import { paylinkView, productView, templateView } from "../../domain/paylinks/view.ts";
+import { paylinkView, productView } from "../../domain/paylinks/view.ts";
 import { newRouter } from "../router.ts";
-import {
-  errorResponses,
-  idParam,
-  jsonContent,
-  ok,
-  pagedSchema,
-  pageOf,
-  PageQuerySchema,
-  successSchema,
-} from "../envelope.ts";
+import { errorResponses, jsonContent, ok, successSchema } from "../envelope.ts";
 import type { AppEnv } from "../../http/env.ts";
-import { requireAdmin } from "../middleware/admin_auth.ts";
 import { requireKey } from "../middleware/auth.ts";
 import { ownerOf, PaylinkId, ProductParams, security } from "./routes.ts";
-import { PaylinkSchema, ProductSchema, ProductShapeSchema, TemplateSchema } from "./schemas.ts";
+import { PaylinkSchema, ProductSchema } from "./schemas.ts";
 
 const tags = ["Paylinks"];
-/** A template id in the path: malformed is NOT_FOUND, like an unknown one (nothing to tell apart). */
-const TemplateId = idParam("tpl");
 const write = [requireKey("paylinks_write", "write")];
 
 /** Multipart bodies are refused past `max` bytes before anything parses them (the app skips its 1 MB cap). */
@@ -88,108 +68,6 @@ const multipart = (description: string) => ({
   description,
   content: { "multipart/form-data": { schema: FileForm } },
 });
-
-export function paylinkTemplateRoutes() {
-  const r = newRouter();
-  r.openapi(
-    createRoute({
-      method: "post",
-      path: "/paylinks/templates",
-      operationId: "createPaylinkTemplate",
-      tags,
-      summary: "Create a template: paylink settings, branding and products under a name (never orders)",
-      security,
-      middleware: write,
-      request: {
-        body: {
-          required: true,
-          content: {
-            "application/json": {
-              schema: z.strictObject({ name: z.string().trim().min(1).max(200), config: ProductShapeSchema })
-                .openapi("CreatePaylinkTemplate"),
-            },
-          },
-        },
-      },
-      responses: { 201: jsonContent(successSchema(TemplateSchema), "The template"), ...errorResponses },
-    }),
-    async (c) =>
-      ok(c, templateView(await createTemplate(c.get("deps"), ownerOf(c), c.req.valid("json"))), 201),
-  );
-
-  r.openapi(
-    createRoute({
-      method: "get",
-      path: "/paylinks/templates",
-      operationId: "listPaylinkTemplates",
-      tags,
-      summary: "List templates, newest first",
-      description: "Delete one with `DELETE /v1/paylinks/templates/{id}`.",
-      security,
-      middleware: [requireKey("paylinks_read", "list")],
-      request: { query: PageQuerySchema },
-      responses: { 200: jsonContent(pagedSchema(TemplateSchema), "Templates"), ...errorResponses },
-    }),
-    async (c) => {
-      const q = c.req.valid("query");
-      const { rows, total } = await listTemplates(c.get("deps"), ownerOf(c), q);
-      return ok(c, pageOf(rows.map(templateView), total, q));
-    },
-  );
-
-  r.openapi(
-    createRoute({
-      method: "delete",
-      path: "/paylinks/templates/{id}",
-      operationId: "deletePaylinkTemplate",
-      tags,
-      summary: "Delete a template (paylinks made from it are not touched)",
-      description: "An unknown, malformed or another merchant's id is NOT_FOUND.",
-      security,
-      middleware: write,
-      request: { params: TemplateId },
-      responses: {
-        200: jsonContent(successSchema(z.object({ deleted: z.literal(true), id: z.string() })), "Deleted"),
-        ...errorResponses,
-      },
-    }),
-    async (c) => {
-      const { id } = c.req.valid("param");
-      await deleteTemplate(c.get("deps"), ownerOf(c), id);
-      return ok(c, { deleted: true as const, id });
-    },
-  );
-
-  r.openapi(
-    createRoute({
-      method: "post",
-      path: "/paylinks/{id}/save-as-template",
-      operationId: "savePaylinkAsTemplate",
-      tags,
-      summary: "Snapshot a paylink's settings, branding and products as a template",
-      security,
-      middleware: write,
-      request: {
-        params: PaylinkId,
-        body: {
-          required: false,
-          content: {
-            "application/json": {
-              schema: z.strictObject({ name: z.string().trim().min(1).max(200).optional() }),
-            },
-          },
-        },
-      },
-      responses: { 201: jsonContent(successSchema(TemplateSchema), "The template"), ...errorResponses },
-    }),
-    async (c) => {
-      const body = c.req.header("content-type")?.includes("json") ? c.req.valid("json") : {};
-      const t = await saveAsTemplate(c.get("deps"), ownerOf(c), c.req.valid("param").id, body?.name);
-      return ok(c, templateView(t), 201);
-    },
-  );
-  return r;
-}
 
 export function paylinkMediaRoutes() {
   const r = newRouter();
@@ -349,62 +227,6 @@ export function paylinkMediaRoutes() {
         ...cacheHeaders,
         "Content-Type": image.contentType,
       });
-    },
-  );
-  return r;
-}
-
-const LimitSchema = z.object({ merchantId: z.string(), maxPaylinks: z.number().int() }).openapi(
-  "PaylinkPlanLimit",
-);
-
-export function adminPaylinkRoutes() {
-  const r = newRouter();
-  const params = idParam("mch", "MERCHANT_NOT_FOUND");
-  r.openapi(
-    createRoute({
-      method: "get",
-      path: "/merchants/{id}/paylink-limit",
-      tags: ["Admin"],
-      summary: "A merchant's plan limit on paylinks (per mode)",
-      operationId: "adminGetPaylinkLimit",
-      security: [{ OperatorToken: [] }],
-      middleware: [requireAdmin],
-      request: { params },
-      responses: { 200: jsonContent(successSchema(LimitSchema), "The limit"), ...errorResponses },
-    }),
-    async (c) => {
-      const { id } = c.req.valid("param");
-      await getMerchant(c.get("deps"), id);
-      return ok(c, await getPaylinkLimit(c.get("deps"), id));
-    },
-  );
-  r.openapi(
-    createRoute({
-      method: "put",
-      path: "/merchants/{id}/paylink-limit",
-      tags: ["Admin"],
-      summary: "Set a merchant's plan limit on paylinks (LIMIT_EXCEEDED_PAYLINKS past it)",
-      operationId: "adminSetPaylinkLimit",
-      security: [{ OperatorToken: [] }],
-      middleware: [requireAdmin],
-      request: {
-        params,
-        body: {
-          required: true,
-          content: {
-            "application/json": {
-              schema: z.strictObject({ maxPaylinks: z.number().int().min(0).max(1_000_000) }),
-            },
-          },
-        },
-      },
-      responses: { 200: jsonContent(successSchema(LimitSchema), "The limit"), ...errorResponses },
-    }),
-    async (c) => {
-      const { id } = c.req.valid("param");
-      await getMerchant(c.get("deps"), id);
-      return ok(c, await setPaylinkLimit(c.get("deps"), id, c.req.valid("json").maxPaylinks));
     },
   );
   return r;
