@@ -83,15 +83,11 @@ export function promoView(p: PromoRow) {
 
 export type PaylinkWithChildren = { paylink: PaylinkRow; products: ProductRow[]; promos: PromoRow[] };
 
-export function paylinkView(
-  config: Pick<Config, "publicUrl">,
-  { paylink: p, products, promos }: PaylinkWithChildren,
-  now: Date,
-) {
+/** What both views show: the page a customer sees before paying. */
+function sharedPaylinkFields(config: Pick<Config, "publicUrl">, p: PaylinkRow, now: Date) {
   return {
     id: p.id,
     slug: p.slug,
-    name: p.name,
     title: p.title,
     description: p.description,
     type: p.type,
@@ -100,13 +96,7 @@ export function paylinkView(
     acceptedMethods: p.accepted_methods,
     category: p.category,
     paymentUrl: paymentUrlOf(config, p.slug),
-    products: products.map((x) => productView(config, x)),
-    promoCodes: promos.map(promoView),
-    useCount: p.use_count,
-    maxUses: p.max_uses,
-    ordersCount: p.orders_count,
     expiresAt: iso(p.expires_at),
-    autoDisableOnDepletion: p.auto_disable_on_depletion,
     collectEmail: p.collect_email,
     collectName: p.collect_name,
     collectPhone: p.collect_phone,
@@ -117,13 +107,30 @@ export function paylinkView(
     logoUrl: p.logo_url,
     coverImageKey: p.cover_image_key,
     coverImageUrl: imageUrlOf(config, p.cover_image_key),
-    postPaymentAction: p.post_payment_action,
-    successUrl: p.success_url,
     cancelUrl: p.cancel_url,
     feeBearer: p.fee_bearer,
     isSandbox: p.is_sandbox,
     createdAt: iso(p.created_at)!,
     updatedAt: iso(p.updated_at)!,
+  };
+}
+
+export function paylinkView(
+  config: Pick<Config, "publicUrl">,
+  { paylink: p, products, promos }: PaylinkWithChildren,
+  now: Date,
+) {
+  return {
+    ...sharedPaylinkFields(config, p, now),
+    name: p.name,
+    products: products.map((x) => productView(config, x)),
+    promoCodes: promos.map(promoView),
+    useCount: p.use_count,
+    maxUses: p.max_uses,
+    ordersCount: p.orders_count,
+    autoDisableOnDepletion: p.auto_disable_on_depletion,
+    postPaymentAction: p.post_payment_action,
+    successUrl: p.success_url,
   };
 }
 
@@ -138,33 +145,8 @@ export function publicPaylinkView(
   now: Date,
 ) {
   return {
-    id: p.id,
-    slug: p.slug,
-    title: p.title,
-    description: p.description,
-    type: p.type,
-    status: effectiveStatus(p, now),
-    currency: p.currency,
-    acceptedMethods: p.accepted_methods,
-    category: p.category,
-    paymentUrl: paymentUrlOf(config, p.slug),
+    ...sharedPaylinkFields(config, p, now),
     products: products.map((x) => publicProductView(config, x)),
-    expiresAt: iso(p.expires_at),
-    collectEmail: p.collect_email,
-    collectName: p.collect_name,
-    collectPhone: p.collect_phone,
-    collectAddress: p.collect_address,
-    recurringInterval: p.recurring_interval,
-    recurringIntervalCount: p.recurring_interval_count,
-    brandColor: p.brand_color,
-    logoUrl: p.logo_url,
-    coverImageKey: p.cover_image_key,
-    coverImageUrl: imageUrlOf(config, p.cover_image_key),
-    cancelUrl: p.cancel_url,
-    feeBearer: p.fee_bearer,
-    isSandbox: p.is_sandbox,
-    createdAt: iso(p.created_at)!,
-    updatedAt: iso(p.updated_at)!,
   };
 }
 
