@@ -39,6 +39,7 @@ import { adminPayinHoldRoutes } from "./admin/payin_holds.ts";
 import { subscriptionPageRoutes } from "../pages/subscription_routes.ts";
 import { paylinkRoutes } from "./paylinks/routes.ts";
 import { adminPaylinkRoutes } from "./admin/paylink_limits.ts";
+import { apiKeyRoutes } from "./keys/routes.ts";
 import { paylinkMediaRoutes } from "./paylinks/media.ts";
 import { paylinkTemplateRoutes } from "./paylinks/templates.ts";
 
@@ -159,6 +160,7 @@ export function createApp(deps: Deps, options: { devnet?: { app: Hono }; simulat
   app.route("/v1", shopRoutes());
   app.route("/v1", paylinkOrderRoutes());
   app.route("/v1", subscriptionRoutes());
+  app.route("/v1", apiKeyRoutes());
   app.route("/admin/api", adminRoutes());
   app.route("/admin/api", adminReviewRoutes());
   app.route("/admin/api", adminBulkReviewRoutes());

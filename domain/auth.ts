@@ -4,6 +4,7 @@
 // Retry-After instead of 401. The key is always looked up first, so a valid key is served from any address
 // (a merchant behind a guesser's NAT is never locked out): what bounds guessing is the keys' entropy, the
 // throttle tells a guessing client to stop and spares KV a flood's writes.
+import { recordKeyUse } from "../db/api_keys.ts";
 import { findApiKeyByHash } from "../db/merchants.ts";
 import { hashApiKey, type KeyKind, looksLikeApiKey, type Scope } from "./keys/api_keys.ts";
 import { timingSafeEqual } from "./crypto.ts";
@@ -21,6 +22,9 @@ type AuthDeps = Pick<Deps, "db" | "kv" | "clock" | "config" | "keyCache">;
  * Failures that say the credential itself is wrong (missing, unknown, revoked): these count against the
  * address. A real key of a suspended or closed merchant answers its own code, whatever the address did.
  */
+/** A key's "last used" is written at most this often (one UPDATE a minute, not one per request). */
+const LAST_USED_PRECISION_MS = 60_000;
+
 const CREDENTIAL_FAILURES = new Set(["UNAUTHORIZED", "INVALID_API_KEY"]);
 
 /** Reads `X-Api-Key`, or `Authorization: Bearer <key>`. */
@@ -45,30 +49,40 @@ export async function authenticateApiKey(
   const cached = hash ? cache.get(hash, nowMs) : undefined;
   if (cached) return cached;
   let caller: Caller;
+  let expiresAtMs = Infinity;
   try {
-    caller = await lookUp(deps, presented, hash);
+    const row = await lookUp(deps, presented, hash, nowMs);
+    caller = row.caller;
+    expiresAtMs = row.expiresAtMs;
+    if (row.lastUsedMs === null || nowMs - row.lastUsedMs >= LAST_USED_PRECISION_MS) {
+      await recordKeyUse(deps.db, caller.keyId, new Date(nowMs), clientAddress);
+    }
   } catch (err) {
     if (err instanceof AppError && CREDENTIAL_FAILURES.has(err.code)) {
       await throttleAuthFailure(deps, "api", clientAddress);
     }
     throw err;
   }
-  if (hash && deps.config.authCacheTtlMs > 0) cache.set(hash, caller, nowMs + deps.config.authCacheTtlMs);
+  // A rotated key is not served from the cache past its end.
+  const cachedUntil = Math.min(nowMs + deps.config.authCacheTtlMs, expiresAtMs);
+  if (hash && deps.config.authCacheTtlMs > 0) cache.set(hash, caller, cachedUntil);
   return caller;
 }
 
-async function lookUp(deps: AuthDeps, presented: string | undefined, hash: string | undefined) {
+async function lookUp(deps: AuthDeps, presented: string | undefined, hash: string | undefined, nowMs: number) {
   if (!presented) {
     throw new AppError("UNAUTHORIZED", "API key missing: send it in X-Api-Key or Authorization: Bearer");
   }
   const row = hash ? await findApiKeyByHash(deps.db, hash) : undefined;
   if (!row) throw new AppError("UNAUTHORIZED", "API key invalid");
   if (row.revoked_at) throw new AppError("INVALID_API_KEY", "API key revoked");
+  const expiresAtMs = row.expires_at ? row.expires_at.getTime() : Infinity;
+  if (expiresAtMs <= nowMs) throw new AppError("INVALID_API_KEY", "API key expired: it was rotated");
   if (row.merchant_status === "CLOSED") throw new AppError("ACCOUNT_CLOSED", "Merchant account closed");
   if (row.merchant_status === "SUSPENDED") {
     throw new AppError("MERCHANT_STATUS_INVALID", "Merchant account suspended");
   }
-  return {
+  const caller: Caller = {
     keyId: row.id,
     merchantId: row.merchant_id,
     kind: row.kind as KeyKind,
@@ -79,6 +93,7 @@ async function lookUp(deps: AuthDeps, presented: string | undefined, hash: strin
     enabledRails: row.enabled_rails,
     feeSchedule: row.fee_schedule ?? {},
   };
+  return { caller, expiresAtMs, lastUsedMs: row.last_used_at ? row.last_used_at.getTime() : null };
 }
 
 /**

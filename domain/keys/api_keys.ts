@@ -34,6 +34,8 @@ export const SCOPES = [
   "balances_read",
   "transactions_read",
   "sandbox_write",
+  "api_keys_read",
+  "api_keys_write",
 ] as const;
 export type Scope = typeof SCOPES[number];
 

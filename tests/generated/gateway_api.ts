@@ -1383,6 +1383,58 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/v1/api-keys": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The keys of the calling key's mode, newest first (never their secrets) */
+    get: operations["listApiKeys"];
+    put?: never;
+    /** Create a key with chosen scopes */
+    post: operations["createApiKey"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/api-keys/{id}/rotate": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Replace a key; the old one keeps working for the overlap (at most 24 h) */
+    post: operations["rotateApiKey"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/api-keys/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Revoke a key at once (not the calling key itself) */
+    delete: operations["revokeApiKey"];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/admin/api/merchants": {
     parameters: {
       query?: never;
@@ -5890,6 +5942,66 @@ export interface components {
       /** @enum {string} */
       interval?: "WEEKLY" | "MONTHLY" | "YEARLY";
       intervalCount?: number;
+    };
+    ApiKey: {
+      id: string;
+      /** @enum {string} */
+      kind: "secret" | "publishable" | "restricted";
+      /** @enum {string} */
+      mode: "live" | "sandbox";
+      name: string | null;
+      /** @description The first characters of the key, to recognise it */
+      prefix: string;
+      /** @description null for a secret key: it holds every scope */
+      scopes:
+        | (
+          | "wallets_read"
+          | "wallets_write"
+          | "fiat_destinations_read"
+          | "fiat_destinations_write"
+          | "webhooks_read"
+          | "webhooks_write"
+          | "analytics_read"
+          | "payments_read"
+          | "payments_write"
+          | "paylinks_read"
+          | "paylinks_write"
+          | "payouts_read"
+          | "payouts_write"
+          | "withdrawals_read"
+          | "withdrawals_write"
+          | "balances_read"
+          | "transactions_read"
+          | "sandbox_write"
+          | "api_keys_read"
+          | "api_keys_write"
+        )[]
+        | null;
+      /**
+       * @description EXPIRING: rotated, still accepted until expiresAt
+       * @enum {string}
+       */
+      status: "ACTIVE" | "EXPIRING" | "EXPIRED" | "REVOKED";
+      createdAt: string;
+      /** @description The key that created it (null: the operator) */
+      createdBy: string | null;
+      /** @description To the minute */
+      lastUsedAt: string | null;
+      /** @description The client address of that use */
+      lastUsedFrom: string | null;
+      expiresAt: string | null;
+      rotatedTo: string | null;
+      revokedAt: string | null;
+    };
+    NewApiKey: components["schemas"]["ApiKey"] & {
+      /** @description The key itself: shown in this answer only, store it now */
+      key: string;
+    };
+    RotatedApiKey: components["schemas"]["NewApiKey"] & {
+      replaces: {
+        id: string;
+        expiresAt: string;
+      };
     };
     AdminMerchant: {
       id: string;
@@ -16513,6 +16625,453 @@ export interface operations {
       };
     };
   };
+  listApiKeys: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Keys */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["ApiKey"][];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_STATE, VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials. Codes: UNAUTHORIZED, INVALID_API_KEY */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: FORBIDDEN */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id. Codes: NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded. Codes: RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  createApiKey: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /**
+           * @description secret (every scope; only a secret key may create one), publishable (payments_read and paylinks_read, for browsers) or restricted (the scopes named). The mode is the calling key's.
+           * @enum {string}
+           */
+          kind: "secret" | "publishable" | "restricted";
+          name?: string;
+          /** @description Required for restricted keys, refused for the others; only scopes the calling key holds */
+          scopes?: (
+            | "wallets_read"
+            | "wallets_write"
+            | "fiat_destinations_read"
+            | "fiat_destinations_write"
+            | "webhooks_read"
+            | "webhooks_write"
+            | "analytics_read"
+            | "payments_read"
+            | "payments_write"
+            | "paylinks_read"
+            | "paylinks_write"
+            | "payouts_read"
+            | "payouts_write"
+            | "withdrawals_read"
+            | "withdrawals_write"
+            | "balances_read"
+            | "transactions_read"
+            | "sandbox_write"
+            | "api_keys_read"
+            | "api_keys_write"
+          )[];
+        };
+      };
+    };
+    responses: {
+      /** @description The new key, shown once */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["NewApiKey"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials. Codes: UNAUTHORIZED, INVALID_API_KEY */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: FORBIDDEN, LIMIT_EXCEEDED_API_KEYS */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded. Codes: RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  rotateApiKey: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description key_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description How long the old key keeps working (default 3600; 0 ends it now) */
+          overlapSeconds?: number;
+        };
+      };
+    };
+    responses: {
+      /** @description The successor, shown once */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["RotatedApiKey"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_STATE, VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials. Codes: UNAUTHORIZED, INVALID_API_KEY */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: FORBIDDEN */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id. Codes: NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded. Codes: RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  revokeApiKey: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description key_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The revoked key */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["ApiKey"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_STATE, VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials. Codes: UNAUTHORIZED, INVALID_API_KEY */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: FORBIDDEN */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id. Codes: NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded. Codes: RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
   adminCreateMerchant: {
     parameters: {
       query?: never;
@@ -17010,6 +17569,8 @@ export interface operations {
             | "balances_read"
             | "transactions_read"
             | "sandbox_write"
+            | "api_keys_read"
+            | "api_keys_write"
           )[];
           /** @description restricted keys only: a sandbox key */
           sandbox?: boolean;

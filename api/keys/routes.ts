@@ -1,0 +1,140 @@
+// /v1/api-keys: the merchant's own keys, managed with a key (scopes api_keys_read / api_keys_write): list,
+// create with chosen scopes, rotate with an overlap of at most 24 hours, revoke. Secrets are shown once.
+import { createRoute, z } from "@hono/zod-openapi";
+import { SCOPES } from "../../domain/keys/api_keys.ts";
+import {
+  createKey,
+  DEFAULT_OVERLAP_SECONDS,
+  listKeys,
+  MANAGED_KINDS,
+  MAX_OVERLAP_SECONDS,
+  revokeOwnKey,
+  rotateKey,
+} from "../../domain/keys/manage.ts";
+import { errorResponsesWith, idParam, jsonContent, KEY_SECURITY, ok, successSchema } from "../envelope.ts";
+import { requireKey } from "../middleware/auth.ts";
+import { newRouter } from "../router.ts";
+
+const tags = ["API keys"];
+const KeyId = idParam("key");
+const Scope = z.enum(SCOPES);
+
+const KeySchema = z.object({
+  id: z.string(),
+  kind: z.enum(MANAGED_KINDS),
+  mode: z.enum(["live", "sandbox"]),
+  name: z.string().nullable(),
+  prefix: z.string().openapi({ description: "The first characters of the key, to recognise it" }),
+  scopes: z.array(Scope).nullable().openapi({ description: "null for a secret key: it holds every scope" }),
+  status: z.enum(["ACTIVE", "EXPIRING", "EXPIRED", "REVOKED"]).openapi({
+    description: "EXPIRING: rotated, still accepted until expiresAt",
+  }),
+  createdAt: z.string(),
+  createdBy: z.string().nullable().openapi({ description: "The key that created it (null: the operator)" }),
+  lastUsedAt: z.string().nullable().openapi({ description: "To the minute" }),
+  lastUsedFrom: z.string().nullable().openapi({ description: "The client address of that use" }),
+  expiresAt: z.string().nullable(),
+  rotatedTo: z.string().nullable(),
+  revokedAt: z.string().nullable(),
+}).openapi("ApiKey");
+
+const NewKeySchema = KeySchema.extend({
+  key: z.string().openapi({ description: "The key itself: shown in this answer only, store it now" }),
+}).openapi("NewApiKey");
+
+const RotatedKeySchema = NewKeySchema.extend({
+  replaces: z.object({ id: z.string(), expiresAt: z.string() }),
+}).openapi("RotatedApiKey");
+
+const CreateBody = z.strictObject({
+  kind: z.enum(MANAGED_KINDS).openapi({
+    description: "secret (every scope; only a secret key may create one), publishable (payments_read and " +
+      "paylinks_read, for browsers) or restricted (the scopes named). The mode is the calling key's.",
+  }),
+  name: z.string().trim().min(1).max(100).optional(),
+  scopes: z.array(Scope).min(1).max(SCOPES.length).optional().openapi({
+    description: "Required for restricted keys, refused for the others; only scopes the calling key holds",
+  }),
+});
+
+const RotateBody = z.strictObject({
+  overlapSeconds: z.number().int().min(0).max(MAX_OVERLAP_SECONDS).optional().openapi({
+    description: `How long the old key keeps working (default ${DEFAULT_OVERLAP_SECONDS}; 0 ends it now)`,
+  }),
+});
+
+const codes = errorResponsesWith(["FORBIDDEN", "NOT_FOUND", "INVALID_STATE", "VALIDATION_ERROR"]);
+
+export function apiKeyRoutes() {
+  const r = newRouter();
+
+  r.openapi(
+    createRoute({
+      method: "get",
+      path: "/api-keys",
+      tags,
+      summary: "The keys of the calling key's mode, newest first (never their secrets)",
+      operationId: "listApiKeys",
+      security: KEY_SECURITY,
+      middleware: [requireKey("api_keys_read", "list")],
+      responses: { 200: jsonContent(successSchema(z.array(KeySchema)), "Keys"), ...codes },
+    }),
+    async (c) => ok(c, await listKeys(c.get("deps"), c.get("auth"))),
+  );
+
+  r.openapi(
+    createRoute({
+      method: "post",
+      path: "/api-keys",
+      tags,
+      summary: "Create a key with chosen scopes",
+      operationId: "createApiKey",
+      security: KEY_SECURITY,
+      middleware: [requireKey("api_keys_write", "write")],
+      request: { body: { required: true, content: { "application/json": { schema: CreateBody } } } },
+      responses: {
+        201: jsonContent(successSchema(NewKeySchema), "The new key, shown once"),
+        ...errorResponsesWith(["FORBIDDEN", "VALIDATION_ERROR", "LIMIT_EXCEEDED_API_KEYS"]),
+      },
+    }),
+    async (c) => ok(c, await createKey(c.get("deps"), c.get("auth"), c.req.valid("json")), 201),
+  );
+
+  r.openapi(
+    createRoute({
+      method: "post",
+      path: "/api-keys/{id}/rotate",
+      tags,
+      summary: "Replace a key; the old one keeps working for the overlap (at most 24 h)",
+      operationId: "rotateApiKey",
+      security: KEY_SECURITY,
+      middleware: [requireKey("api_keys_write", "write")],
+      request: {
+        params: KeyId,
+        body: { required: true, content: { "application/json": { schema: RotateBody } } },
+      },
+      responses: { 201: jsonContent(successSchema(RotatedKeySchema), "The successor, shown once"), ...codes },
+    }),
+    async (c) => {
+      const input = { id: c.req.valid("param").id, ...c.req.valid("json") };
+      return ok(c, await rotateKey(c.get("deps"), c.get("auth"), input), 201);
+    },
+  );
+
+  r.openapi(
+    createRoute({
+      method: "delete",
+      path: "/api-keys/{id}",
+      tags,
+      summary: "Revoke a key at once (not the calling key itself)",
+      operationId: "revokeApiKey",
+      security: KEY_SECURITY,
+      middleware: [requireKey("api_keys_write", "write")],
+      request: { params: KeyId },
+      responses: { 200: jsonContent(successSchema(KeySchema), "The revoked key"), ...codes },
+    }),
+    async (c) => ok(c, await revokeOwnKey(c.get("deps"), c.get("auth"), c.req.valid("param").id)),
+  );
+
+  return r;
+}
