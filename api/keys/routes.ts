@@ -46,16 +46,23 @@ const RotatedKeySchema = NewKeySchema.extend({
   replaces: z.object({ id: z.string(), expiresAt: z.string() }),
 }).openapi("RotatedApiKey");
 
-const CreateBody = z.strictObject({
-  kind: z.enum(MANAGED_KINDS).openapi({
-    description: "secret (every scope; only a secret key may create one), publishable (payments_read and " +
-      "paylinks_read, for browsers) or restricted (the scopes named). The mode is the calling key's.",
+const KeyName = z.string().trim().min(1).max(100).optional();
+/** One shape per kind: a restricted key names its scopes; the others' scopes are fixed. */
+const CreateBody = z.discriminatedUnion("kind", [
+  z.strictObject({ kind: z.literal("secret"), name: KeyName }).openapi({
+    description: "Every scope, in the calling key's mode; only a secret key may create one",
   }),
-  name: z.string().trim().min(1).max(100).optional(),
-  scopes: z.array(Scope).min(1).max(SCOPES.length).optional().openapi({
-    description: "Required for restricted keys, refused for the others; only scopes the calling key holds",
+  z.strictObject({ kind: z.literal("publishable"), name: KeyName }).openapi({
+    description: "payments_read and paylinks_read, for browsers",
   }),
-});
+  z.strictObject({
+    kind: z.literal("restricted"),
+    name: KeyName,
+    scopes: z.array(Scope).min(1).max(SCOPES.length).openapi({
+      description: "Only scopes the calling key holds",
+    }),
+  }),
+]).openapi("NewApiKeyRequest");
 
 const RotateBody = z.strictObject({
   overlapSeconds: z.number().int().min(0).max(MAX_OVERLAP_SECONDS).optional().openapi({

@@ -5997,6 +5997,42 @@ export interface components {
       /** @description The key itself: shown in this answer only, store it now */
       key: string;
     };
+    NewApiKeyRequest: {
+      /** @enum {string} */
+      kind: "secret";
+      name?: string;
+    } | {
+      /** @enum {string} */
+      kind: "publishable";
+      name?: string;
+    } | {
+      /** @enum {string} */
+      kind: "restricted";
+      name?: string;
+      /** @description Only scopes the calling key holds */
+      scopes: (
+        | "wallets_read"
+        | "wallets_write"
+        | "fiat_destinations_read"
+        | "fiat_destinations_write"
+        | "webhooks_read"
+        | "webhooks_write"
+        | "analytics_read"
+        | "payments_read"
+        | "payments_write"
+        | "paylinks_read"
+        | "paylinks_write"
+        | "payouts_read"
+        | "payouts_write"
+        | "withdrawals_read"
+        | "withdrawals_write"
+        | "balances_read"
+        | "transactions_read"
+        | "sandbox_write"
+        | "api_keys_read"
+        | "api_keys_write"
+      )[];
+    };
     RotatedApiKey: components["schemas"]["NewApiKey"] & {
       replaces: {
         id: string;
@@ -16734,37 +16770,7 @@ export interface operations {
     };
     requestBody: {
       content: {
-        "application/json": {
-          /**
-           * @description secret (every scope; only a secret key may create one), publishable (payments_read and paylinks_read, for browsers) or restricted (the scopes named). The mode is the calling key's.
-           * @enum {string}
-           */
-          kind: "secret" | "publishable" | "restricted";
-          name?: string;
-          /** @description Required for restricted keys, refused for the others; only scopes the calling key holds */
-          scopes?: (
-            | "wallets_read"
-            | "wallets_write"
-            | "fiat_destinations_read"
-            | "fiat_destinations_write"
-            | "webhooks_read"
-            | "webhooks_write"
-            | "analytics_read"
-            | "payments_read"
-            | "payments_write"
-            | "paylinks_read"
-            | "paylinks_write"
-            | "payouts_read"
-            | "payouts_write"
-            | "withdrawals_read"
-            | "withdrawals_write"
-            | "balances_read"
-            | "transactions_read"
-            | "sandbox_write"
-            | "api_keys_read"
-            | "api_keys_write"
-          )[];
-        };
+        "application/json": components["schemas"]["NewApiKeyRequest"];
       };
     };
     responses: {
