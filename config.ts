@@ -39,6 +39,9 @@ export const EnvSchema = z.object({
   DENO_DEPLOYMENT_ID: z.string().optional(),
   ADDRESS_POOL_SIZE: z.coerce.number().int().min(0).max(100_000).default(200),
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(10_000).default(5000),
+  TRUSTED_PROXIES: z.string().regex(/^[0-9a-fA-F.:/,\s]*$/, "must be comma-separated CIDR ranges").default(
+    "",
+  ),
   MAX_API_KEYS: z.coerce.number().int().min(4).max(1000).default(20),
   AUTH_FAILURE_LIMIT: z.coerce.number().int().min(1).max(100_000).default(20),
   PUBLIC_RATE_LIMIT: z.coerce.number().int().min(1).max(100_000).default(60),
@@ -121,6 +124,8 @@ export type Config = {
   addressPoolSize: number;
   /** How long a key lookup is reused in this process (0: never); revocation elsewhere waits this long. */
   authCacheTtlMs: number;
+  /** Proxies whose X-Forwarded-For names the client (CIDR ranges); empty: the socket's peer is the client. */
+  trustedProxies: string[];
   /** Unrevoked, unexpired API keys a merchant may hold (the four first keys count); an operator may change it per merchant. */
   maxApiKeys: number;
   /** Failed authentications per client address per minute before that address gets 429. */
@@ -262,6 +267,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     outboundWaitAlarmSeconds: e.OUTBOUND_WAIT_ALARM_SECONDS,
     addressPoolSize: e.ADDRESS_POOL_SIZE,
     authCacheTtlMs: e.AUTH_CACHE_TTL_MS,
+    trustedProxies: e.TRUSTED_PROXIES.split(",").map((s) => s.trim()).filter(Boolean),
     maxApiKeys: e.MAX_API_KEYS,
     authFailureLimit: e.AUTH_FAILURE_LIMIT,
     publicRateLimit: e.PUBLIC_RATE_LIMIT,

@@ -40,6 +40,7 @@ import { subscriptionPageRoutes } from "../pages/subscription_routes.ts";
 import { paylinkRoutes } from "./paylinks/routes.ts";
 import { adminPaylinkRoutes } from "./admin/paylink_limits.ts";
 import { apiKeyRoutes } from "./keys/routes.ts";
+import { ipAllowlistRoutes } from "./keys/allowlist.ts";
 import { paylinkMediaRoutes } from "./paylinks/media.ts";
 import { paylinkTemplateRoutes } from "./paylinks/templates.ts";
 
@@ -161,6 +162,7 @@ export function createApp(deps: Deps, options: { devnet?: { app: Hono }; simulat
   app.route("/v1", paylinkOrderRoutes());
   app.route("/v1", subscriptionRoutes());
   app.route("/v1", apiKeyRoutes());
+  app.route("/v1", ipAllowlistRoutes());
   app.route("/admin/api", adminRoutes());
   app.route("/admin/api", adminReviewRoutes());
   app.route("/admin/api", adminBulkReviewRoutes());

@@ -16,11 +16,12 @@ export type ManagedKeyRow = {
   last_used_from: string | null;
   created_by: string | null;
   rotated_to: string | null;
+  ip_allowlist: string[];
   created_at: Date;
 };
 
 const COLUMNS = `id, merchant_id, kind, is_sandbox, display_prefix, scopes, name, revoked_at, expires_at,
-  last_used_at, last_used_from, created_by, rotated_to, created_at`;
+  last_used_at, last_used_from, created_by, rotated_to, ip_allowlist, created_at`;
 
 export async function listMerchantKeys(db: Db, merchantId: string): Promise<ManagedKeyRow[]> {
   return await db.query<ManagedKeyRow>(
@@ -107,4 +108,21 @@ export async function revokeMerchantKey(db: Db, merchantId: string, id: string, 
 /** Called at most once a minute per key and process (domain/auth.ts): when and from where it was used. */
 export async function recordKeyUse(db: Db, id: string, at: Date, from: string) {
   await db.query("UPDATE api_keys SET last_used_at = $2, last_used_from = $3 WHERE id = $1", [id, at, from]);
+}
+
+export async function findMerchantAllowlist(db: Db, merchantId: string): Promise<string[]> {
+  return (await db.query<{ ip_allowlist: string[] }>("SELECT ip_allowlist FROM merchants WHERE id = $1", [
+    merchantId,
+  ]))[0]?.ip_allowlist ?? [];
+}
+
+export async function updateMerchantAllowlist(db: Db, merchantId: string, cidrs: string[]) {
+  await db.query("UPDATE merchants SET ip_allowlist = $2 WHERE id = $1", [merchantId, cidrs]);
+}
+
+export async function updateKeyAllowlist(db: Db, merchantId: string, id: string, cidrs: string[]) {
+  return (await db.query<ManagedKeyRow>(
+    `UPDATE api_keys SET ip_allowlist = $3 WHERE merchant_id = $1 AND id = $2 RETURNING ${COLUMNS}`,
+    [merchantId, id, cidrs],
+  ))[0];
 }

@@ -97,6 +97,8 @@ export async function insertApiKey(
 export type KeyLookupRow = ApiKeyRow & {
   expires_at: Date | null;
   last_used_at: Date | null;
+  key_ip_allowlist: string[];
+  merchant_ip_allowlist: string[];
   merchant_status: MerchantRow["status"];
   kyb_status: MerchantRow["kyb_status"];
   enabled_rails: string[];
@@ -108,7 +110,8 @@ export type KeyLookupRow = ApiKeyRow & {
 export async function findApiKeyByHash(db: Db, hash: string): Promise<KeyLookupRow | undefined> {
   const rows = await db.query<KeyLookupRow>(
     `SELECT k.id, k.merchant_id, k.kind, k.is_sandbox, k.display_prefix, k.scopes, k.revoked_at, k.created_at,
-            k.expires_at, k.last_used_at, m.status AS merchant_status, m.kyb_status, m.enabled_rails, m.fee_schedule, m.rate_limits
+            k.expires_at, k.last_used_at, k.ip_allowlist AS key_ip_allowlist,
+            m.ip_allowlist AS merchant_ip_allowlist, m.status AS merchant_status, m.kyb_status, m.enabled_rails, m.fee_schedule, m.rate_limits
        FROM api_keys k JOIN merchants m ON m.id = k.merchant_id
       WHERE k.key_hash = $1`,
     [hash],

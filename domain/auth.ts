@@ -11,6 +11,7 @@ import { timingSafeEqual } from "./crypto.ts";
 import type { Deps } from "./deps.ts";
 import { AppError } from "./errors.ts";
 import { keyCacheOf } from "./keys/key_cache.ts";
+import { assertAddressAllowed } from "./keys/ip_allowlist.ts";
 import { throttleAuthFailure } from "./limits/rate_limit.ts";
 import type { Caller } from "./keys/caller.ts";
 
@@ -47,7 +48,7 @@ export async function authenticateApiKey(
   const hash = presented && looksLikeApiKey(presented) ? await hashApiKey(presented) : undefined;
   const cache = keyCacheOf(deps);
   const cached = hash ? cache.get(hash, nowMs) : undefined;
-  if (cached) return cached;
+  if (cached) return fromAllowedAddress(cached, clientAddress);
   let caller: Caller;
   let expiresAtMs = Infinity;
   try {
@@ -66,6 +67,12 @@ export async function authenticateApiKey(
   // A rotated key is not served from the cache past its end.
   const cachedUntil = Math.min(nowMs + deps.config.authCacheTtlMs, expiresAtMs);
   if (hash && deps.config.authCacheTtlMs > 0) cache.set(hash, caller, cachedUntil);
+  return fromAllowedAddress(caller, clientAddress);
+}
+
+/** A right key from an address its allowlists do not name is refused (not counted as a guess). */
+function fromAllowedAddress(caller: Caller, clientAddress: string): Caller {
+  if (caller.ipAllowlist) assertAddressAllowed(caller.ipAllowlist, clientAddress);
   return caller;
 }
 
@@ -92,6 +99,7 @@ async function lookUp(deps: AuthDeps, presented: string | undefined, hash: strin
     kybStatus: row.kyb_status,
     enabledRails: row.enabled_rails,
     feeSchedule: row.fee_schedule ?? {},
+    ipAllowlist: { merchant: row.merchant_ip_allowlist ?? [], key: row.key_ip_allowlist ?? [] },
   };
   return { caller, expiresAtMs, lastUsedMs: row.last_used_at ? row.last_used_at.getTime() : null };
 }

@@ -6,7 +6,6 @@ import {
   createKey,
   DEFAULT_OVERLAP_SECONDS,
   listKeys,
-  MANAGED_KINDS,
   MAX_OVERLAP_SECONDS,
   revokeOwnKey,
   rotateKey,
@@ -14,37 +13,10 @@ import {
 import { errorResponsesWith, idParam, jsonContent, KEY_SECURITY, ok, successSchema } from "../envelope.ts";
 import { requireKey } from "../middleware/auth.ts";
 import { newRouter } from "../router.ts";
+import { KeySchema, NewKeySchema, RotatedKeySchema, Scope } from "./schemas.ts";
 
 const tags = ["API keys"];
 const KeyId = idParam("key");
-const Scope = z.enum(SCOPES);
-
-const KeySchema = z.object({
-  id: z.string(),
-  kind: z.enum(MANAGED_KINDS),
-  mode: z.enum(["live", "sandbox"]),
-  name: z.string().nullable(),
-  prefix: z.string().openapi({ description: "The first characters of the key, to recognise it" }),
-  scopes: z.array(Scope).nullable().openapi({ description: "null for a secret key: it holds every scope" }),
-  status: z.enum(["ACTIVE", "EXPIRING", "EXPIRED", "REVOKED"]).openapi({
-    description: "EXPIRING: rotated, still accepted until expiresAt",
-  }),
-  createdAt: z.string(),
-  createdBy: z.string().nullable().openapi({ description: "The key that created it (null: the operator)" }),
-  lastUsedAt: z.string().nullable().openapi({ description: "To the minute" }),
-  lastUsedFrom: z.string().nullable().openapi({ description: "The client address of that use" }),
-  expiresAt: z.string().nullable(),
-  rotatedTo: z.string().nullable(),
-  revokedAt: z.string().nullable(),
-}).openapi("ApiKey");
-
-const NewKeySchema = KeySchema.extend({
-  key: z.string().openapi({ description: "The key itself: shown in this answer only, store it now" }),
-}).openapi("NewApiKey");
-
-const RotatedKeySchema = NewKeySchema.extend({
-  replaces: z.object({ id: z.string(), expiresAt: z.string() }),
-}).openapi("RotatedApiKey");
 
 const KeyName = z.string().trim().min(1).max(100).optional();
 /** One shape per kind: a restricted key names its scopes; the others' scopes are fixed. */

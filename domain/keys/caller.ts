@@ -7,4 +7,6 @@ export type Caller = ApiKeyAuth & {
   kybStatus: "PENDING" | "APPROVED" | "REJECTED";
   enabledRails: string[];
   feeSchedule: Record<string, string>;
+  /** CIDR ranges the request must come from (empty: anywhere): the merchant's and this key's. */
+  ipAllowlist?: { merchant: string[]; key: string[] };
 };

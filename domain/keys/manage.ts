@@ -47,6 +47,7 @@ export function managedKeyView(row: keysDb.ManagedKeyRow, now: Date) {
     lastUsedFrom: row.last_used_from,
     expiresAt: iso(row.expires_at),
     rotatedTo: row.rotated_to,
+    ipAllowlist: row.ip_allowlist,
     revokedAt: iso(row.revoked_at),
   };
 }

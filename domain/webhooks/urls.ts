@@ -2,6 +2,7 @@
 // loopback, private, link-local, CGNAT or metadata addresses; APP_ENV=development also allows http and
 // loopback, every other rule still applies. Checked at registration and again before every connection,
 // because a DNS name can be pointed somewhere else after it was registered.
+import { parseIpv4, parseIpv6 } from "../ip.ts";
 import type { Config } from "../../config.ts";
 import { AppError } from "../errors.ts";
 
@@ -24,12 +25,6 @@ export type BlockReason =
   | "IPv4 tunnel"
   | "metadata";
 
-function parseIpv4(text: string): number | null {
-  const parts = text.split(".");
-  if (parts.length !== 4 || !parts.every((p) => /^\d{1,3}$/.test(p) && Number(p) <= 255)) return null;
-  return parts.reduce((n, p) => n * 256 + Number(p), 0);
-}
-
 function inV4(ip: number, base: string, bits: number): boolean {
   const size = 2 ** (32 - bits);
   const start = parseIpv4(base)!;
@@ -48,27 +43,6 @@ export function classifyIpv4(text: string): BlockReason | null {
   if (inV4(ip, "100.64.0.0", 10)) return "shared (CGNAT)";
   if (inV4(ip, "224.0.0.0", 4) || inV4(ip, "240.0.0.0", 4)) return "multicast or reserved";
   return null;
-}
-
-/** Eight 16-bit groups, or null when `text` is not an IPv6 address. Accepts a trailing dotted IPv4. */
-function parseIpv6(text: string): number[] | null {
-  let s = text.toLowerCase().replace(/^\[|\]$/g, "").replace(/%.*$/, "");
-  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(s);
-  if (dotted) {
-    const v4 = parseIpv4(dotted[1]);
-    if (v4 === null) return null;
-    s = s.slice(0, -dotted[1].length) + `${(v4 >>> 16).toString(16)}:${(v4 & 0xffff).toString(16)}`;
-  }
-  const halves = s.split("::");
-  if (halves.length > 2) return null;
-  const group = (h: string) => (h === "" ? [] : h.split(":"));
-  const head = group(halves[0]);
-  const tail = halves.length === 2 ? group(halves[1]) : [];
-  const missing = 8 - head.length - tail.length;
-  if ((halves.length === 2 && missing < 1) || (halves.length === 1 && missing !== 0)) return null;
-  const all = [...head, ...Array(halves.length === 2 ? missing : 0).fill("0"), ...tail];
-  if (!all.every((g) => /^[0-9a-f]{1,4}$/.test(g))) return null;
-  return all.map((g) => parseInt(g, 16));
 }
 
 export function classifyIpv6(text: string): BlockReason | null {
