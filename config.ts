@@ -39,6 +39,7 @@ export const EnvSchema = z.object({
   DENO_DEPLOYMENT_ID: z.string().optional(),
   ADDRESS_POOL_SIZE: z.coerce.number().int().min(0).max(100_000).default(200),
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(10_000).default(5000),
+  RATE_LIMIT_STORE: z.enum(["auto", "kv", "postgres"]).default("auto"),
   TRUSTED_PROXIES: z.string().regex(/^[0-9a-fA-F.:/,\s]*$/, "must be comma-separated CIDR ranges").default(
     "",
   ),
@@ -124,6 +125,8 @@ export type Config = {
   addressPoolSize: number;
   /** How long a key lookup is reused in this process (0: never); revocation elsewhere waits this long. */
   authCacheTtlMs: number;
+  /** Where rate limits count: KV, PostgreSQL (hosts sharing a database), or auto (PostgreSQL with DATABASE_URL). */
+  rateLimitStore: "auto" | "kv" | "postgres";
   /** Proxies whose X-Forwarded-For names the client (CIDR ranges); empty: the socket's peer is the client. */
   trustedProxies: string[];
   /** Unrevoked, unexpired API keys a merchant may hold (the four first keys count); an operator may change it per merchant. */
@@ -267,6 +270,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     outboundWaitAlarmSeconds: e.OUTBOUND_WAIT_ALARM_SECONDS,
     addressPoolSize: e.ADDRESS_POOL_SIZE,
     authCacheTtlMs: e.AUTH_CACHE_TTL_MS,
+    rateLimitStore: e.RATE_LIMIT_STORE,
     trustedProxies: e.TRUSTED_PROXIES.split(",").map((s) => s.trim()).filter(Boolean),
     maxApiKeys: e.MAX_API_KEYS,
     authFailureLimit: e.AUTH_FAILURE_LIMIT,

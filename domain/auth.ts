@@ -76,7 +76,12 @@ function fromAllowedAddress(caller: Caller, clientAddress: string): Caller {
   return caller;
 }
 
-async function lookUp(deps: AuthDeps, presented: string | undefined, hash: string | undefined, nowMs: number) {
+async function lookUp(
+  deps: AuthDeps,
+  presented: string | undefined,
+  hash: string | undefined,
+  nowMs: number,
+) {
   if (!presented) {
     throw new AppError("UNAUTHORIZED", "API key missing: send it in X-Api-Key or Authorization: Bearer");
   }
@@ -109,7 +114,7 @@ async function lookUp(deps: AuthDeps, presented: string | undefined, hash: strin
  * alike: the right token is accepted from any address, wrong ones from a throttled address get 429.
  */
 export async function authenticateOperator(
-  deps: Pick<Deps, "kv" | "clock" | "config">,
+  deps: Pick<Deps, "kv" | "db" | "clock" | "config">,
   authorization: string | undefined,
   clientAddress = "unknown",
 ): Promise<void> {

@@ -1,9 +1,10 @@
-// Fixed-window request counters in Deno KV, so every process of the gateway shares one limit.
+// Fixed-window request counters in a store every process of the gateway shares (domain/limits/counters.ts:
+// Deno KV, or PostgreSQL when hosts share a database), so they all keep one limit.
 import type { Deps } from "../deps.ts";
+import { countersOf, type CounterStore } from "./counters.ts";
 import { AppError } from "../errors.ts";
 
 export const WINDOW_SECONDS = 60;
-const RATE_LIMIT_PREFIX = "ratelimit";
 
 /** The specification's Limits; a merchant's `rateLimits` may raise any of them (enterprise merchants). */
 export const DEFAULT_LIMITS: Record<string, number> = {
@@ -33,28 +34,26 @@ type Local = {
   refills: Map<string, Promise<void>>;
   demand: Map<string, number>;
 };
-const leases = new WeakMap<Deno.Kv, Local>();
+const leases = new WeakMap<CounterStore, Local>();
 
-function localOf(kv: Deno.Kv, window: number): Local {
-  let current = leases.get(kv);
+function localOf(store: CounterStore, window: number): Local {
+  let current = leases.get(store);
   if (!current || current.window !== window) {
-    leases.set(kv, current = { window, byBucket: new Map(), refills: new Map(), demand: new Map() });
+    leases.set(store, current = { window, byBucket: new Map(), refills: new Map(), demand: new Map() });
   }
   return current;
 }
 
-/** One atomic commit and one read lease tokens for every bucket named, whatever their number. */
+/** One atomic addition leases tokens for every bucket named, whatever their number. */
 async function refill(
-  kv: Deno.Kv,
+  store: CounterStore,
+  window: number,
   local: Local,
-  wanted: Array<{ name: string; key: Deno.KvKey; size: number; limit: number }>,
+  wanted: Array<{ name: string; bucket: string[]; size: number; limit: number }>,
 ): Promise<void> {
-  const op = kv.atomic();
-  wanted.forEach((w) => op.sum(w.key, BigInt(w.size)));
-  await op.commit();
-  const counts = await kv.getMany<Deno.KvU64[]>(wanted.map((w) => w.key));
+  const counts = await store.add(window, wanted.map((w) => ({ bucket: w.bucket, by: w.size })));
   wanted.forEach((w, j) => {
-    const end = Number(counts[j].value?.value ?? BigInt(w.size));
+    const end = counts[j];
     // Sums by others after ours only raise `end`, so counting back from it never grants too much.
     const granted = Math.max(0, Math.min(w.size, w.limit - (end - w.size)));
     const held = local.byBucket.get(w.name);
@@ -76,20 +75,21 @@ async function refill(
  * never exceeded. Past windows are deleted by `purgeRateLimitWindows`.
  */
 export async function takeTokens(
-  deps: Pick<Deps, "kv" | "clock">,
+  deps: Pick<Deps, "kv" | "db" | "config" | "clock">,
   buckets: Array<{ bucket: string[]; limit: number }>,
 ): Promise<RateDecision[]> {
   const nowMs = deps.clock.now().getTime();
   const window = Math.floor(nowMs / (WINDOW_SECONDS * 1000));
   const retryAfterSeconds = Math.max(1, Math.ceil(((window + 1) * WINDOW_SECONDS * 1000 - nowMs) / 1000));
-  const local = localOf(deps.kv, window);
+  const store = countersOf(deps);
+  const local = localOf(store, window);
   const names = buckets.map((b) => JSON.stringify(b.bucket));
   const taken = buckets.map(() => false);
   const want = (i: number, by: number) => local.demand.set(names[i], (local.demand.get(names[i]) ?? 0) + by);
   buckets.forEach((_, i) => want(i, 1));
   for (let round = 0; round < 16; round++) {
     const waiting: Array<Promise<void>> = [];
-    const wanted: Array<{ i: number; name: string; key: Deno.KvKey; size: number; limit: number }> = [];
+    const wanted: Array<{ i: number; name: string; bucket: string[]; size: number; limit: number }> = [];
     buckets.forEach((b, i) => {
       if (taken[i]) return;
       const lease = local.byBucket.get(names[i]);
@@ -107,14 +107,14 @@ export async function takeTokens(
         wanted.push({
           i,
           name: names[i],
-          key: [RATE_LIMIT_PREFIX, window, ...b.bucket],
+          bucket: b.bucket,
           size,
           limit: b.limit,
         });
       }
     });
     if (wanted.length > 0) {
-      const started = refill(deps.kv, local, wanted).finally(() =>
+      const started = refill(store, window, local, wanted).finally(() =>
         wanted.forEach((w) => local.refills.delete(w.name))
       );
       wanted.forEach((w) => local.refills.set(w.name, started));
@@ -136,16 +136,11 @@ export async function takeTokens(
 }
 
 /** Deletes the counters of windows that ended; a cron runs it. */
-export async function purgeRateLimitWindows(deps: Pick<Deps, "kv" | "clock">): Promise<number> {
+export async function purgeRateLimitWindows(
+  deps: Pick<Deps, "kv" | "db" | "config" | "clock">,
+): Promise<number> {
   const current = Math.floor(deps.clock.now().getTime() / (WINDOW_SECONDS * 1000));
-  let deleted = 0;
-  for await (
-    const entry of deps.kv.list({ prefix: [RATE_LIMIT_PREFIX], end: [RATE_LIMIT_PREFIX, current] })
-  ) {
-    await deps.kv.delete(entry.key);
-    deleted++;
-  }
-  return deleted;
+  return await countersOf(deps).purgeBefore(current);
 }
 
 /**
@@ -168,7 +163,7 @@ export function rateLimitRouteName(method: string, path: string): string {
 
 /** Counts the request against the key's default bucket and, for the named routes, the merchant's. */
 export async function enforceRateLimit(
-  deps: Pick<Deps, "kv" | "clock">,
+  deps: Pick<Deps, "kv" | "db" | "config" | "clock">,
   caller: { keyId: string; merchantId: string; rateLimits: Record<string, number> },
   method: string,
   path: string,
@@ -195,7 +190,7 @@ function authFailureKey(deps: Pick<Deps, "clock">, realm: AuthRealm, address: st
   const nowMs = deps.clock.now().getTime();
   const window = Math.floor(nowMs / (WINDOW_SECONDS * 1000));
   const retryAfterSeconds = Math.max(1, Math.ceil(((window + 1) * WINDOW_SECONDS * 1000 - nowMs) / 1000));
-  return { key: [RATE_LIMIT_PREFIX, window, "authfail", realm, address], retryAfterSeconds };
+  return { window, bucket: ["authfail", realm, address], retryAfterSeconds };
 }
 
 /**
@@ -206,12 +201,13 @@ function authFailureKey(deps: Pick<Deps, "clock">, realm: AuthRealm, address: st
  * caller answers the failure itself.
  */
 export async function throttleAuthFailure(
-  deps: Pick<Deps, "kv" | "clock" | "config">,
+  deps: Pick<Deps, "kv" | "db" | "clock" | "config">,
   realm: AuthRealm,
   address: string,
 ): Promise<void> {
-  const { key, retryAfterSeconds } = authFailureKey(deps, realm, address);
-  const count = Number((await deps.kv.get<Deno.KvU64>(key)).value?.value ?? 0n);
+  const { window, bucket, retryAfterSeconds } = authFailureKey(deps, realm, address);
+  const store = countersOf(deps);
+  const count = await store.read(window, bucket);
   if (count >= deps.config.authFailureLimit) {
     throw new AppError(
       "RATE_LIMIT_EXCEEDED",
@@ -220,5 +216,5 @@ export async function throttleAuthFailure(
     );
   }
   // An atomic sum: concurrent failures all count.
-  await deps.kv.atomic().sum(key, 1n).commit();
+  await store.add(window, [{ bucket, by: 1 }]);
 }

@@ -13,7 +13,7 @@ import { takeTokens } from "../limits/rate_limit.ts";
  */
 export const OTP_ATTEMPTS_PER_MINUTE = 5;
 
-type OtpDeps = Pick<Deps, "fiat" | "kv" | "clock">;
+type OtpDeps = Pick<Deps, "fiat" | "kv" | "db" | "config" | "clock">;
 
 async function submitOtpFor(deps: OtpDeps, payin: PayinRow, otp: string) {
   if (

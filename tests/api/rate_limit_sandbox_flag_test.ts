@@ -149,7 +149,7 @@ Deno.test("rate limits under concurrency: demand within the limit is never refus
     assert(second.every((s) => s === 200 || s === 429));
     const { purgeRateLimitWindows } = await import("../../domain/limits/rate_limit.ts");
     const later = manualClock(new Date(Date.parse("2026-11-23T10:00:05Z") + 120_000));
-    assert((await purgeRateLimitWindows({ kv: gw.kv, clock: later })) >= 1, "past windows are purged");
+    assert((await purgeRateLimitWindows({ ...gw.deps, clock: later })) >= 1, "past windows are purged");
   } finally {
     await gw.close();
   }

@@ -1,0 +1,60 @@
+// Two gateway processes with data directories of their own (two containers on two machines, each with its
+// own KV file) on one PostgreSQL: the per-merchant limit of 30 POST /v1/payments a minute holds for both
+// together, because the counters live in PostgreSQL (RATE_LIMIT_STORE=auto with DATABASE_URL).
+import { assert, assertEquals } from "../assert.ts";
+import { clusterUnavailable, createCluster } from "./pg_cluster.ts";
+import { type RunningGateway, startGateway } from "./process.ts";
+
+const skipReason = clusterUnavailable();
+const ADMIN_TOKEN = "e2e-admin-token-0123456789";
+
+Deno.test({
+  name: "two hosts on one PostgreSQL keep one rate limit: at most 30 of 50 pay-ins in a minute",
+  ignore: skipReason !== undefined,
+  async fn() {
+    const cluster = await createCluster();
+    const dirs = [await Deno.makeTempDir(), await Deno.makeTempDir()];
+    const hosts: RunningGateway[] = [];
+    try {
+      for (const dir of dirs) {
+        // Hosts of one gateway share its secrets, as they share its database.
+        const env = {
+          DATA_DIR: dir,
+          DATABASE_URL: cluster.url,
+          ADMIN_TOKEN,
+          APP_SECRET: "two-hosts-app-secret-0123456789-abcdef",
+        };
+        hosts.push(await startGateway(env, 60_000));
+      }
+      const made = await fetch(`${hosts[0].url}/admin/api/merchants`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
+        body: JSON.stringify({ name: "Two hosts", kybStatus: "APPROVED" }),
+      });
+      assertEquals(made.status, 201);
+      const key = (await made.json()).data.keys.liveSecret;
+      const create = (i: number) =>
+        fetch(`${hosts[i % 2].url}/v1/payments`, {
+          method: "POST",
+          headers: { "x-api-key": key, "content-type": "application/json" },
+          body: JSON.stringify({ amount: "10", externalRef: `two-hosts-${i}` }),
+        }).then(async (res) => ({ status: res.status, body: await res.json() }));
+      const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => create(i)));
+      const seen = answers.map((a) => `${a.status} ${a.body.error?.code ?? ""}`);
+      const created = answers.filter((a) => a.status === 201);
+      const limited = answers.filter((a) => a.status === 429);
+      assert(created.length <= 30, `${created.length} created: the limit is 30 a minute across hosts`);
+      assertEquals(created.length + limited.length, 50, seen.join(", "));
+      assert(limited.every((a) => a.body.error.code === "RATE_LIMIT_EXCEEDED"));
+      // Both hosts served some: the limit is shared, not one host doing all the work.
+      const servedBy = new Set(
+        answers.map((a, i) => a.status === 201 ? i % 2 : -1).filter((h) => h >= 0),
+      );
+      assertEquals(servedBy.size, 2);
+    } finally {
+      for (const host of hosts) await host.stop();
+      await cluster.destroy();
+      for (const dir of dirs) await Deno.remove(dir, { recursive: true }).catch(() => {});
+    }
+  },
+});
