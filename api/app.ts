@@ -40,6 +40,7 @@ import { adminMailRoutes } from "./admin_mail.ts";
 import { adminPayinHoldRoutes } from "./admin_payin_holds.ts";
 import { subscriptionPageRoutes } from "../pages/subscription_routes.ts";
 import { paylinkRoutes } from "./paylinks.ts";
+import { statementRoutes } from "./statements/routes.ts";
 import { adminPaylinkRoutes, paylinkMediaRoutes, paylinkTemplateRoutes } from "./paylink_extras.ts";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -164,6 +165,7 @@ export function createApp(deps: Deps, options: { devnet?: Devnet; simulators?: {
   app.route("/v1", shopRoutes());
   app.route("/v1", paylinkOrderRoutes());
   app.route("/v1", subscriptionRoutes());
+  app.route("/v1", statementRoutes());
   app.route("/admin/api", adminRoutes());
   app.route("/admin/api", adminReviewRoutes());
   app.route("/admin/api", adminBulkReviewRoutes());

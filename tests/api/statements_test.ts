@@ -4,6 +4,7 @@ import { walletEntriesSum } from "../../db/statements.ts";
 import { Decimal } from "../../domain/money.ts";
 import { assert, assertEquals } from "../assert.ts";
 import { withGateway } from "../helpers.ts";
+import { pdfText } from "../pdf_text.ts";
 import { assertDecimalEquals, buildHistory, cachedBalance, HISTORY_ENV } from "../statement_fixture.ts";
 
 Deno.test("balance statement: every movement itemized, closing equals the ledger", withGateway(async (gw) => {
@@ -21,4 +22,19 @@ Deno.test("balance statement: every movement itemized, closing equals the ledger
     assertDecimalEquals(sum, new Decimal(s.closingBalance).minus(s.openingBalance));
     assert(s.lines.length > 0);
   }
+}, HISTORY_ENV));
+
+Deno.test("statement PDF: parses, prints the totals, reads back the closing balance", withGateway(async (gw) => {
+  const from = new Date(Date.now() - 3_600_000).toISOString();
+  const { merchant } = await buildHistory(gw);
+  const to = new Date(Date.now() + 3_600_000).toISOString();
+  const res = await gw.app.request(`/v1/transactions/export/pdf?from=${from}&to=${to}&lang=en`, {
+    headers: { "x-api-key": merchant.keys.liveSecret },
+  });
+  assertEquals(res.status, 200, await res.clone().text());
+  assertEquals(res.headers.get("content-type"), "application/pdf");
+  const bytes = new Uint8Array(await res.arrayBuffer());
+  await Deno.writeFile("/tmp/statement_test.pdf", bytes);
+  const text = await pdfText(bytes);
+  console.log(text.slice(0, 3000));
 }, HISTORY_ENV));
