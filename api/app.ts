@@ -41,6 +41,7 @@ import { adminPayinHoldRoutes } from "./admin_payin_holds.ts";
 import { subscriptionPageRoutes } from "../pages/subscription_routes.ts";
 import { paylinkRoutes } from "./paylinks.ts";
 import { statementRoutes } from "./statements/routes.ts";
+import { invoiceRoutes } from "./invoices/routes.ts";
 import { adminPaylinkRoutes, paylinkMediaRoutes, paylinkTemplateRoutes } from "./paylink_extras.ts";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -166,6 +167,7 @@ export function createApp(deps: Deps, options: { devnet?: Devnet; simulators?: {
   app.route("/v1", paylinkOrderRoutes());
   app.route("/v1", subscriptionRoutes());
   app.route("/v1", statementRoutes());
+  app.route("/v1", invoiceRoutes());
   app.route("/admin/api", adminRoutes());
   app.route("/admin/api", adminReviewRoutes());
   app.route("/admin/api", adminBulkReviewRoutes());

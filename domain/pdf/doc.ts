@@ -86,6 +86,21 @@ export class PdfWriter {
     return value.slice(0, lo) + "…";
   }
 
+  /** Cuts text into pieces that each fit `width` points (character by character: for ids and URLs). */
+  wrap(value: string, font: PDFFont, size: number, width: number): string[] {
+    const parts: string[] = [];
+    let current = "";
+    for (const ch of printable(value, 2000)) {
+      if (current && font.widthOfTextAtSize(current + ch, size) > width) {
+        parts.push(current);
+        current = "";
+      }
+      current += ch;
+    }
+    if (current) parts.push(current);
+    return parts;
+  }
+
   /** One row of cells from the left margin, then the cursor moves down by `height`. */
   row(cells: string[], columns: Column[], opts: { size?: number; font?: PDFFont; color?: ReturnType<typeof rgb>; height?: number } = {}) {
     const height = opts.height ?? 13;
