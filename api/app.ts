@@ -42,6 +42,8 @@ import { subscriptionPageRoutes } from "../pages/subscription_routes.ts";
 import { paylinkRoutes } from "./paylinks.ts";
 import { statementRoutes } from "./statements/routes.ts";
 import { invoiceRoutes } from "./invoices/routes.ts";
+import { analyticsRoutes } from "./analytics/routes.ts";
+import { usageRoutes } from "./usage/routes.ts";
 import { adminPaylinkRoutes, paylinkMediaRoutes, paylinkTemplateRoutes } from "./paylink_extras.ts";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -168,6 +170,8 @@ export function createApp(deps: Deps, options: { devnet?: Devnet; simulators?: {
   app.route("/v1", subscriptionRoutes());
   app.route("/v1", statementRoutes());
   app.route("/v1", invoiceRoutes());
+  app.route("/v1", analyticsRoutes());
+  app.route("/v1", usageRoutes());
   app.route("/admin/api", adminRoutes());
   app.route("/admin/api", adminReviewRoutes());
   app.route("/admin/api", adminBulkReviewRoutes());

@@ -1,0 +1,43 @@
+// Aggregates of a merchant's activity over a period, each one indexed query (migration 026):
+// settled pay-ins by bucket and currency (index-only on payins_settled_analytics), pay-ins created by
+// status (index-only on payins_created_status), and fees from the ledger's FEES postings.
+import type { Db } from "./mod.ts";
+
+type Scope = { merchantId: string; isSandbox: boolean; from: Date; to: Date };
+
+export type VolumeRow = { bucket: string; currency: string; count: number; volume: string; fees: string };
+
+/** Settled pay-ins (credited: CONFIRMED, OVERPAID, UNDERPAID) by UTC day or ISO week and currency. */
+export async function settledVolume(db: Db, q: Scope & { interval: "day" | "week" }): Promise<VolumeRow[]> {
+  return await db.query<VolumeRow>(
+    `SELECT to_char(date_trunc($5, confirmed_at AT TIME ZONE 'UTC'), 'YYYY-MM-DD') AS bucket, currency, count(*)::int AS count,
+            sum(amount_received)::text AS volume, sum(service_fee + network_fee)::text AS fees
+       FROM payins
+      WHERE merchant_id = $1 AND is_sandbox = $2 AND confirmed_at >= $3 AND confirmed_at < $4
+        AND confirmed_at IS NOT NULL
+      GROUP BY 1, 2 ORDER BY 1, 2`,
+    [q.merchantId, q.isSandbox, q.from, q.to, q.interval],
+  );
+}
+
+/** Pay-ins created in the period, by status. */
+export async function payinsByStatus(db: Db, q: Scope): Promise<Array<{ status: string; count: number }>> {
+  return await db.query(
+    `SELECT status, count(*)::int AS count FROM payins
+      WHERE merchant_id = $1 AND is_sandbox = $2 AND created_at >= $3 AND created_at < $4
+      GROUP BY status`,
+    [q.merchantId, q.isSandbox, q.from, q.to],
+  );
+}
+
+/** What the merchant's journals of the period posted to the platform's FEES accounts, by currency. */
+export async function feesPaid(db: Db, q: Scope): Promise<Array<{ currency: string; fees: string }>> {
+  return await db.query(
+    `SELECT e.currency, sum(e.amount)::text AS fees
+       FROM journals j JOIN entries e ON e.journal_id = j.id JOIN accounts a ON a.id = e.account_id
+      WHERE j.merchant_id = $1 AND j.is_sandbox = $2 AND j.created_at >= $3 AND j.created_at < $4
+        AND a.kind = 'FEES'
+      GROUP BY e.currency`,
+    [q.merchantId, q.isSandbox, q.from, q.to],
+  );
+}
