@@ -96,6 +96,7 @@ export function invoiceRoutes() {
       description: "No key. `valid: true` with the facts to compare (seller, number, date, total) when the " +
         "signature is this gateway's over the invoice as it stands; anything else is `valid: false`. " +
         "Limited per client address (PUBLIC_RATE_LIMIT a minute).",
+      security: [],
       middleware: [publicRateLimit("invoice-verify")],
       request: { query: VerifyQuery },
       responses: {
@@ -114,6 +115,7 @@ export function invoiceRoutes() {
       summary: "The public key invoices are signed with (public)",
       operationId: "getInvoiceSigningKey",
       description: "To verify offline: Ed25519 verify(signature, bytes of the attached invoice.json, publicKey).",
+      security: [],
       middleware: [publicRateLimit("invoice-verify")],
       responses: { 200: jsonContent(successSchema(SigningKeySchema), "The key"), ...errorResponses },
     }),

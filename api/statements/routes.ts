@@ -8,7 +8,9 @@ import { errorResponsesWith, KEY_SECURITY } from "../envelope.ts";
 import { requireKey } from "../middleware/auth.ts";
 
 /** ISO 8601 date or date-time, as the period parser takes it (domain/statements/period.ts). */
-export const Instant = z.string().min(1).max(40).openapi({
+const INSTANT_PATTERN = "^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:\\d{2}))?$";
+export const Instant = z.string().min(1).max(40).regex(new RegExp(INSTANT_PATTERN), "an ISO 8601 date or date-time with a zone").openapi({
+  pattern: INSTANT_PATTERN,
   description: "ISO 8601 date (2026-01-31, midnight UTC) or date-time with a zone (2026-01-31T10:00:00Z)",
   example: "2026-11-01",
 });
