@@ -255,7 +255,9 @@ export async function peekRateLimits(
       bucket: ["merchant", caller.merchantId, name],
     })),
   ];
-  const counts = await deps.kv.getMany<Deno.KvU64[]>(buckets.map((b) => [RATE_LIMIT_PREFIX, window, ...b.bucket]));
+  const counts = await deps.kv.getMany<Deno.KvU64[]>(
+    buckets.map((b) => [RATE_LIMIT_PREFIX, window, ...b.bucket]),
+  );
   const local = leases.get(deps.kv);
   return buckets.map((b, i) => {
     const limit = limitOf(b.name);

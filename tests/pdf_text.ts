@@ -23,7 +23,9 @@ export async function pdfPages(bytes: Uint8Array): Promise<string[]> {
     for (const stream of streams) {
       if (!(stream instanceof PDFRawStream)) continue;
       const text = new TextDecoder("latin1").decode(decodePDFRawStream(stream).decode());
-      for (const m of text.matchAll(/<([0-9A-Fa-f\s]*)>\s*Tj/g)) pieces.push(winAnsi.decode(hexToBytes(m[1])));
+      for (const m of text.matchAll(/<([0-9A-Fa-f\s]*)>\s*Tj/g)) {
+        pieces.push(winAnsi.decode(hexToBytes(m[1])));
+      }
     }
     return pieces.join("\n");
   });

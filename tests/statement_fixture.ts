@@ -24,22 +24,44 @@ async function ok(res: Promise<{ status: number; json: any; text: string }>, sta
 }
 
 /** A USDT pay-in of `amount`, paid with `received` (what the scanner would have summed) and settled. */
-export async function paidUsdtPayin(gw: TestGateway, key: string, amount: string, received: string, ref?: string) {
+export async function paidUsdtPayin(
+  gw: TestGateway,
+  key: string,
+  amount: string,
+  received: string,
+  ref?: string,
+) {
   const d = await ok(gw.request("POST", "/v1/payments", {
     key,
-    body: { amount, ...(ref ? { externalRef: ref } : {}), customerEmail: "awa@example.bf", customerName: "Awa Ouédraogo" },
+    body: {
+      amount,
+      ...(ref ? { externalRef: ref } : {}),
+      customerEmail: "awa@example.bf",
+      customerName: "Awa Ouédraogo",
+    },
   }));
-  await settleUsdtReceipt(gw.deps, d.transactionId, () =>
-    Promise.resolve({ received: new Decimal(received), txHash: "ab".repeat(32), transferKeys: [] }));
+  await settleUsdtReceipt(
+    gw.deps,
+    d.transactionId,
+    () => Promise.resolve({ received: new Decimal(received), txHash: "ab".repeat(32), transferKeys: [] }),
+  );
   return d.transactionId as string;
 }
 
-export async function paidFiatPayin(gw: TestGateway, key: string, method: "CARD" | "MOBILE_MONEY", amount: string) {
+export async function paidFiatPayin(
+  gw: TestGateway,
+  key: string,
+  method: "CARD" | "MOBILE_MONEY",
+  amount: string,
+) {
   const body = method === "CARD"
     ? { amount, paymentMethod: "CARD", customerName: "Issa Kaboré", customerEmail: "issa@example.bf" }
     : { amount, paymentMethod: "MOBILE_MONEY", customerPhone: "+22670123456" };
   const d = await ok(gw.request("POST", "/v1/payments", { key, body }));
-  await applyFiatOutcome(gw.deps, d.transactionId, { status: "SUCCEEDED", providerRef: `sim-${d.transactionId}` });
+  await applyFiatOutcome(gw.deps, d.transactionId, {
+    status: "SUCCEEDED",
+    providerRef: `sim-${d.transactionId}`,
+  });
   return d.transactionId as string;
 }
 
@@ -47,7 +69,12 @@ export async function buildHistory(gw: TestGateway): Promise<History> {
   const m = await gw.createMerchant("Boutique Ouaga");
   const key = m.keys.liveSecret;
   await gw.admin("PATCH", `/admin/api/merchants/${m.merchantId}`, {
-    rateLimits: { default: 100000, "POST /v1/payments": 1000, "POST /v1/payout": 1000, "POST /v1/withdrawals": 1000 },
+    rateLimits: {
+      default: 100000,
+      "POST /v1/payments": 1000,
+      "POST /v1/payout": 1000,
+      "POST /v1/withdrawals": 1000,
+    },
   });
   const payinIds = [
     await paidUsdtPayin(gw, key, "100", "101.5", "order-100"),
@@ -61,23 +88,48 @@ export async function buildHistory(gw: TestGateway): Promise<History> {
   // Money out: one payout confirmed on chain, one failed and refunded.
   const dest = randomTronAddress();
   await whitelist(gw, key, dest, ["PAYOUT"]);
-  const p1 = await ok(gw.request("POST", "/v1/payout", { key, headers: idem(), body: { amount: "20", destinationAddress: dest } }));
-  const p2 = await ok(gw.request("POST", "/v1/payout", { key, headers: idem(), body: { amount: "7.5", destinationAddress: dest } }));
+  const p1 = await ok(
+    gw.request("POST", "/v1/payout", {
+      key,
+      headers: idem(),
+      body: { amount: "20", destinationAddress: dest },
+    }),
+  );
+  const p2 = await ok(
+    gw.request("POST", "/v1/payout", {
+      key,
+      headers: idem(),
+      body: { amount: "7.5", destinationAddress: dest },
+    }),
+  );
   const p1Id = p1.id ?? p1.payoutId ?? p1.transactionId;
   const p2Id = p2.id ?? p2.payoutId ?? p2.transactionId;
   await gw.db.query("UPDATE outbound_transfers SET status = 'BROADCAST' WHERE id = $1", [p1Id]);
   await settleOutbound(gw.deps, { id: p1Id, txHash: "cd".repeat(32) });
-  await releaseOutbound(gw.deps, { id: p2Id, to: "FAILED", patch: { failure_reason: "TEST" } as never, strict: true });
+  await releaseOutbound(gw.deps, {
+    id: p2Id,
+    to: "FAILED",
+    patch: { failure_reason: "TEST" } as never,
+    strict: true,
+  });
 
   // XOF: a mobile money withdrawal to a registered destination.
   await ok(gw.request("POST", "/v1/merchants/fiat-destinations", {
     key,
     body: { kind: "MOMO", momoOperator: "OPERATOR_B_BF", momoPhone: "+22670123456" },
   }));
-  await ok(gw.request("POST", "/v1/withdrawals", { key, headers: idem(), body: { amount: "10000", currency: "XOF", rail: "MOMO" } }));
+  await ok(
+    gw.request("POST", "/v1/withdrawals", {
+      key,
+      headers: idem(),
+      body: { amount: "10000", currency: "XOF", rail: "MOMO" },
+    }),
+  );
 
   // A conversion USDT -> XOF (mobile money wallet).
-  const wallets = (await ok(gw.request("GET", "/v1/merchants/wallets", { key }))) as Array<{ id: string; rail: string }>;
+  const wallets = (await ok(gw.request("GET", "/v1/merchants/wallets", { key }))) as Array<
+    { id: string; rail: string }
+  >;
   const byRail = Object.fromEntries(wallets.map((w) => [w.rail, w.id]));
   await ok(gw.request("POST", "/v1/conversions/wallet", {
     key,
@@ -88,10 +140,14 @@ export async function buildHistory(gw: TestGateway): Promise<History> {
   // A USDT bulk batch of two items, executed (one debit, itemized by the statement).
   const addresses = [randomTronAddress(), randomTronAddress()];
   for (const a of addresses) await whitelist(gw, key, a, ["PAYOUT"]);
-  const batch = await ok(gw.request("POST", "/v1/bulk-payments", { key, body: { rail: "USDT_TRC20", label: "salaries" } }));
+  const batch = await ok(
+    gw.request("POST", "/v1/bulk-payments", { key, body: { rail: "USDT_TRC20", label: "salaries" } }),
+  );
   await ok(gw.request("POST", `/v1/bulk-payments/${batch.id}/items`, {
     key,
-    body: { items: [{ walletAddress: addresses[0], amount: "5" }, { walletAddress: addresses[1], amount: "6.25" }] },
+    body: {
+      items: [{ walletAddress: addresses[0], amount: "5" }, { walletAddress: addresses[1], amount: "6.25" }],
+    },
   }));
   await ok(gw.request("POST", `/v1/bulk-payments/${batch.id}/validate`, { key }));
   await ok(gw.request("POST", `/v1/bulk-payments/${batch.id}/execute`, { key, headers: idem() }));
@@ -105,7 +161,9 @@ export async function buildHistory(gw: TestGateway): Promise<History> {
 export async function cachedBalance(gw: TestGateway, merchantId: string, currency: "USDT_TRC20" | "XOF") {
   const rails = currency === "XOF" ? ["MOMO", "CARD"] : ["TRC20"];
   let sum = new Decimal(0);
-  for (const rail of rails) sum = sum.plus((await findWallet(gw.db, merchantId, false, currency, rail))!.balance);
+  for (const rail of rails) {
+    sum = sum.plus((await findWallet(gw.db, merchantId, false, currency, rail))!.balance);
+  }
   return sum;
 }
 

@@ -15,7 +15,10 @@ const ByCurrency = z.object({ USDT_TRC20: z.string(), XOF: z.string() });
 
 const PeriodQuery = {
   from: Instant.openapi({ description: "start, included (ISO 8601)", example: "2026-01-01" }),
-  to: Instant.openapi({ description: "end, excluded (ISO 8601); at most 366 days after from", example: "2027-01-01" }),
+  to: Instant.openapi({
+    description: "end, excluded (ISO 8601); at most 366 days after from",
+    example: "2027-01-01",
+  }),
   sandbox: z.enum(["true", "false"]).optional().openapi({
     description: "sandbox data, for a sandbox key only (as on creation; or header x-sandbox: true). " +
       "Sandbox transactions are excluded by default",
@@ -48,7 +51,8 @@ const SummarySchema = z.object({
   payinCount: z.number().int(),
   countsByStatus: z.object(Object.fromEntries(PAYIN_STATUSES.map((s) => [s, z.number().int()]))),
   successRate: z.number().nullable().openapi({
-    description: "paid / (paid + failed + expired) among pay-ins created in the period; null if none finished",
+    description:
+      "paid / (paid + failed + expired) among pay-ins created in the period; null if none finished",
   }),
   feesPaid: ByCurrency.openapi({ description: "every fee the ledger booked for the merchant in the period" }),
   payinFees: ByCurrency.openapi({ description: "service and network fees of the settled pay-ins" }),
@@ -60,7 +64,11 @@ function scopeOf(c: Context<AppEnv>, sandbox: string | undefined) {
   return { merchantId: auth.merchantId, isSandbox };
 }
 
-const REFUSALS = errorResponsesWith(["VALIDATION_ERROR", "SANDBOX_KEY_LIVE_REQUEST", "LIVE_KEY_SANDBOX_REQUEST"]);
+const REFUSALS = errorResponsesWith([
+  "VALIDATION_ERROR",
+  "SANDBOX_KEY_LIVE_REQUEST",
+  "LIVE_KEY_SANDBOX_REQUEST",
+]);
 
 export function analyticsRoutes() {
   const r = newRouter();

@@ -5,7 +5,14 @@ import { invoicePdf, invoiceSigningKey, verifyInvoice } from "../../domain/invoi
 import { ID_ALPHABET, ID_BODY_LENGTH, isWellFormedId } from "../../domain/ids.ts";
 import { chooseLang } from "../../domain/pdf/text.ts";
 import { newRouter } from "../app.ts";
-import { errorResponses, errorResponsesWith, jsonContent, KEY_SECURITY, ok, successSchema } from "../envelope.ts";
+import {
+  errorResponses,
+  errorResponsesWith,
+  jsonContent,
+  KEY_SECURITY,
+  ok,
+  successSchema,
+} from "../envelope.ts";
 import { requireKey } from "../middleware/auth.ts";
 import { publicRateLimit } from "../shop.ts";
 import { LangQuery, PDF_CONTENT, pdfAnswer } from "../statements/routes.ts";
@@ -26,7 +33,10 @@ const InvoiceId = z.object({
 });
 
 const VerifyQuery = z.object({
-  id: z.string().min(1).max(64).openapi({ description: "the invoice number printed on it", example: "ord_01k0..." }),
+  id: z.string().min(1).max(64).openapi({
+    description: "the invoice number printed on it",
+    example: "ord_01k0...",
+  }),
   signature: z.string().min(1).max(128).openapi({ description: "the signature printed on it (base64url)" }),
 });
 
@@ -61,7 +71,8 @@ export function invoiceRoutes() {
       tags: ["Invoices"],
       summary: "Signed printable invoice of a paid pay-in or paylink order (PDF)",
       operationId: "getInvoicePdf",
-      description: "French or English (`lang`, else Accept-Language, else French). Only a sale paid in full " +
+      description:
+        "French or English (`lang`, else Accept-Language, else French). Only a sale paid in full " +
         "(CONFIRMED or OVERPAID) has one: otherwise INVALID_TRANSACTION_STATUS. A pay-in that paid an order " +
         "is invoiced as that order, under the order's number. The content is signed with Ed25519; the " +
         "signature, its digest and the verification address are printed, and the signed content is attached " +
@@ -114,7 +125,8 @@ export function invoiceRoutes() {
       tags: ["Invoices"],
       summary: "The public key invoices are signed with (public)",
       operationId: "getInvoiceSigningKey",
-      description: "To verify offline: Ed25519 verify(signature, bytes of the attached invoice.json, publicKey).",
+      description:
+        "To verify offline: Ed25519 verify(signature, bytes of the attached invoice.json, publicKey).",
       security: [],
       middleware: [publicRateLimit("invoice-verify")],
       responses: { 200: jsonContent(successSchema(SigningKeySchema), "The key"), ...errorResponses },

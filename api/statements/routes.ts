@@ -8,8 +8,12 @@ import { errorResponsesWith, KEY_SECURITY } from "../envelope.ts";
 import { requireKey } from "../middleware/auth.ts";
 
 /** ISO 8601 date or date-time, as the period parser takes it (domain/statements/period.ts). */
-const INSTANT_PATTERN = "^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:\\d{2}))?$";
-export const Instant = z.string().min(1).max(40).regex(new RegExp(INSTANT_PATTERN), "an ISO 8601 date or date-time with a zone").openapi({
+const INSTANT_PATTERN =
+  "^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:\\d{2}))?$";
+export const Instant = z.string().min(1).max(40).regex(
+  new RegExp(INSTANT_PATTERN),
+  "an ISO 8601 date or date-time with a zone",
+).openapi({
   pattern: INSTANT_PATTERN,
   description: "ISO 8601 date (2026-01-31, midnight UTC) or date-time with a zone (2026-01-31T10:00:00Z)",
   example: "2026-11-01",
@@ -41,7 +45,8 @@ export function statementRoutes() {
       tags: ["Transactions"],
       summary: "Balance statement of a period as a PDF (synchronous)",
       operationId: "exportStatementPdf",
-      description: `Opening balance, every wallet movement (pay-in credits with their fees and network fees, ` +
+      description:
+        `Opening balance, every wallet movement (pay-in credits with their fees and network fees, ` +
         `payouts, withdrawals, refunds, conversion legs, bulk items) with the running balance, and the ` +
         `closing balance, which equals the ledger's at \`to\`. The key's mode decides live or sandbox. ` +
         `At most ${PDF_MAX_DAYS} days and ${PDF_MAX_MOVEMENTS} movements per currency: a longer period is ` +

@@ -6,7 +6,10 @@ import { errorResponses, jsonContent, KEY_SECURITY, ok, successSchema } from "..
 import { requireKey } from "../middleware/auth.ts";
 
 const BucketSchema = z.object({
-  name: z.string().openapi({ description: "`default` (every request of this key) or a named route", example: "default" }),
+  name: z.string().openapi({
+    description: "`default` (every request of this key) or a named route",
+    example: "default",
+  }),
   scope: z.enum(["key", "merchant"]),
   limit: z.number().int(),
   used: z.number().int(),
@@ -49,7 +52,9 @@ const ConfigSchema = z.object({
     withdrawal: z.object({ USDT_TRC20: z.string(), XOF: z.string() }),
     bulkMobileMoneyItem: z.string(),
   }),
-  fees: z.record(z.string(), z.string()).openapi({ description: "the merchant's fee schedule (percent or flat)" }),
+  fees: z.record(z.string(), z.string()).openapi({
+    description: "the merchant's fee schedule (percent or flat)",
+  }),
   payinDefaults: z.object({ expiresInSeconds: z.number().int() }),
   publicUrl: z.string(),
 }).openapi("IntegrationConfig");

@@ -12,7 +12,8 @@ export const CURRENCIES: Currency[] = ["USDT_TRC20", "XOF"];
 type Scope = { merchantId: string; isSandbox: boolean };
 type PeriodInput = { from?: string; to?: string };
 
-const zeroByCurrency = () => Object.fromEntries(CURRENCIES.map((c) => [c, formatAmount(0, c)])) as Record<Currency, string>;
+const zeroByCurrency = () =>
+  Object.fromEntries(CURRENCIES.map((c) => [c, formatAmount(0, c)])) as Record<Currency, string>;
 
 /** Monday 00:00 UTC of the week holding `d` (date_trunc('week') is ISO: weeks start on Monday). */
 function bucketStart(d: Date, interval: "day" | "week"): Date {
@@ -41,7 +42,11 @@ export async function analyticsVolume(
   const primary: Currency = input.currency ??
     (byCurrency.get("XOF")!.count > byCurrency.get("USDT_TRC20")!.count ? "XOF" : "USDT_TRC20");
   const buckets = new Map<string, { volume: Record<Currency, string>; count: Record<Currency, number> }>();
-  for (let t = bucketStart(period.from, interval); t < period.to; t = new Date(t.getTime() + (interval === "day" ? 1 : 7) * 86_400_000)) {
+  for (
+    let t = bucketStart(period.from, interval);
+    t < period.to;
+    t = new Date(t.getTime() + (interval === "day" ? 1 : 7) * 86_400_000)
+  ) {
     buckets.set(t.toISOString().slice(0, 10), {
       volume: zeroByCurrency(),
       count: { USDT_TRC20: 0, XOF: 0 },
@@ -63,7 +68,9 @@ export async function analyticsVolume(
     primaryCurrency: primary,
     primaryVolume,
     volume: primaryVolume,
-    volumeByCurrency: Object.fromEntries(CURRENCIES.map((c) => [c, formatAmount(byCurrency.get(c)!.volume, c)])),
+    volumeByCurrency: Object.fromEntries(
+      CURRENCIES.map((c) => [c, formatAmount(byCurrency.get(c)!.volume, c)]),
+    ),
     count: CURRENCIES.reduce((n, c) => n + byCurrency.get(c)!.count, 0),
     series: [...buckets].map(([start, b]) => ({
       periodStart: start,

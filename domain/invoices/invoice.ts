@@ -49,7 +49,11 @@ export type InvoiceContent = {
 type Owner = { merchantId: string; isSandbox: boolean };
 
 /** The invoice content of `id` (pay_ or ord_) for its owner; NOT_FOUND for anyone else's or a malformed id. */
-export async function invoiceContent(deps: Pick<Deps, "db">, owner: Owner, id: string): Promise<InvoiceContent> {
+export async function invoiceContent(
+  deps: Pick<Deps, "db">,
+  owner: Owner,
+  id: string,
+): Promise<InvoiceContent> {
   const found = await findSale(deps, id);
   if (!found || found.payin.merchant_id !== owner.merchantId || found.payin.is_sandbox !== owner.isSandbox) {
     throw new AppError("NOT_FOUND", "No paid pay-in or order with this id");
@@ -77,7 +81,11 @@ export async function findSale(
 }
 
 function unpaidStandIn(order: OrderRow): PayinRow {
-  return { merchant_id: order.merchant_id, is_sandbox: order.is_sandbox, status: "AWAITING_PAYMENT" } as PayinRow;
+  return {
+    merchant_id: order.merchant_id,
+    is_sandbox: order.is_sandbox,
+    status: "AWAITING_PAYMENT",
+  } as PayinRow;
 }
 
 export async function contentOf(
@@ -105,7 +113,10 @@ export async function contentOf(
     version: 1 as const,
     mode: payin.is_sandbox ? "sandbox" as const : "live" as const,
     issuedAt: new Date(order?.paid_at ?? payin.confirmed_at).toISOString(),
-    seller: { merchantId: payin.merchant_id, name: merchant?.display_name ?? merchant?.name ?? payin.merchant_id },
+    seller: {
+      merchantId: payin.merchant_id,
+      name: merchant?.display_name ?? merchant?.name ?? payin.merchant_id,
+    },
     payment,
   };
   if (order) {

@@ -11,13 +11,17 @@ export { invoiceSigningKey };
 /** Where the printed signature is checked: the public route, on this deployment's public address. */
 export function verificationUrl(deps: Pick<Deps, "config">, number: string, signature: string): string {
   const base = deps.config.publicUrl.replace(/\/+$/, "");
-  return `${base}/v1/invoices/verify?id=${encodeURIComponent(number)}&signature=${encodeURIComponent(signature)}`;
+  return `${base}/v1/invoices/verify?id=${encodeURIComponent(number)}&signature=${
+    encodeURIComponent(signature)
+  }`;
 }
 
 export async function invoicePdf(
   deps: Pick<Deps, "db" | "config">,
   input: { merchantId: string; isSandbox: boolean; id: string; lang: Lang },
-): Promise<{ bytes: Uint8Array; filename: string; content: InvoiceContent; signature: string; digest: string }> {
+): Promise<
+  { bytes: Uint8Array; filename: string; content: InvoiceContent; signature: string; digest: string }
+> {
   const content = await invoiceContent(deps, input, input.id);
   const signed = signInvoice(deps, content);
   const bytes = await renderInvoicePdf(content, signed, {
@@ -30,11 +34,14 @@ export async function invoicePdf(
 }
 
 export type Verification =
-  | { valid: true; invoice: Pick<InvoiceContent, "number" | "kind" | "issuedAt" | "total" | "currency"> & {
-    seller: string;
-    mode: string;
-    digest: string;
-  } }
+  | {
+    valid: true;
+    invoice: Pick<InvoiceContent, "number" | "kind" | "issuedAt" | "total" | "currency"> & {
+      seller: string;
+      mode: string;
+      digest: string;
+    };
+  }
   | { valid: false };
 
 /**
@@ -56,7 +63,9 @@ export async function verifyInvoice(
     if (err instanceof AppError) return { valid: false };
     throw err;
   }
-  if (content.number !== input.id || !signatureMatches(deps, content, input.signature)) return { valid: false };
+  if (content.number !== input.id || !signatureMatches(deps, content, input.signature)) {
+    return { valid: false };
+  }
   return {
     valid: true,
     invoice: {

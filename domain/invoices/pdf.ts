@@ -39,7 +39,13 @@ export async function renderInvoicePdf(
     date: new Date(content.issuedAt),
   });
   w.text(content.seller.name, MARGIN, { size: 16, font: w.bold, width: 300 });
-  w.text(t.invoiceTitle.toUpperCase(), MARGIN + 300, { size: 18, font: w.bold, color: ACCENT, width: CONTENT_WIDTH - 300, align: "right" });
+  w.text(t.invoiceTitle.toUpperCase(), MARGIN + 300, {
+    size: 18,
+    font: w.bold,
+    color: ACCENT,
+    width: CONTENT_WIDTH - 300,
+    align: "right",
+  });
   w.down(22);
   const right = (label: string, value: string) => {
     w.text(label, MARGIN + 260, { color: MUTED, width: 80, size: 8 });
@@ -53,7 +59,9 @@ export async function renderInvoicePdf(
   w.text(t.seller, MARGIN, { color: MUTED, size: 8 });
   w.text(t.billedTo, MARGIN + 260, { color: MUTED, size: 8 });
   w.down(12);
-  const given = [content.customer.name, content.customer.email, content.customer.phone].filter(Boolean) as string[];
+  const given = [content.customer.name, content.customer.email, content.customer.phone].filter(
+    Boolean,
+  ) as string[];
   const customer = given.length > 0 ? given : ["—"];
   const seller = [content.seller.name, content.seller.merchantId];
   for (let i = 0; i < Math.max(customer.length, seller.length, 1); i++) {
@@ -65,11 +73,18 @@ export async function renderInvoicePdf(
   w.row([t.description, t.quantity, t.unitPrice, t.lineTotal], LINE_COLUMNS, { font: w.bold });
   w.rule();
   for (const l of content.lines) {
-    const description = l.kind === "NETWORK_FEE" ? NETWORK_FEE_LABEL[ctx.lang] : l.description || DEFAULT_ITEM[ctx.lang];
-    w.row([description, String(l.quantity), money(l.unitPrice), money(l.total)], LINE_COLUMNS, { height: 14 });
+    const description = l.kind === "NETWORK_FEE"
+      ? NETWORK_FEE_LABEL[ctx.lang]
+      : l.description || DEFAULT_ITEM[ctx.lang];
+    w.row([description, String(l.quantity), money(l.unitPrice), money(l.total)], LINE_COLUMNS, {
+      height: 14,
+    });
   }
   w.rule();
-  const totals: Column[] = [{ width: CONTENT_WIDTH - 200 }, { width: 100, align: "right" }, { width: 100, align: "right" }];
+  const totals: Column[] = [{ width: CONTENT_WIDTH - 200 }, { width: 100, align: "right" }, {
+    width: 100,
+    align: "right",
+  }];
   w.row(["", t.subtotal, money(content.subtotal)], totals);
   if (content.discount.replace(/[0.]/g, "") !== "") {
     const code = content.promoCode ? ` (${content.promoCode})` : "";
@@ -92,7 +107,11 @@ export async function renderInvoicePdf(
   ];
   for (const [k, v] of facts) {
     w.text(k, MARGIN, { color: MUTED });
-    w.text(v, MARGIN + 110, { width: CONTENT_WIDTH - 110, font: k === "Ref." ? w.mono : w.font, size: k === "Ref." ? 7.5 : 9 });
+    w.text(v, MARGIN + 110, {
+      width: CONTENT_WIDTH - 110,
+      font: k === "Ref." ? w.mono : w.font,
+      size: k === "Ref." ? 7.5 : 9,
+    });
     w.down(12);
   }
 
@@ -125,5 +144,9 @@ export async function renderInvoicePdf(
     modificationDate: new Date(content.issuedAt),
   });
   w.doc.setKeywords([`signature:${signed.signature}`, `sha256:${signed.digest}`]);
-  return await w.finish(`${printable(content.seller.name)} - ${t.invoiceTitle} ${content.number}`, t.page, t.of);
+  return await w.finish(
+    `${printable(content.seller.name)} - ${t.invoiceTitle} ${content.number}`,
+    t.page,
+    t.of,
+  );
 }

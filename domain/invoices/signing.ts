@@ -62,7 +62,8 @@ export function invoiceSigningKey(deps: Pick<Deps, "config">) {
     algorithm: "Ed25519" as const,
     publicKey: base64urlnopad.encode(publicKey),
     publicKeyHex: bytesToHex(publicKey),
-    signedData: "the UTF-8 bytes of invoice.json (attached to the PDF): canonical JSON, keys sorted, no spaces",
+    signedData:
+      "the UTF-8 bytes of invoice.json (attached to the PDF): canonical JSON, keys sorted, no spaces",
     signatureEncoding: "base64url without padding",
   };
 }

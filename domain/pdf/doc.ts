@@ -63,11 +63,19 @@ export class PdfWriter {
   text(
     value: string,
     x: number,
-    opts: { size?: number; font?: PDFFont; color?: ReturnType<typeof rgb>; width?: number; align?: "left" | "right" } = {},
+    opts: {
+      size?: number;
+      font?: PDFFont;
+      color?: ReturnType<typeof rgb>;
+      width?: number;
+      align?: "left" | "right";
+    } = {},
   ): void {
     const size = opts.size ?? 9;
     const font = opts.font ?? this.font;
-    const shown = opts.width ? this.fit(printable(value, 400), font, size, opts.width) : printable(value, 400);
+    const shown = opts.width
+      ? this.fit(printable(value, 400), font, size, opts.width)
+      : printable(value, 400);
     const w = font.widthOfTextAtSize(shown, size);
     const left = opts.align === "right" && opts.width ? x + opts.width - w : x;
     this.page.drawText(shown, { x: left, y: this.y, size, font, color: opts.color ?? INK });
@@ -102,7 +110,11 @@ export class PdfWriter {
   }
 
   /** One row of cells from the left margin, then the cursor moves down by `height`. */
-  row(cells: string[], columns: Column[], opts: { size?: number; font?: PDFFont; color?: ReturnType<typeof rgb>; height?: number } = {}) {
+  row(
+    cells: string[],
+    columns: Column[],
+    opts: { size?: number; font?: PDFFont; color?: ReturnType<typeof rgb>; height?: number } = {},
+  ) {
     const height = opts.height ?? 13;
     this.ensure(height);
     let x = MARGIN;
@@ -131,10 +143,22 @@ export class PdfWriter {
   async finish(footer: string, pageWord: string, ofWord: string): Promise<Uint8Array> {
     const pages = this.doc.getPages();
     pages.forEach((page, i) => {
-      page.drawText(printable(footer, 150), { x: MARGIN, y: MARGIN - 20, size: 7, font: this.font, color: MUTED });
+      page.drawText(printable(footer, 150), {
+        x: MARGIN,
+        y: MARGIN - 20,
+        size: 7,
+        font: this.font,
+        color: MUTED,
+      });
       const label = `${pageWord} ${i + 1} ${ofWord} ${pages.length}`;
       const w = this.font.widthOfTextAtSize(label, 7);
-      page.drawText(label, { x: A4.width - MARGIN - w, y: MARGIN - 20, size: 7, font: this.font, color: MUTED });
+      page.drawText(label, {
+        x: A4.width - MARGIN - w,
+        y: MARGIN - 20,
+        size: 7,
+        font: this.font,
+        color: MUTED,
+      });
     });
     return await this.doc.save({ useObjectStreams: false });
   }

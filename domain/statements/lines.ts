@@ -91,7 +91,9 @@ export function linesOf(row: WalletMovementRow, ctx: LineContext): RawLine[] {
       if (amount.lte(0)) return [plain("OTHER", null)];
       const payin = typeof m.payinId === "string" ? ctx.payins.get(m.payinId) : undefined;
       // A direct top-up pays only the network fee; a pay-in (or its late funds) its network and service fees.
-      const networkPart = m.kind === "DIRECT" ? fees : Decimal.min(new Decimal(payin?.network_fee ?? 0), fees);
+      const networkPart = m.kind === "DIRECT"
+        ? fees
+        : Decimal.min(new Decimal(payin?.network_fee ?? 0), fees);
       return [{
         ...base,
         type: row.kind === "PAYIN_SETTLEMENT" ? "PAYIN" : "DEPOSIT",

@@ -129,7 +129,10 @@ export async function renderStatementPdf(
     w.rule();
     w.row([t.closing, `${money(s.closingBalance)} ${cur}`], summary, { font: w.bold });
     const reconciled = s.closingBalance === s.ledgerBalance ? ` (${t.reconciled})` : "";
-    w.row([t.ledger, `${money(s.ledgerBalance)} ${cur}${reconciled}`], [{ width: 260 }, { width: 160, align: "right" }], {
+    w.row([t.ledger, `${money(s.ledgerBalance)} ${cur}${reconciled}`], [{ width: 260 }, {
+      width: 160,
+      align: "right",
+    }], {
       color: MUTED,
       size: 8,
     });
@@ -137,7 +140,10 @@ export async function renderStatementPdf(
     w.text(`${t.movements} (${s.lines.length})`, MARGIN, { size: 11, font: w.bold });
     w.down(16);
     const header = () => {
-      w.row([t.date, t.type, t.reference, t.gross, t.feeCol, t.net, t.balance], COLUMNS, { font: w.bold, size: 8 });
+      w.row([t.date, t.type, t.reference, t.gross, t.feeCol, t.net, t.balance], COLUMNS, {
+        font: w.bold,
+        size: 8,
+      });
       w.rule();
     };
     header();
@@ -146,15 +152,19 @@ export async function renderStatementPdf(
     for (const l of s.lines) {
       const allFees = new Decimal(l.fee).plus(l.networkFee);
       const fees = allFees.isZero() ? "" : money(formatAmount(allFees, s.currency));
-      w.row([
-        formatInstant(l.at).replace(" UTC", ""),
-        typeLabel(l.type, ctx.lang),
-        printable([l.sourceId, l.externalRef].filter(Boolean).join(" / ") || l.reference),
-        money(l.gross),
-        fees,
-        money(l.amount),
-        money(l.balanceAfter),
-      ], COLUMNS, { size: 7, height: 11 });
+      w.row(
+        [
+          formatInstant(l.at).replace(" UTC", ""),
+          typeLabel(l.type, ctx.lang),
+          printable([l.sourceId, l.externalRef].filter(Boolean).join(" / ") || l.reference),
+          money(l.gross),
+          fees,
+          money(l.amount),
+          money(l.balanceAfter),
+        ],
+        COLUMNS,
+        { size: 7, height: 11 },
+      );
     }
   });
   return await w.finish(

@@ -19,7 +19,10 @@ function parseInstant(value: string, field: string): Date {
   // Date accepts 2026-02-31 by rolling over; the calendar date must be the one written.
   if (Number.isNaN(date.getTime()) || (ISO_DATE.test(text) && date.toISOString().slice(0, 10) !== text)) {
     throw new AppError("VALIDATION_ERROR", `${field} must be an ISO 8601 date or date-time`, {
-      details: [{ field, reason: "an ISO 8601 date (2026-01-31) or date-time with a zone (2026-01-31T10:00:00Z)" }],
+      details: [{
+        field,
+        reason: "an ISO 8601 date (2026-01-31) or date-time with a zone (2026-01-31T10:00:00Z)",
+      }],
     });
   }
   return date;
@@ -35,9 +38,13 @@ export function parsePeriod(
 ): Period {
   const missing = (["from", "to"] as const).filter((f) => input[f] === undefined || input[f] === "");
   if (missing.length > 0) {
-    throw new AppError("VALIDATION_ERROR", "A period needs both from and to (an unbounded range is refused)", {
-      details: missing.map((field) => ({ field, reason: "required: an ISO 8601 date or date-time" })),
-    });
+    throw new AppError(
+      "VALIDATION_ERROR",
+      "A period needs both from and to (an unbounded range is refused)",
+      {
+        details: missing.map((field) => ({ field, reason: "required: an ISO 8601 date or date-time" })),
+      },
+    );
   }
   const from = parseInstant(input.from!, "from");
   const to = parseInstant(input.to!, "to");

@@ -12,7 +12,7 @@ import {
 import type { Deps } from "../deps.ts";
 import { AppError } from "../errors.ts";
 import { type Currency, Decimal, formatAmount } from "../money.ts";
-import { type LineType, linesOf, referencedIds } from "./lines.ts";
+import { linesOf, type LineType, referencedIds } from "./lines.ts";
 import { parsePeriod, type Period } from "./period.ts";
 
 export type StatementInput = {
@@ -84,8 +84,13 @@ export const DEFAULT_MAX_MOVEMENTS = 100_000;
 
 type StatementDeps = Pick<Deps, "db" | "clock">;
 
-export async function balanceStatement(deps: StatementDeps, input: StatementInput): Promise<BalanceStatement> {
-  const period: Period = parsePeriod({ from: isoOf(input.from), to: isoOf(input.to) }, { maxDays: input.maxDays });
+export async function balanceStatement(
+  deps: StatementDeps,
+  input: StatementInput,
+): Promise<BalanceStatement> {
+  const period: Period = parsePeriod({ from: isoOf(input.from), to: isoOf(input.to) }, {
+    maxDays: input.maxDays,
+  });
   const maxMovements = input.maxMovements ?? DEFAULT_MAX_MOVEMENTS;
   const q = {
     merchantId: input.merchantId,
@@ -118,7 +123,8 @@ export async function balanceStatement(deps: StatementDeps, input: StatementInpu
   const fmt = (v: Decimal.Value) => formatAmount(v, input.currency);
   let running = opening;
   const sums = new Map<string, Decimal>();
-  const add = (name: keyof StatementTotals, v: Decimal) => sums.set(name, (sums.get(name) ?? new Decimal(0)).plus(v));
+  const add = (name: keyof StatementTotals, v: Decimal) =>
+    sums.set(name, (sums.get(name) ?? new Decimal(0)).plus(v));
   const lines: StatementLine[] = [];
   for (const row of read.rows) {
     for (const l of linesOf(row, read.ctx)) {

@@ -29,7 +29,11 @@ export async function limitsUsage(deps: Pick<Deps, "db">, caller: Caller) {
   return {
     isSandbox: caller.isSandbox,
     quotas: {
-      paylinks: { ...quota(maxPaylinks, paylinks), per: "merchant and mode", code: "LIMIT_EXCEEDED_PAYLINKS" },
+      paylinks: {
+        ...quota(maxPaylinks, paylinks),
+        per: "merchant and mode",
+        code: "LIMIT_EXCEEDED_PAYLINKS",
+      },
       webhookEndpoints: {
         ...quota(MAX_ENDPOINTS, endpoints),
         per: "merchant and mode",
@@ -38,7 +42,11 @@ export async function limitsUsage(deps: Pick<Deps, "db">, caller: Caller) {
     },
     perOperation: {
       bulkBatchItems: { limit: MAX_ITEMS_PER_BATCH, per: "batch", code: "LIMIT_EXCEEDED_BULK_BATCH" },
-      bulkMobileMoneyItemMaximum: { limit: MOMO_MAXIMUM.toFixed(), currency: "XOF", code: "AMOUNT_TOO_LARGE" },
+      bulkMobileMoneyItemMaximum: {
+        limit: MOMO_MAXIMUM.toFixed(),
+        currency: "XOF",
+        code: "AMOUNT_TOO_LARGE",
+      },
       payoutManualApprovalAbove: {
         limit: MANUAL_APPROVAL_ABOVE.toFixed(),
         currency: "USDT_TRC20",
@@ -60,7 +68,11 @@ export function integrationConfig(deps: Pick<Deps, "config">, caller: Caller) {
       payout: tron.payoutConfirmations,
     },
     minimums: {
-      payin: { USDT_TRC20: USDT_MINIMUM, CARD: String(CARD_MINIMUM_XOF), MOBILE_MONEY: String(MOBILE_MONEY_MINIMUM_XOF) },
+      payin: {
+        USDT_TRC20: USDT_MINIMUM,
+        CARD: String(CARD_MINIMUM_XOF),
+        MOBILE_MONEY: String(MOBILE_MONEY_MINIMUM_XOF),
+      },
       payout: MINIMUM_OUT.toFixed(),
       withdrawal: { USDT_TRC20: MINIMUM_OUT.toFixed(), XOF: MINIMUM_XOF_OUT.toFixed() },
       bulkMobileMoneyItem: MOMO_MINIMUM.toFixed(),
