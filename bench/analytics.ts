@@ -18,7 +18,7 @@ const YEAR_END = new Date("2027-01-01T00:00:00Z");
 function sizes(smoke: boolean, driver: Db["driver"]) {
   if (smoke) return { big: 3000, others: 3, runs: 3 };
   return driver === "postgres"
-    ? { big: 1_000_000, others: 5, runs: 15 }
+    ? { big: 1_000_000, others: 5, runs: 7 }
     : { big: 100_000, others: 3, runs: 7 };
 }
 

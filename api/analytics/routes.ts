@@ -54,8 +54,10 @@ const SummarySchema = z.object({
     description:
       "paid / (paid + failed + expired) among pay-ins created in the period; null if none finished",
   }),
-  feesPaid: ByCurrency.openapi({ description: "every fee the ledger booked for the merchant in the period" }),
-  payinFees: ByCurrency.openapi({ description: "service and network fees of the settled pay-ins" }),
+  feesPaid: ByCurrency.openapi({
+    description: "service and network fees of the pay-ins settled in the period (what their settlements " +
+      "booked to the platform); the fees of payouts, withdrawals and conversions are on the statement",
+  }),
 }).openapi("AnalyticsSummary");
 
 function scopeOf(c: Context<AppEnv>, sandbox: string | undefined) {

@@ -1,8 +1,8 @@
 // Analytics of a merchant's pay-ins over a period: volume by UTC day or ISO week (primaryCurrency,
 // primaryVolume and the legacy `volume` mirror), and a summary (volume per currency, pay-ins by status,
-// success rate, fees paid per the ledger). Sandbox data only for a sandbox key that asks for it
+// success rate, the fees paid on that volume: what the pay-ins' settlements booked to the platform). Sandbox data only for a sandbox key that asks for it
 // (`sandbox=true`, as on creation): excluded by default.
-import { feesPaid, payinsByStatus, settledVolume } from "../../db/analytics.ts";
+import { payinsByStatus, settledVolume } from "../../db/analytics.ts";
 import type { Deps } from "../deps.ts";
 import { type Currency, Decimal, formatAmount } from "../money.ts";
 import { PAYIN_STATUSES } from "../payins/states.ts";
@@ -87,11 +87,8 @@ const FINISHED_UNPAID = ["FAILED", "EXPIRED"];
 export async function analyticsSummary(deps: Pick<Deps, "db">, scope: Scope, input: PeriodInput) {
   const period = parsePeriod(input);
   const q = { ...scope, ...period };
-  const [volume, statuses, fees] = [
-    await settledVolume(deps.db, { ...q, interval: "day" }),
-    await payinsByStatus(deps.db, q),
-    await feesPaid(deps.db, q),
-  ];
+  const volume = await settledVolume(deps.db, { ...q, interval: "day" });
+  const statuses = await payinsByStatus(deps.db, q);
   const totalVolumeByCurrency = zeroByCurrency();
   const payinFeesByCurrency = zeroByCurrency();
   for (const c of CURRENCIES) {
@@ -103,12 +100,6 @@ export async function analyticsSummary(deps: Pick<Deps, "db">, scope: Scope, inp
   for (const r of statuses) countsByStatus[r.status] = r.count;
   const succeeded = SUCCESS.reduce((n, s) => n + countsByStatus[s], 0);
   const finished = succeeded + FINISHED_UNPAID.reduce((n, s) => n + countsByStatus[s], 0);
-  const feesPaidByCurrency = zeroByCurrency();
-  for (const r of fees) {
-    if (r.currency in feesPaidByCurrency) {
-      feesPaidByCurrency[r.currency as Currency] = formatAmount(r.fees, r.currency as Currency);
-    }
-  }
   return {
     from: period.from.toISOString(),
     to: period.to.toISOString(),
@@ -118,7 +109,6 @@ export async function analyticsSummary(deps: Pick<Deps, "db">, scope: Scope, inp
     countsByStatus,
     /** Share of the pay-ins created in the period and finished that were paid; null when none finished. */
     successRate: finished === 0 ? null : Number((succeeded / finished).toFixed(4)),
-    feesPaid: feesPaidByCurrency,
-    payinFees: payinFeesByCurrency,
+    feesPaid: payinFeesByCurrency,
   };
 }

@@ -45,14 +45,14 @@ Deno.test(
     assertEquals(summary.totalVolumeByCurrency, v.volumeByCurrency);
     const fees = await gw.db.query<{ currency: string; fees: string }>(
       `SELECT e.currency, sum(e.amount)::text AS fees FROM journals j JOIN entries e ON e.journal_id = j.id
-       JOIN accounts a ON a.id = e.account_id WHERE j.merchant_id = $1 AND NOT j.is_sandbox AND a.kind = 'FEES'
+       JOIN accounts a ON a.id = e.account_id
+      WHERE j.merchant_id = $1 AND NOT j.is_sandbox AND a.kind = 'FEES' AND j.kind = 'PAYIN_SETTLEMENT'
       GROUP BY e.currency`,
       [merchant.merchantId],
     );
     for (const r of fees) assertDecimalEquals(summary.feesPaid[r.currency], r.fees);
-    // Pay-ins 3 + 2.1525 (network and service), the settled payout 1 (the refunded one paid none), the bulk
-    // items nothing yet (not settled).
-    assertEquals(summary.feesPaid.USDT_TRC20, "6.152500");
+    // Pay-ins 3 + 2.1525 (network and service fees); 875 + 1,200 XOF (card 3.5 %, mobile money 2 %).
+    assertEquals([summary.feesPaid.USDT_TRC20, summary.feesPaid.XOF], ["5.152500", "2075"]);
     assertEquals(summary.countsByStatus.CONFIRMED + summary.countsByStatus.OVERPAID, 4);
     assertEquals(summary.countsByStatus.AWAITING_PAYMENT, 1);
     assertEquals(summary.successRate, 1);

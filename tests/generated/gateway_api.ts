@@ -6142,13 +6142,8 @@ export interface components {
       };
       /** @description paid / (paid + failed + expired) among pay-ins created in the period; null if none finished */
       successRate: number | null;
-      /** @description every fee the ledger booked for the merchant in the period */
+      /** @description service and network fees of the pay-ins settled in the period (what their settlements booked to the platform); the fees of payouts, withdrawals and conversions are on the statement */
       feesPaid: {
-        USDT_TRC20: string;
-        XOF: string;
-      };
-      /** @description service and network fees of the settled pay-ins */
-      payinFees: {
         USDT_TRC20: string;
         XOF: string;
       };
