@@ -150,12 +150,12 @@ Deno.test(
       assert(text.includes(expected), `lacks ${expected}:\n${text}`);
     }
     await Deno.writeFile("/tmp/invoice_payin_en.pdf", res.bytes);
-  // 50 at once: every one the same document, byte for byte (its dates come from the sale, not the clock).
-  const many = await Promise.all(
-    Array.from({ length: 50 }, () => getPdf(gw, `/v1/invoices/${paid}/pdf?lang=en`, key)),
-  );
-  for (const r of many) assertEquals([r.status, r.bytes.length], [200, res.bytes.length]);
-  assert(many.every((r) => r.bytes.every((b, i) => b === res.bytes[i])));
+    // 50 at once: every one the same document, byte for byte (its dates come from the sale, not the clock).
+    const many = await Promise.all(
+      Array.from({ length: 50 }, () => getPdf(gw, `/v1/invoices/${paid}/pdf?lang=en`, key)),
+    );
+    for (const r of many) assertEquals([r.status, r.bytes.length], [200, res.bytes.length]);
+    assert(many.every((r) => r.bytes.every((b, i) => b === res.bytes[i])));
 
     const unpaid =
       (await gw.request("POST", "/v1/payments", { key, body: { amount: "9" } })).json.data.transactionId;
