@@ -43,6 +43,10 @@ import { apiKeyRoutes } from "./keys/routes.ts";
 import { ipAllowlistRoutes } from "./keys/allowlist.ts";
 import { paylinkMediaRoutes } from "./paylinks/media.ts";
 import { paylinkTemplateRoutes } from "./paylinks/templates.ts";
+import { statementRoutes } from "./statements/routes.ts";
+import { invoiceRoutes } from "./invoices/routes.ts";
+import { analyticsRoutes } from "./analytics/routes.ts";
+import { usageRoutes } from "./usage/routes.ts";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 /** The routes taking multipart uploads, each with its own size cap. */
@@ -163,6 +167,10 @@ export function createApp(deps: Deps, options: { devnet?: { app: Hono }; simulat
   app.route("/v1", subscriptionRoutes());
   app.route("/v1", apiKeyRoutes());
   app.route("/v1", ipAllowlistRoutes());
+  app.route("/v1", statementRoutes());
+  app.route("/v1", invoiceRoutes());
+  app.route("/v1", analyticsRoutes());
+  app.route("/v1", usageRoutes());
   app.route("/admin/api", adminRoutes());
   app.route("/admin/api", adminReviewRoutes());
   app.route("/admin/api", adminBulkReviewRoutes());

@@ -3,6 +3,7 @@
 // timing, median, table and target helpers are in bench/lib.ts. `--smoke` runs a bench at a tiny size, on
 // one database only (PostgreSQL when DATABASE_URL is set, else embedded PGlite), so CI can run every bench
 // on both drivers in a few minutes and none of them rots; its figures mean nothing.
+import { runAnalyticsBench } from "./analytics.ts";
 import { runBulkBench } from "./bulk.ts";
 import { runLedgerBench } from "./ledger.ts";
 import { runPayinBench } from "./payin.ts";
@@ -13,6 +14,11 @@ import { runSweepBench } from "./sweep.ts";
 import { runWebhooksBench } from "./webhooks.ts";
 
 const BENCHES: Record<string, { about: string; run: (options: BenchOptions) => Promise<void> }> = {
+  analytics: {
+    about:
+      "analytics volume and summary over a year of 1,000,000 pay-ins (PostgreSQL), a one-day statement PDF",
+    run: runAnalyticsBench,
+  },
   bulk: {
     about: "items/s of a 1,000-item USDT batch, execute to COMPLETED on the devnet, vs 1,000 single payouts",
     run: runBulkBench,

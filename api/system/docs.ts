@@ -10,7 +10,10 @@ const TAGS = [
   { name: "Webhooks", description: "Endpoints that receive signed events, and the log of deliveries" },
   { name: "Sandbox", description: "Test mode: simulate payments and reset sandbox data" },
   { name: "Providers", description: "Where card and mobile money providers report outcomes" },
-  { name: "API keys", description: "The merchant's own keys: create with scopes, rotate with an overlap, revoke" },
+  {
+    name: "API keys",
+    description: "The merchant's own keys: create with scopes, rotate with an overlap, revoke",
+  },
   { name: "Admin", description: "The operator's API, authenticated with ADMIN_TOKEN" },
   { name: "Health", description: "Liveness of the database and the queue" },
   { name: "Webhook events", description: "What the gateway POSTs to a merchant's webhook endpoints" },

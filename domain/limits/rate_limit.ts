@@ -218,3 +218,55 @@ export async function throttleAuthFailure(
   // An atomic sum: concurrent failures all count.
   await store.add(window, [{ bucket, by: 1 }]);
 }
+
+export type BucketUsage = {
+  name: string;
+  scope: "key" | "merchant";
+  limit: number;
+  used: number;
+  remaining: number;
+  resetAt: string;
+  resetSeconds: number;
+};
+
+/**
+ * Reads the caller's buckets without taking a token: the key's `default` bucket and the merchant's
+ * named-route buckets, in the current window. `used` is what the counter store counted (tokens leased by every process)
+ * less what this process leased and has not spent; tokens other processes leased and have not spent yet
+ * count as used, so `remaining` never promises more than the limiter will grant.
+ */
+export async function peekRateLimits(
+  deps: Pick<Deps, "kv" | "db" | "config" | "clock">,
+  caller: { keyId: string; merchantId: string; rateLimits: Record<string, number> },
+): Promise<BucketUsage[]> {
+  const nowMs = deps.clock.now().getTime();
+  const window = Math.floor(nowMs / (WINDOW_SECONDS * 1000));
+  const resetMs = (window + 1) * WINDOW_SECONDS * 1000;
+  const limitOf = (name: string) => caller.rateLimits[name] ?? DEFAULT_LIMITS[name];
+  const buckets = [
+    { name: "default", scope: "key" as const, bucket: ["key", caller.keyId] },
+    ...Object.keys(DEFAULT_LIMITS).filter((n) => n !== "default").map((name) => ({
+      name,
+      scope: "merchant" as const,
+      bucket: ["merchant", caller.merchantId, name],
+    })),
+  ];
+  const store = countersOf(deps);
+  const counts = await Promise.all(buckets.map((b) => store.read(window, b.bucket)));
+  const local = leases.get(store);
+  return buckets.map((b, i) => {
+    const limit = limitOf(b.name);
+    const counted = counts[i];
+    const lease = local?.window === window ? local.byBucket.get(JSON.stringify(b.bucket)) : undefined;
+    const used = Math.min(limit, Math.max(0, counted - (lease?.left ?? 0)));
+    return {
+      name: b.name,
+      scope: b.scope,
+      limit,
+      used,
+      remaining: limit - used,
+      resetAt: new Date(resetMs).toISOString(),
+      resetSeconds: Math.max(1, Math.ceil((resetMs - nowMs) / 1000)),
+    };
+  });
+}

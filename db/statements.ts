@@ -1,0 +1,157 @@
+// SQL of the balance statement: a merchant's wallet movements in one currency over a period, read from
+// the ledger's journals and entries, and the opening balance, all in one snapshot (the caller's
+// REPEATABLE READ transaction). Uses journals_merchant_time (migration 026).
+import type { Db } from "./mod.ts";
+
+export type WalletMovementRow = {
+  journal_id: string;
+  reference: string;
+  kind: string;
+  metadata: Record<string, unknown>;
+  created_at: Date;
+  wallet_id: string;
+  rail: string;
+  /** The wallet's net movement in this journal (entries summed). */
+  amount: string;
+  /** What the journal posted to the platform's FEES accounts in the statement's currency. */
+  fees: string;
+  /** What the journal took from (negative) or gave to the WORLD accounts in this currency. */
+  world: string;
+};
+
+export type StatementTotalsRow = {
+  wallets: Array<{ id: string; rail: string; balance: string }>;
+  /** Sum of the wallets' entries booked at or after `from`, and at or after `to`. */
+  since_from: string;
+  since_to: string;
+};
+
+const MOVES = `SELECT j.id AS journal_id, j.reference, j.kind, j.metadata, j.created_at,
+       e.account_id AS wallet_id, a.rail, sum(e.amount)::text AS amount,
+       COALESCE((SELECT sum(f.amount) FROM entries f JOIN accounts fa ON fa.id = f.account_id
+                  WHERE f.journal_id = j.id AND fa.kind = 'FEES' AND f.currency = $3), 0)::text AS fees,
+       COALESCE((SELECT sum(f.amount) FROM entries f JOIN accounts fa ON fa.id = f.account_id
+                  WHERE f.journal_id = j.id AND fa.kind = 'WORLD' AND f.currency = $3), 0)::text AS world
+  FROM journals j
+  JOIN entries e ON e.journal_id = j.id
+  JOIN accounts a ON a.id = e.account_id
+ WHERE j.merchant_id = $1 AND j.is_sandbox = $2 AND j.created_at >= $4 AND j.created_at < $5
+   AND a.kind = 'WALLET' AND a.merchant_id = $1 AND a.is_sandbox = $2 AND a.currency = $3
+ GROUP BY j.id, e.account_id, a.rail
+ ORDER BY j.created_at, j.id, e.account_id
+ LIMIT $6`;
+
+/** The period's movements of the currency's wallets, oldest first; at most `limit` rows. */
+export async function walletMovements(
+  db: Db,
+  q: { merchantId: string; isSandbox: boolean; currency: string; from: Date; to: Date; limit: number },
+): Promise<WalletMovementRow[]> {
+  return await db.query<WalletMovementRow>(MOVES, [
+    q.merchantId,
+    q.isSandbox,
+    q.currency,
+    q.from,
+    q.to,
+    q.limit,
+  ]);
+}
+
+/**
+ * The wallets' cached balances now and what their entries moved since `from` and since `to`: the
+ * opening balance is balance - since_from, the ledger's balance at `to` is balance - since_to. Reading
+ * back from now costs what happened since `from`, not the merchant's whole history.
+ */
+export async function statementTotals(
+  db: Db,
+  q: { merchantId: string; isSandbox: boolean; currency: string; from: Date; to: Date },
+): Promise<StatementTotalsRow> {
+  const rows = await db.query<StatementTotalsRow>(
+    `WITH w AS (
+       SELECT id, rail, balance FROM accounts
+        WHERE merchant_id = $1 AND is_sandbox = $2 AND kind = 'WALLET' AND currency = $3
+     ), moved AS (
+       SELECT j.created_at, e.amount FROM journals j JOIN entries e ON e.journal_id = j.id
+        WHERE j.merchant_id = $1 AND j.is_sandbox = $2 AND j.created_at >= $4
+          AND e.account_id IN (SELECT id FROM w)
+     )
+     SELECT COALESCE((SELECT jsonb_agg(jsonb_build_object('id', id, 'rail', rail, 'balance', balance::text)
+                                       ORDER BY rail DESC) FROM w), '[]'::jsonb) AS wallets,
+            COALESCE((SELECT sum(amount) FROM moved), 0)::text AS since_from,
+            COALESCE((SELECT sum(amount) FROM moved WHERE created_at >= $5), 0)::text AS since_to`,
+    [q.merchantId, q.isSandbox, q.currency, q.from, q.to],
+  );
+  return rows[0];
+}
+
+/** Sum of every entry of the currency's wallets ever booked: the ledger's own balance, from its entries. */
+export async function walletEntriesSum(
+  db: Db,
+  q: { merchantId: string; isSandbox: boolean; currency: string },
+): Promise<string> {
+  const rows = await db.query<{ s: string }>(
+    `SELECT COALESCE(sum(e.amount), 0)::text AS s FROM entries e JOIN accounts a ON a.id = e.account_id
+      WHERE a.merchant_id = $1 AND a.is_sandbox = $2 AND a.kind = 'WALLET' AND a.currency = $3`,
+    [q.merchantId, q.isSandbox, q.currency],
+  );
+  return rows[0].s;
+}
+
+export type OutboundDetail = {
+  id: string;
+  kind: string;
+  status: string;
+  amount: string;
+  fee: string;
+  debited: string;
+  net_amount: string;
+  tx_hash: string | null;
+  external_ref: string | null;
+  bulk_item_id: string | null;
+};
+
+/** The payouts and withdrawals named by reserve and release journals, by id. */
+export async function outboundDetails(db: Db, ids: string[]): Promise<Map<string, OutboundDetail>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.query<OutboundDetail>(
+    `SELECT id, kind, status, amount::text, fee::text, debited::text, net_amount::text, tx_hash, external_ref,
+            bulk_item_id
+       FROM outbound_transfers WHERE id IN (SELECT jsonb_array_elements_text($1::text::jsonb))`,
+    [JSON.stringify(ids)],
+  );
+  return new Map(rows.map((r) => [r.id, r]));
+}
+
+export type PayinDetail = {
+  id: string;
+  payment_method: string;
+  network_fee: string;
+  service_fee: string;
+  external_ref: string | null;
+  status: string;
+};
+
+export async function payinDetails(db: Db, ids: string[]): Promise<Map<string, PayinDetail>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.query<PayinDetail>(
+    `SELECT id, payment_method, network_fee::text, service_fee::text, external_ref, status
+       FROM payins WHERE id IN (SELECT jsonb_array_elements_text($1::text::jsonb))`,
+    [JSON.stringify(ids)],
+  );
+  return new Map(rows.map((r) => [r.id, r]));
+}
+
+export type BulkItemDetail = { id: string; batch_id: string; line: number; amount: string; fee: string };
+
+/** The items of the batches named, in line order: what a batch's debit paid for. */
+export async function bulkItemsOf(db: Db, batchIds: string[]): Promise<Map<string, BulkItemDetail[]>> {
+  const byBatch = new Map<string, BulkItemDetail[]>();
+  if (batchIds.length === 0) return byBatch;
+  const rows = await db.query<BulkItemDetail>(
+    `SELECT id, batch_id, line, amount::text, fee::text FROM bulk_items
+      WHERE batch_id IN (SELECT jsonb_array_elements_text($1::text::jsonb)) AND status <> 'INVALID'
+      ORDER BY batch_id, line`,
+    [JSON.stringify(batchIds)],
+  );
+  for (const r of rows) byBatch.set(r.batch_id, [...(byBatch.get(r.batch_id) ?? []), r]);
+  return byBatch;
+}
