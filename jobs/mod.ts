@@ -1,6 +1,7 @@
 // Registers the background work: the single KV queue listener and the cron safety nets.
 // Every handler is idempotent: KV messages may repeat or vanish, and several processes may run them.
 import { fillAddressPool } from "../domain/payins/address_pool.ts";
+import { holdsLease } from "../domain/ops/leases.ts";
 import type { Deps, JobMessage } from "../domain/deps.ts";
 import {
   handleFiatReconcile,
@@ -51,6 +52,8 @@ function isJobMessage(value: unknown): value is JobMessage {
     typeof (value as { type?: unknown }).type === "string";
 }
 
+const CRON_LEASE_MS = 50_000;
+
 export function registerJobs(deps: Deps): { stop(): void } {
   let stopped = false;
   deps.kv.listenQueue(async (message: unknown) => {
@@ -62,10 +65,13 @@ export function registerJobs(deps: Deps): { stop(): void } {
       deps.log.error("job failed", { type: message.type, error: String(err) });
     }
   });
+  // One host runs each tick: the first to take the cron's lease (shorter than a minute, so the next tick
+  // is anyone's). The jobs are idempotent anyway; the lease saves the other hosts the duplicate work.
   const cron = (name: string, schedule: string, job: (deps: Deps) => Promise<unknown>) =>
     Deno.cron(name, schedule, async () => {
       if (stopped) return;
       try {
+        if (!(await holdsLease(deps, `cron:${name}`, CRON_LEASE_MS))) return;
         await job(deps);
       } catch (err) {
         deps.log.error("cron job failed", { name, error: String(err) });
