@@ -140,3 +140,19 @@ export async function updateMerchantBranding(
   );
   return rows[0];
 }
+
+/** What still holds a merchant's live money: non-zero wallets, unfinished pay-ins and money out. */
+export async function closingBlockers(db: Db, merchantId: string) {
+  const [row] = await db.query<{ wallets: string[]; payins: number; outbound: number }>(
+    `SELECT
+       ARRAY(SELECT currency || '/' || rail || ' ' || balance::text FROM accounts
+              WHERE merchant_id = $1 AND NOT is_sandbox AND kind = 'WALLET' AND balance <> 0
+              ORDER BY currency, rail) AS wallets,
+       (SELECT count(*)::int FROM payins WHERE merchant_id = $1 AND NOT is_sandbox
+           AND status IN ('AWAITING_PAYMENT', 'PENDING', 'CONFIRMING')) AS payins,
+       (SELECT count(*)::int FROM outbound_transfers WHERE merchant_id = $1 AND NOT is_sandbox
+           AND status NOT IN ('CONFIRMED', 'FAILED', 'CANCELLED', 'REJECTED')) AS outbound`,
+    [merchantId],
+  );
+  return row;
+}

@@ -110,11 +110,36 @@ export type MerchantSettingsPatch = {
   rateLimits?: Record<string, number>;
 };
 
+/**
+ * Closing is refused while live money is still the merchant's: a wallet not at zero, a pay-in that may
+ * still be paid, a payout or withdrawal not finished. The operator settles those first (pays out, lets
+ * pay-ins expire), so nothing in flight is lost; suspending stops new business meanwhile.
+ */
+async function assertClosable(deps: Pick<Deps, "db">, merchantId: string): Promise<void> {
+  const blockers = await merchantsDb.closingBlockers(deps.db, merchantId);
+  if (!blockers) return;
+  const details = [
+    ...blockers.wallets.map((w) => ({ field: "wallets", reason: `live balance ${w}` })),
+    ...(blockers.payins
+      ? [{ field: "payins", reason: `${blockers.payins} live pay-in(s) not finished` }]
+      : []),
+    ...(blockers.outbound
+      ? [{ field: "outbound", reason: `${blockers.outbound} payout(s) or withdrawal(s) not finished` }]
+      : []),
+  ];
+  if (details.length) {
+    throw new AppError("CONFLICT", "The merchant still has live money: pay it out first, then close", {
+      details,
+    });
+  }
+}
+
 export async function updateMerchantSettings(
   deps: Pick<Deps, "db" | "keyCache">,
   merchantId: string,
   patch: MerchantSettingsPatch,
 ) {
+  if (patch.status === "CLOSED") await assertClosable(deps, merchantId);
   const row = await merchantsDb.updateMerchant(deps.db, merchantId, {
     status: patch.status,
     enabledRails: patch.enabledRails,

@@ -6,6 +6,7 @@
 import { scanChain } from "../../domain/payins/chain_scanner.ts";
 import { manualClock } from "../../domain/clock.ts";
 import { renewDueSubscriptions, startRenewal } from "../../domain/subscriptions/renewals.ts";
+import { keyCacheOf } from "../../domain/keys/key_cache.ts";
 import { assert, assertEquals, assertMatch } from "../assert.ts";
 import { startTestGateway, type TestGateway } from "../helpers.ts";
 import { usdtBalance } from "../money_out_helpers.ts";
@@ -187,8 +188,24 @@ Deno.test("a suspended or closed merchant takes no money; a late payment is cred
       assertEquals(await count(gw, "payins"), payins);
     });
 
+    await t.step("closing is refused while the merchant's live money is not paid out", async () => {
+      const res = await gw.admin("PATCH", `/admin/api/merchants/${m.merchantId}`, { status: "CLOSED" });
+      assertEquals(res.status, 409);
+      assertEquals(res.json.error.code, "CONFLICT");
+      assertMatch(JSON.stringify(res.json.error.details), /live balance/);
+      const [{ status }] = await gw.db.query<{ status: string }>(
+        "SELECT status FROM merchants WHERE id = $1",
+        [
+          m.merchantId,
+        ],
+      );
+      assert(status !== "CLOSED", "nothing changed");
+    });
+
     await t.step("a closed merchant: ACCOUNT_CLOSED, and its pages answer 410", async () => {
-      await gw.admin("PATCH", `/admin/api/merchants/${m.merchantId}`, { status: "CLOSED" });
+      // As if the operator had paid its balance out: closed where the guard above would let it be.
+      await gw.db.query("UPDATE merchants SET status = 'CLOSED' WHERE id = $1", [m.merchantId]);
+      keyCacheOf(gw.deps).forgetMerchant(m.merchantId);
       const res = await checkout();
       assertEquals(res.status, 403);
       assertEquals(res.json.error.code, "ACCOUNT_CLOSED");
