@@ -4,10 +4,15 @@
 // stays idempotent, so a holder that stalls past its lease while another takes over costs time, not money.
 import { takeLease } from "../../db/leases.ts";
 import type { Deps } from "../deps.ts";
-import { randomToken } from "../ids.ts";
 
-/** This process, as lease holders are told apart (a host may run several). */
-export const PROCESS_HOLDER = `${hostName()}:${Deno.pid}:${randomToken(6)}`;
+/**
+ * A holder is a host and its data directory: a gateway restarted after a crash takes its own lease back at
+ * once instead of waiting for it to expire; processes sharing one data directory share one KV file, whose
+ * scanner loop key already keeps them to one loop.
+ */
+export function holderOf(config: Pick<Deps["config"], "dataDir">): string {
+  return `${hostName()}:${config.dataDir}`;
+}
 
 function hostName(): string {
   try {
@@ -21,11 +26,13 @@ const terms = new Map<string, number>();
 
 /** True when this process holds (or just took) the lease `name`; logs each new term it starts. */
 export async function holdsLease(
-  deps: Pick<Deps, "db" | "log">,
+  deps: Pick<Deps, "db" | "log" | "config">,
   name: string,
   ttlMs: number,
-  holder = PROCESS_HOLDER,
+  holder = holderOf(deps.config),
 ): Promise<boolean> {
+  // Embedded PGlite belongs to one process: it is always the leader.
+  if (deps.db.driver === "pglite") return true;
   const term = await takeLease(deps.db, name, holder, ttlMs);
   if (term === null) {
     terms.delete(`${holder} ${name}`);
