@@ -21,7 +21,11 @@ export const EnvSchema = z.object({
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
   WEBHOOK_WORKERS: z.coerce.number().int().min(1).max(1000).default(128),
   TRON_NETWORK: z.enum(["devnet", "nile", "mainnet"]).optional(),
-  TRON_API_URL: z.string().url().optional(),
+  // One node, or several separated by commas, each optionally `url|api-key` (a node pool, rails/tron/node_pool.ts).
+  TRON_API_URL: z.string().refine(
+    (v) => v.split(",").every((entry) => /^https?:\/\/[^\s|,]+(\|[^\s|,]+)?$/.test(entry.trim())),
+    "must be http(s) URLs separated by commas, each optionally followed by |api-key",
+  ).optional(),
   TRON_API_KEY: z.string().min(1).optional(),
   TRON_USDT_CONTRACT: z.string().regex(/^T[1-9A-HJ-NP-Za-km-z]{33}$/, "must be a base58 TRON address")
     .optional(),
@@ -80,9 +84,11 @@ export type TronConfig = {
   network: "devnet" | "nile" | "mainnet";
   /** The devnet runs inside this process, mounted at /devnet (devnet network and no TRON_API_URL). */
   embeddedDevnet: boolean;
-  /** Base URL of the full node's HTTP API (`/wallet/...` is appended). */
+  /** Base URL of the (first) full node's HTTP API (`/wallet/...` is appended). */
   apiUrl: string;
   apiKey?: string;
+  /** Every node of TRON_API_URL with its key; more than one makes a pool (rails/tron/node_pool.ts). */
+  nodes: Array<{ url: string; apiKey?: string }>;
   usdtContract: string;
   /** Undefined in development until the runtime generates and stores one. */
   mnemonic?: string;
@@ -209,6 +215,11 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     throw new ConfigError("Invalid configuration: DATABASE_URL is required on Deno Deploy (no local disk)");
   }
   const network = e.TRON_NETWORK ?? (e.APP_ENV === "production" ? "mainnet" : "devnet");
+  const nodes = (e.TRON_API_URL ?? TRON_PRESETS[network].apiUrl ?? `http://127.0.0.1:${e.PORT}/devnet`)
+    .split(",").map((entry) => entry.trim()).filter(Boolean).map((entry) => {
+      const [url, key] = entry.split("|");
+      return { url: url.replace(/\/+$/, ""), apiKey: key || e.TRON_API_KEY };
+    });
   if (network === "devnet" && e.APP_ENV === "production") {
     throw new ConfigError("Invalid configuration: TRON_NETWORK=devnet is for development only");
   }
@@ -246,11 +257,9 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     tron: {
       network,
       embeddedDevnet: network === "devnet" && !e.TRON_API_URL,
-      apiUrl: (e.TRON_API_URL ?? TRON_PRESETS[network].apiUrl ?? `http://127.0.0.1:${e.PORT}/devnet`).replace(
-        /\/+$/,
-        "",
-      ),
-      apiKey: e.TRON_API_KEY,
+      apiUrl: nodes[0].url,
+      apiKey: nodes[0].apiKey,
+      nodes,
       usdtContract: e.TRON_USDT_CONTRACT ?? TRON_PRESETS[network].usdtContract,
       mnemonic: e.TRON_MNEMONIC,
       devnetBlockMs: e.DEVNET_BLOCK_MS,

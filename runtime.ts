@@ -15,6 +15,7 @@ import { AppError } from "./domain/errors.ts";
 import { loadTronMnemonic } from "./domain/treasury/tron_mnemonic.ts";
 import { createTronClient, type TronClientOptions } from "./rails/tron/client.ts";
 import { createTronResources } from "./rails/tron/resources.ts";
+import { createNodePool } from "./rails/tron/node_pool.ts";
 import { createDevnet, type Devnet } from "./rails/tron/devnet/mod.ts";
 import { createSimulators } from "./rails/fiat/mod.ts";
 import { fixedRateSource, httpRateFeed, type RateSource } from "./rails/fx/mod.ts";
@@ -102,7 +103,10 @@ export async function openSimulators(config: Config, appSecret: string, now?: ()
 /** In development the TRON devnet runs in-process; the client then calls it without a socket. */
 async function openTron(config: Config) {
   if (!config.tron.embeddedDevnet) {
-    const node: TronClientOptions = { apiUrl: config.tron.apiUrl, apiKey: config.tron.apiKey };
+    const pool = config.tron.nodes.length > 1 ? createNodePool(config.tron.nodes) : undefined;
+    const node: TronClientOptions = pool
+      ? { apiUrl: pool.apiUrl, fetch: pool.fetch }
+      : { apiUrl: config.tron.apiUrl, apiKey: config.tron.apiKey };
     return { devnet: undefined, tron: createTronClient(node), tronResources: createTronResources(node) };
   }
   const devnet = await createDevnet({
