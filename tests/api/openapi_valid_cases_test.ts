@@ -13,7 +13,7 @@ const addFormats = addFormatsModule as any as (ajv: Ajv2020) => void;
 
 // An allOf of two objects that each forbid the other's properties: no body satisfies it in strict JSON
 // Schema (Prism merges allOf and accepts it). Issue 19 item 1 fixes it; then this list must be emptied.
-const UNSATISFIABLE_TODAY = ["POST /v1/card-payments"];
+const UNSATISFIABLE_TODAY: string[] = [];
 
 function patternsIn(node: Json, out = new Set<string>()): Set<string> {
   if (Array.isArray(node)) node.forEach((n) => patternsIn(n, out));

@@ -14,6 +14,8 @@ export type Exchange = {
   /** The gateway's error message (it names the field a VALIDATION_ERROR is about). */
   message?: string;
   fromPrism: boolean;
+  /** Sent straight to the gateway (an image upload Prism cannot carry); its answer checked by ajv. */
+  direct?: boolean;
   violations: string[];
 };
 
@@ -98,6 +100,7 @@ export function findingsOf(e: Exchange): Finding[] {
     return [at("request-violation", e.violations.length ? e.violations.join("; ") : `${e.status} ${e.code}`)];
   }
   if (e.status >= 500) return [at("5xx", `${e.status} ${e.code ?? ""}`.trim())];
+  if (e.direct && e.violations.length > 0) return e.violations.map((v) => at("response-violation", v));
   if ((e.status === 400 || e.status === 422) && isShapeCode(e.code)) {
     return [at("shape-refusal", `${e.status} ${e.code}`)];
   }

@@ -4458,72 +4458,117 @@ export interface components {
       updatedAt: string;
       deletedAt: string | null;
     };
-    RegisterFiatDestination: {
-      /** @enum {string} */
-      kind: "MOMO" | "BANK";
+    /** @description One body per kind, told apart by `kind` */
+    RegisterFiatDestination:
+      | components["schemas"]["RegisterMomoDestination"]
+      | components["schemas"]["RegisterBankDestination"];
+    RegisterMomoDestination: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      kind: "MOMO";
       /** @example Orange wallet of the shop */
       label?: string | null;
       /** @description the default destination of XOF withdrawals; exactly one per merchant and mode */
       isPrimary?: boolean;
       /**
-       * @description MOMO: OPERATOR_A_BF or OPERATOR_B_BF, checked against the number (else OPERATOR_NOT_SUPPORTED)
+       * @description OPERATOR_A_BF or OPERATOR_B_BF, checked against the number (else OPERATOR_NOT_SUPPORTED)
        * @example OPERATOR_B_BF
        * @enum {string}
        */
-      momoOperator?: "OPERATOR_A_BF" | "OPERATOR_B_BF";
+      momoOperator: "OPERATOR_A_BF" | "OPERATOR_B_BF";
       /**
-       * @description MOMO: E.164 number (+226 and 8 digits)
+       * @description E.164 number (+226 and 8 digits)
        * @example +22670123456
        */
-      momoPhone?: string;
-      /**
-       * @description BANK: the bank's name
-       * @example Banque Atlantique Burkina
-       */
-      bankName?: string;
-      /**
-       * @description BANK: the account holder's name
-       * @example Boutique Wend-Kuuni SARL
-       */
-      bankAccountName?: string;
-      /** @description BANK: IBAN (ISO 13616, mod-97 checked); or bankAccountNumber and bankCode */
-      bankIban?: string;
-      /** @description BANK: account number, when there is no IBAN (needs bankCode) */
-      bankAccountNumber?: string;
-      /** @description BANK: the bank's code */
-      bankCode?: string;
+      momoPhone: string;
     };
+    RegisterBankDestination:
+      & {
+        /**
+         * @description discriminator enum property added by openapi-typescript
+         * @enum {string}
+         */
+        kind: "BANK";
+        /** @example Orange wallet of the shop */
+        label?: string | null;
+        /** @description the default destination of XOF withdrawals; exactly one per merchant and mode */
+        isPrimary?: boolean;
+        /**
+         * @description the bank's name
+         * @example Banque Atlantique Burkina
+         */
+        bankName: string;
+        /**
+         * @description the account holder's name
+         * @example Boutique Wend-Kuuni SARL
+         */
+        bankAccountName: string;
+        /**
+         * @description IBAN (ISO 13616, mod-97 checked; spaces allowed)
+         * @example BF42BF0840101300463574000390
+         */
+        bankIban?: string;
+        /**
+         * @description account number, when there is no IBAN (needs bankCode)
+         * @example 000123456789
+         */
+        bankAccountNumber?: string;
+        /**
+         * @description the bank's code
+         * @example BF042
+         */
+        bankCode?: string;
+      }
+      & ({
+        bankIban: string;
+        bankAccountNumber?: never;
+      } | {
+        bankAccountNumber: string;
+        bankCode: string;
+        bankIban?: never;
+      });
     UpdateFiatDestination: {
       /** @example Orange wallet of the shop */
       label?: string | null;
       /** @description the default destination of XOF withdrawals; exactly one per merchant and mode */
       isPrimary?: boolean;
       /**
-       * @description MOMO: OPERATOR_A_BF or OPERATOR_B_BF, checked against the number (else OPERATOR_NOT_SUPPORTED)
+       * @description OPERATOR_A_BF or OPERATOR_B_BF, checked against the number (else OPERATOR_NOT_SUPPORTED)
        * @example OPERATOR_B_BF
        * @enum {string}
        */
       momoOperator?: "OPERATOR_A_BF" | "OPERATOR_B_BF";
       /**
-       * @description MOMO: E.164 number (+226 and 8 digits)
+       * @description E.164 number (+226 and 8 digits)
        * @example +22670123456
        */
       momoPhone?: string;
       /**
-       * @description BANK: the bank's name
+       * @description the bank's name
        * @example Banque Atlantique Burkina
        */
       bankName?: string;
       /**
-       * @description BANK: the account holder's name
+       * @description the account holder's name
        * @example Boutique Wend-Kuuni SARL
        */
       bankAccountName?: string;
-      /** @description BANK: IBAN (ISO 13616, mod-97 checked); or bankAccountNumber and bankCode */
+      /**
+       * @description IBAN (ISO 13616, mod-97 checked; spaces allowed)
+       * @example BF42BF0840101300463574000390
+       */
       bankIban?: string;
-      /** @description BANK: account number, when there is no IBAN (needs bankCode) */
+      /**
+       * @description account number, when there is no IBAN (needs bankCode)
+       * @example 000123456789
+       */
       bankAccountNumber?: string;
-      /** @description BANK: the bank's code */
+      /**
+       * @description the bank's code
+       * @example BF042
+       */
       bankCode?: string;
     };
     Payout: {
@@ -4660,8 +4705,12 @@ export interface components {
     };
     CreatePaylinkTemplate: {
       name: string;
-      config: components["schemas"]["CreatePaylink"];
+      config: components["schemas"]["CreatePaylinkWithProducts"];
     };
+    /** @description Products priced in the paylink's currency, told apart by `currency` (absent: USDT_TRC20) */
+    CreatePaylinkWithProducts:
+      | components["schemas"]["CreatePaylink"]
+      | components["schemas"]["CreatePaylinkXof"];
     CreatePaylink: {
       /** @description internal, never shown to the customer */
       name?: string | null;
@@ -4669,10 +4718,10 @@ export interface components {
       title?: string | null;
       description?: string | null;
       /**
-       * @description display currency, default USDT_TRC20
+       * @description display currency; absent: USDT_TRC20
        * @enum {string}
        */
-      currency?: "USDT_TRC20" | "XOF";
+      currency?: "USDT_TRC20";
       category?: string | null;
       /** @description rails offered (default: all the merchant's enabled ones); CRYPTO means USDT_TRC20 */
       acceptedMethods?: ("CRYPTO" | "USDT" | "USDT_TRC20" | "CARD" | "MOBILE_MONEY" | "MOMO")[];
@@ -4720,36 +4769,183 @@ export interface components {
       /** @description generated when absent; a-z, 0-9 and hyphens */
       slug?: string;
       /**
-       * @description default FIXED
+       * @description default FIXED; RECURRING needs a recurringInterval, which no other type has
        * @enum {string}
        */
       type?: "FIXED" | "VARIABLE" | "RECURRING";
       products: components["schemas"]["PaylinkProductInput"][];
+    } | {
+      /** @constant */
+      type: "RECURRING";
+      /** @enum {unknown} */
+      recurringInterval: "WEEKLY" | "MONTHLY" | "YEARLY";
+    } | {
+      /** @enum {unknown} */
+      type?: "FIXED" | "VARIABLE";
+      recurringInterval?: null;
     };
-    PaylinkProductInput: {
+    /** @description A PHYSICAL product (the default) or a DIGITAL one, which alone has a digitalUrl */
+    PaylinkProductInput:
+      | components["schemas"]["PaylinkPhysicalProductInput"]
+      | components["schemas"]["PaylinkDigitalProductInput"];
+    PaylinkPhysicalProductInput: {
       name: string;
       description?: string;
       /**
-       * @description Decimal string in the paylink's currency (USDT: at most 6 decimals; XOF: whole)
+       * @description Decimal string in the paylink's currency: USDT at most 6 decimals; an XOF paylink's price is whole (else CONFLICT: the paylink's currency is stored, not in this body)
        * @example 12.50
        */
       price: string;
-      /**
-       * @description default PHYSICAL
-       * @enum {string}
-       */
-      productType?: "PHYSICAL" | "DIGITAL";
-      /**
-       * Format: uri
-       * @description DIGITAL only; shown to the customer only after payment
-       * @example https://shop.example.com/thanks
-       */
-      digitalUrl?: string;
       /** @description default: true when stockQty is given */
       stockEnabled?: boolean;
       stockQty?: number;
       lowStockThreshold?: number;
       sortOrder?: number;
+      /**
+       * @description absent: PHYSICAL
+       * @enum {string}
+       */
+      productType?: "PHYSICAL";
+    };
+    PaylinkDigitalProductInput: {
+      name: string;
+      description?: string;
+      /**
+       * @description Decimal string in the paylink's currency: USDT at most 6 decimals; an XOF paylink's price is whole (else CONFLICT: the paylink's currency is stored, not in this body)
+       * @example 12.50
+       */
+      price: string;
+      /** @description default: true when stockQty is given */
+      stockEnabled?: boolean;
+      stockQty?: number;
+      lowStockThreshold?: number;
+      sortOrder?: number;
+      /** @enum {string} */
+      productType: "DIGITAL";
+      /**
+       * Format: uri
+       * @description shown to the customer only after payment
+       * @example https://shop.example.com/thanks
+       */
+      digitalUrl?: string;
+    };
+    CreatePaylinkXof: {
+      /** @description internal, never shown to the customer */
+      name?: string | null;
+      /** @description shown to the customer */
+      title?: string | null;
+      description?: string | null;
+      /**
+       * @description prices in whole XOF francs
+       * @enum {string}
+       */
+      currency: "XOF";
+      category?: string | null;
+      /** @description rails offered (default: all the merchant's enabled ones); CRYPTO means USDT_TRC20 */
+      acceptedMethods?: ("CRYPTO" | "USDT" | "USDT_TRC20" | "CARD" | "MOBILE_MONEY" | "MOMO")[];
+      maxUses?: number | null;
+      /**
+       * Format: date-time
+       * @example 2026-12-31T23:59:59.000Z
+       */
+      expiresAt?: string | null;
+      autoDisableOnDepletion?: boolean;
+      /** @enum {string} */
+      collectEmail?: "HIDDEN" | "OPTIONAL" | "REQUIRED";
+      /** @enum {string} */
+      collectName?: "HIDDEN" | "OPTIONAL" | "REQUIRED";
+      /** @enum {string} */
+      collectPhone?: "HIDDEN" | "OPTIONAL" | "REQUIRED";
+      /** @enum {string} */
+      collectAddress?: "HIDDEN" | "OPTIONAL" | "REQUIRED";
+      /** @enum {string|null} */
+      recurringInterval?: "WEEKLY" | "MONTHLY" | "YEARLY" | null;
+      recurringIntervalCount?: number | null;
+      brandColor?: string | null;
+      /**
+       * Format: uri
+       * @example https://shop.example.com/thanks
+       */
+      logoUrl?: string | null;
+      /** @description message or instruction after payment */
+      postPaymentAction?: string | null;
+      /**
+       * Format: uri
+       * @example https://shop.example.com/thanks
+       */
+      successUrl?: string | null;
+      /**
+       * Format: uri
+       * @example https://shop.example.com/thanks
+       */
+      cancelUrl?: string | null;
+      /**
+       * @description who pays the service fee
+       * @enum {string}
+       */
+      feeBearer?: "MERCHANT" | "CLIENT";
+      /** @description generated when absent; a-z, 0-9 and hyphens */
+      slug?: string;
+      /**
+       * @description default FIXED; RECURRING needs a recurringInterval, which no other type has
+       * @enum {string}
+       */
+      type?: "FIXED" | "VARIABLE" | "RECURRING";
+      products: components["schemas"]["PaylinkXofProductInput"][];
+    } | {
+      /** @constant */
+      type: "RECURRING";
+      /** @enum {unknown} */
+      recurringInterval: "WEEKLY" | "MONTHLY" | "YEARLY";
+    } | {
+      /** @enum {unknown} */
+      type?: "FIXED" | "VARIABLE";
+      recurringInterval?: null;
+    };
+    /** @description A PHYSICAL product (the default) or a DIGITAL one, which alone has a digitalUrl */
+    PaylinkXofProductInput:
+      | components["schemas"]["PaylinkXofPhysicalProductInput"]
+      | components["schemas"]["PaylinkXofDigitalProductInput"];
+    PaylinkXofPhysicalProductInput: {
+      name: string;
+      description?: string;
+      /**
+       * @description Whole XOF francs, such as 5000
+       * @example 5000
+       */
+      price: string;
+      /** @description default: true when stockQty is given */
+      stockEnabled?: boolean;
+      stockQty?: number;
+      lowStockThreshold?: number;
+      sortOrder?: number;
+      /**
+       * @description absent: PHYSICAL
+       * @enum {string}
+       */
+      productType?: "PHYSICAL";
+    };
+    PaylinkXofDigitalProductInput: {
+      name: string;
+      description?: string;
+      /**
+       * @description Whole XOF francs, such as 5000
+       * @example 5000
+       */
+      price: string;
+      /** @description default: true when stockQty is given */
+      stockEnabled?: boolean;
+      stockQty?: number;
+      lowStockThreshold?: number;
+      sortOrder?: number;
+      /** @enum {string} */
+      productType: "DIGITAL";
+      /**
+       * Format: uri
+       * @description shown to the customer only after payment
+       * @example https://shop.example.com/thanks
+       */
+      digitalUrl?: string;
     };
     PaylinkSimulation: {
       amount: string;
@@ -4771,15 +4967,34 @@ export interface components {
         merchantReceives: string;
       }[];
     };
-    SimulatePaylink: {
+    /** @description The amount in `currency` (absent: USDT_TRC20) */
+    SimulatePaylink:
+      | components["schemas"]["SimulatePaylinkUsdt"]
+      | components["schemas"]["SimulatePaylinkXof"];
+    SimulatePaylinkUsdt: {
       /**
-       * @description Decimal string in the paylink's currency (USDT: at most 6 decimals; XOF: whole)
+       * @description USDT, at most 6 decimals
        * @example 12.50
        */
       amount: string;
+      /**
+       * @description absent: USDT_TRC20
+       * @enum {string}
+       */
+      currency?: "USDT_TRC20";
       methods?: ("CRYPTO" | "USDT" | "USDT_TRC20" | "CARD" | "MOBILE_MONEY" | "MOMO")[];
       /** @enum {string} */
-      currency?: "USDT_TRC20" | "XOF";
+      feeBearer?: "MERCHANT" | "CLIENT";
+    };
+    SimulatePaylinkXof: {
+      /**
+       * @description whole XOF francs
+       * @example 5000
+       */
+      amount: string;
+      /** @enum {string} */
+      currency: "XOF";
+      methods?: ("CRYPTO" | "USDT" | "USDT_TRC20" | "CARD" | "MOBILE_MONEY" | "MOMO")[];
       /** @enum {string} */
       feeBearer?: "MERCHANT" | "CLIENT";
     };
@@ -4978,39 +5193,79 @@ export interface components {
       /** @enum {string} */
       status?: "ACTIVE" | "INACTIVE";
     };
-    PaylinkProductPatch: {
-      name?: string;
-      description?: string;
-      /**
-       * @description Decimal string in the paylink's currency (USDT: at most 6 decimals; XOF: whole)
-       * @example 12.50
-       */
-      price?: string;
-      /**
-       * @description default PHYSICAL
-       * @enum {string}
-       */
-      productType?: "PHYSICAL" | "DIGITAL";
-      /**
-       * Format: uri
-       * @example https://shop.example.com/thanks
-       */
-      digitalUrl?: string | null;
-      /** @description default: true when stockQty is given */
-      stockEnabled?: boolean;
-      stockQty?: number;
-      lowStockThreshold?: number;
-      sortOrder?: number;
-    };
-    CreatePromoCode: {
+    PaylinkProductPatch:
+      & {
+        name?: string;
+        description?: string;
+        /**
+         * @description in the paylink's currency: USDT at most 6 decimals, XOF whole (else CONFLICT)
+         * @example 12.50
+         */
+        price?: string;
+        /** @enum {string} */
+        productType?: "PHYSICAL" | "DIGITAL";
+        /**
+         * Format: uri
+         * @description DIGITAL only (a product stored PHYSICAL: CONFLICT); null removes it
+         * @example https://shop.example.com/thanks
+         */
+        digitalUrl?: string | null;
+        stockEnabled?: boolean;
+        stockQty?: number;
+        lowStockThreshold?: number;
+        sortOrder?: number;
+      }
+      & ({
+        /** @constant */
+        productType: "PHYSICAL";
+        digitalUrl?: null;
+      } | {
+        /** @constant */
+        productType: "DIGITAL";
+      } | {
+        productType?: never;
+      });
+    CreatePromoCode:
+      | components["schemas"]["CreatePercentPromoCode"]
+      | components["schemas"]["CreateFixedPromoCode"];
+    CreatePercentPromoCode: {
       /**
        * @description stored upper-case
        * @example WELCOME10
        */
       code: string;
-      /** @enum {string} */
-      discountType: "PERCENT" | "FIXED";
-      /** @example 10 */
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      discountType: "PERCENT";
+      /**
+       * @description a percentage above 0 and at most 100, at most 4 decimals
+       * @example 10
+       */
+      discountValue: string;
+      maxUses?: number;
+      /**
+       * Format: date-time
+       * @example 2026-12-31T23:59:59.000Z
+       */
+      expiresAt?: string;
+    };
+    CreateFixedPromoCode: {
+      /**
+       * @description stored upper-case
+       * @example WELCOME10
+       */
+      code: string;
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      discountType: "FIXED";
+      /**
+       * @description an amount off, in the paylink's currency: USDT at most 6 decimals, XOF whole (else CONFLICT)
+       * @example 500
+       */
       discountValue: string;
       maxUses?: number;
       /**
@@ -5022,7 +5277,9 @@ export interface components {
     UpdatePromoCode: {
       /** @enum {string} */
       discountType?: "PERCENT" | "FIXED";
+      /** @description for PERCENT a percentage above 0 and at most 100; for FIXED an amount in the paylink's currency; without discountType, for the stored type (CONFLICT when it does not fit) */
       discountValue?: string;
+      /** @description at least the uses already taken (else CONFLICT) */
       maxUses?: number | null;
       /**
        * Format: date-time
@@ -5030,6 +5287,17 @@ export interface components {
        */
       expiresAt?: string | null;
       isActive?: boolean;
+    } | {
+      /** @constant */
+      discountType: "PERCENT";
+      discountValue?: unknown;
+    } | {
+      /** @constant */
+      discountType: "FIXED";
+      discountValue?: unknown;
+    } | {
+      discountType?: never;
+      discountValue?: unknown | unknown;
     };
     ConversionPreview: {
       /** @enum {string} */
@@ -9084,6 +9352,7 @@ export interface operations {
       content: {
         "application/json":
           | components["schemas"]["CreatePaylink"]
+          | components["schemas"]["CreatePaylinkXof"]
           | components["schemas"]["CreatePaylinkSimple"];
       };
     };
@@ -10169,7 +10438,7 @@ export interface operations {
            * Format: binary
            * @description the file
            */
-          file?: string;
+          file: string;
         };
       };
     };
@@ -10387,7 +10656,7 @@ export interface operations {
            * Format: binary
            * @description the file
            */
-          file?: string;
+          file: string;
         };
       };
     };
@@ -10501,7 +10770,7 @@ export interface operations {
            * Format: binary
            * @description the file
            */
-          file?: string;
+          file: string;
         };
       };
     };
