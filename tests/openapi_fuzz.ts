@@ -44,7 +44,7 @@ export function stringFields(doc: Json, schema: Json, prefix = "", depth = 0): s
  * required fields from their examples or first enum value; with none required, one optional non-text field.
  */
 export function validBody(doc: Json, schema: Json): Json {
-  const s = resolve(doc, schema);
+  const s = firstBranch(doc, schema);
   if (s.example !== undefined) return s.example;
   if (s.enum) return s.enum[0];
   if (s.const !== undefined) return s.const;
@@ -56,6 +56,18 @@ export function validBody(doc: Json, schema: Json): Json {
   const chosen = required.length > 0 ? required : Object.keys(props)
     .filter((k) => ["integer", "number", "boolean"].includes(typeOf(doc, props[k]))).slice(0, 1);
   return Object.fromEntries(chosen.map((k) => [k, validBody(doc, props[k])]));
+}
+
+/**
+ * A schema that is one of several (one body per rail, kind, currency) as its first branch with what the
+ * branches share: the schema validBody builds a value of. Any other schema as it is.
+ */
+export function firstBranch(doc: Json, schema: Json): Json {
+  const s = resolve(doc, schema);
+  const branches = s.oneOf ?? s.anyOf;
+  if (!branches || typeOf(doc, resolve(doc, branches[0])) === "null") return s;
+  const { oneOf: _o, anyOf: _a, ...rest } = s;
+  return firstBranch(doc, mergeObjects(doc, [rest, branches[0]]));
 }
 
 /** `base` (a valid body) with the field at the dotted `path` set to `value`, so only that field is wrong. */
