@@ -3,6 +3,7 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import { Hono } from "hono";
 import { renderDocsPage } from "../pages/docs.tsx";
 import type { AppEnv } from "./env.ts";
+import { listStateCodes } from "./openapi/state_codes.ts";
 
 const TAGS = [
   { name: "Pay-ins", description: "Take a payment in USDT (TRON), by card or by mobile money (XOF)" },
@@ -44,6 +45,10 @@ const OPTIONAL_TAG_UNIONS = [
 /** The document as served: `publicUrl` is the server clients call (PUBLIC_URL). */
 export function openApiDocument(app: OpenAPIHono<AppEnv>, publicUrl: string) {
   const doc = generatedDocument(app, publicUrl);
+  listStateCodes(
+    doc.paths as never,
+    { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+  );
   for (const name of OPTIONAL_TAG_UNIONS) {
     const schema = doc.components?.schemas?.[name] as
       | { oneOf?: unknown[]; anyOf?: unknown[]; discriminator?: unknown }

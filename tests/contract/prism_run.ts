@@ -10,7 +10,8 @@
 //   PRISM_BIN=/path/to/prism uses an installed Prism (default: npm installs the pinned one once).
 import { startGateway } from "../e2e/process.ts";
 import { type Contract, contractFor } from "../contract.ts";
-import { type Json, validCases } from "../openapi_fuzz.ts";
+import { GENERIC_CODES, KEYED_CODES } from "../../api/openapi/state_codes.ts";
+import { type Json, operationsOf, validCases } from "../openapi_fuzz.ts";
 import { sendCase } from "./send_case.ts";
 import {
   type Credential,
@@ -115,7 +116,24 @@ async function sendAll(targets: Targets, doc: Json, keys: Record<Credential, str
 }
 
 function report(exchanges: Exchange[], doc: Json, known: Record<string, string>): number {
-  const findings = exchanges.flatMap(findingsOf);
+  const mayAnswer = new Map(
+    operationsOf(doc).map(({ label, op }) => [
+      label,
+      new Set([
+        ...GENERIC_CODES,
+        ...(op.security?.length === 0 ? [] : KEYED_CODES),
+        ...(op["x-error-codes"] ?? []),
+      ]),
+    ]),
+  );
+  const findings = exchanges.flatMap((e) => findingsOf(e, mayAnswer.get(e.operation)));
+  // Refusals with a code the operation lists as its own (not one every operation may answer).
+  const generic = new Set<string>([...GENERIC_CODES, ...KEYED_CODES]);
+  const stateRefusals = new Set(
+    exchanges.filter((e) => !e.fromPrism && e.status >= 400 && e.code && !generic.has(e.code))
+      .map((e) => `${e.operation} ${e.code}`),
+  );
+  if (Deno.env.get("CONTRACT_LIST_CODES")) console.log([...stateRefusals].sort().join("\n"));
   const seen = new Map<string, Finding>();
   for (const f of findings) if (!seen.has(f.key)) seen.set(f.key, f);
   const fresh = [...seen.values()].filter((f) => !(f.key in known));
@@ -148,7 +166,9 @@ function report(exchanges: Exchange[], doc: Json, known: Record<string, string>)
       }, ` +
       `response violations ${count("response-violation")}, shape refusals of valid requests ${
         count("shape-refusal")
-      }; ${seen.size} distinct findings, ${
+      }, refusals with a code the operation does not list ${
+        count("unlisted-code")
+      } (${stateRefusals.size} distinct operation and state code pairs seen); ${seen.size} distinct findings, ${
         seen.size - fresh.length
       } known, ${fresh.length} new, ${gone.length} fixed`,
   );

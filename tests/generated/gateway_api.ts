@@ -897,7 +897,7 @@ export interface paths {
     put?: never;
     /**
      * Signed outcome from a card acquirer or mobile money aggregator
-     * @description Public: the provider's signature over the raw body is the authentication.
+     * @description No key: the provider's signature over the raw body is the authentication, checked before anything in the body (INVALID_WEBHOOK_SIGNATURE).
      */
     post: operations["simulatorProviderCallback"];
     delete?: never;
@@ -917,7 +917,7 @@ export interface paths {
     put?: never;
     /**
      * Signed outcome from the live card acquirer or mobile money aggregator
-     * @description Public: the provider's signature over the raw body is the authentication.
+     * @description No key: the provider's signature over the raw body is the authentication, checked before anything in the body (INVALID_WEBHOOK_SIGNATURE).
      */
     post: operations["providerCallback"];
     delete?: never;
@@ -937,7 +937,7 @@ export interface paths {
     put?: never;
     /**
      * Signed outcome of a mobile money disbursement from the simulator (sandbox)
-     * @description Public: the provider's signature over the raw body is the authentication. A replayed notification answers CONFLICT and changes nothing.
+     * @description No key: the provider's signature over the raw body is the authentication, checked before anything in the body (INVALID_WEBHOOK_SIGNATURE). A replayed notification answers CONFLICT and changes nothing.
      */
     post: operations["simulatorDisbursementCallback"];
     delete?: never;
@@ -957,7 +957,7 @@ export interface paths {
     put?: never;
     /**
      * Signed outcome of a mobile money disbursement from the live aggregator
-     * @description Public: the provider's signature over the raw body is the authentication. A replayed notification answers CONFLICT and changes nothing.
+     * @description No key: the provider's signature over the raw body is the authentication, checked before anything in the body (INVALID_WEBHOOK_SIGNATURE). A replayed notification answers CONFLICT and changes nothing.
      */
     post: operations["disbursementCallback"];
     delete?: never;
@@ -6862,7 +6862,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_CONTEXT */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7091,7 +7091,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_CONTEXT, INVALID_ADDRESS, WHITELIST_VALIDATION_FAILED */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7205,7 +7205,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_CONTEXT */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7423,7 +7423,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: MISSING_MOBILE_MONEY_FIELDS, MISSING_BANK_FIELDS, FIAT_DESTINATION_INVALID, OPERATOR_NOT_SUPPORTED */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7553,7 +7553,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Not found, not owned by the caller, or a malformed id */
+      /** @description Not found, not owned by the caller, or a malformed id. Codes: FIAT_DESTINATION_NOT_FOUND */
       404: {
         headers: {
           [name: string]: unknown;
@@ -7633,7 +7633,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: MISSING_MOBILE_MONEY_FIELDS, MISSING_BANK_FIELDS, FIAT_DESTINATION_INVALID, OPERATOR_NOT_SUPPORTED */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7660,7 +7660,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Not found, not owned by the caller, or a malformed id */
+      /** @description Not found, not owned by the caller, or a malformed id. Codes: FIAT_DESTINATION_NOT_FOUND */
       404: {
         headers: {
           [name: string]: unknown;
@@ -8428,7 +8428,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Not found, not owned by the caller, or a malformed id. Codes: FIAT_DESTINATION_NOT_FOUND */
+      /** @description Not found, not owned by the caller, or a malformed id. Codes: FIAT_DESTINATION_NOT_FOUND, ADDRESS_NOT_FOUND */
       404: {
         headers: {
           [name: string]: unknown;
@@ -8457,7 +8457,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Unexpected server error; quote the requestId to support */
+      /** @description Unexpected server error; quote the requestId to support. Codes: CONFIG_MISSING */
       500: {
         headers: {
           [name: string]: unknown;
@@ -8607,7 +8607,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: CANNOT_CANCEL, INVALID_TRANSACTION_STATUS */
       400: {
         headers: {
           [name: string]: unknown;
@@ -9146,7 +9146,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: RATE_STALE */
       400: {
         headers: {
           [name: string]: unknown;
@@ -9164,7 +9164,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: NO_METHODS_ENABLED */
       403: {
         headers: {
           [name: string]: unknown;
@@ -9211,7 +9211,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Temporarily unavailable */
+      /** @description Temporarily unavailable. Codes: RATE_UNAVAILABLE */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -9370,7 +9370,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: PAYLINK_EMPTY, SANDBOX_KEY_LIVE_REQUEST, LIVE_KEY_SANDBOX_REQUEST */
       400: {
         headers: {
           [name: string]: unknown;
@@ -9388,7 +9388,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: NO_METHODS_ENABLED, LIMIT_EXCEEDED_PAYLINKS, KYB_REQUIRED */
       403: {
         headers: {
           [name: string]: unknown;
@@ -9406,7 +9406,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters. Codes: DUPLICATE_RESOURCE */
       409: {
         headers: {
           [name: string]: unknown;
@@ -9580,7 +9580,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: CANNOT_CHANGE_CURRENCY_AFTER_PRODUCTS, INVALID_STATE */
       400: {
         headers: {
           [name: string]: unknown;
@@ -9598,7 +9598,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: NO_METHODS_ENABLED */
       403: {
         headers: {
           [name: string]: unknown;
@@ -9616,7 +9616,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters. Codes: CONFLICT */
       409: {
         headers: {
           [name: string]: unknown;
@@ -9723,7 +9723,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters. Codes: CONFLICT */
       409: {
         headers: {
           [name: string]: unknown;
@@ -9795,7 +9795,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: PAYLINK_EMPTY */
       400: {
         headers: {
           [name: string]: unknown;
@@ -9939,7 +9939,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters. Codes: CONFLICT */
       409: {
         headers: {
           [name: string]: unknown;
@@ -10162,7 +10162,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters. Codes: CONFLICT, DUPLICATE_RESOURCE */
       409: {
         headers: {
           [name: string]: unknown;
@@ -10378,7 +10378,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters. Codes: CONFLICT */
       409: {
         headers: {
           [name: string]: unknown;
@@ -10791,7 +10791,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: IMPORT_VALIDATION_FAILED */
       400: {
         headers: {
           [name: string]: unknown;
@@ -11004,7 +11004,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_AMOUNT, INVALID_CONVERSION_PAIR, NEGATIVE_REVENUE, RATE_STALE */
       400: {
         headers: {
           [name: string]: unknown;
@@ -11022,7 +11022,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: CONVERSION_NOT_ALLOWED */
       403: {
         headers: {
           [name: string]: unknown;
@@ -11069,7 +11069,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Temporarily unavailable */
+      /** @description Temporarily unavailable. Codes: RATE_UNAVAILABLE */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -11111,7 +11111,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: VALIDATION_ERROR, INVALID_AMOUNT, INVALID_CONVERSION_PAIR, NEGATIVE_REVENUE, INSUFFICIENT_BALANCE, IDEMPOTENCY_KEY_INVALID */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: VALIDATION_ERROR, INVALID_AMOUNT, INVALID_CONVERSION_PAIR, NEGATIVE_REVENUE, INSUFFICIENT_BALANCE, IDEMPOTENCY_KEY_INVALID, RATE_STALE */
       400: {
         headers: {
           [name: string]: unknown;
@@ -11176,7 +11176,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Temporarily unavailable */
+      /** @description Temporarily unavailable. Codes: RATE_UNAVAILABLE */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -11536,7 +11536,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_TRANSACTION_STATUS, IMPORT_VALIDATION_FAILED */
       400: {
         headers: {
           [name: string]: unknown;
@@ -11554,7 +11554,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: LIMIT_EXCEEDED_BULK_BATCH, AML_BLOCKED */
       403: {
         headers: {
           [name: string]: unknown;
@@ -11601,7 +11601,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Temporarily unavailable */
+      /** @description Temporarily unavailable. Codes: AML_SCREENING_UNAVAILABLE */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -11648,7 +11648,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_TRANSACTION_STATUS, IMPORT_VALIDATION_FAILED */
       400: {
         headers: {
           [name: string]: unknown;
@@ -11666,7 +11666,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: LIMIT_EXCEEDED_BULK_BATCH, AML_BLOCKED */
       403: {
         headers: {
           [name: string]: unknown;
@@ -11713,7 +11713,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Temporarily unavailable */
+      /** @description Temporarily unavailable. Codes: AML_SCREENING_UNAVAILABLE */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -11751,7 +11751,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: BAD_REQUEST, INVALID_TRANSACTION_STATUS, INSUFFICIENT_BALANCE, AMOUNT_TOO_LARGE */
       400: {
         headers: {
           [name: string]: unknown;
@@ -11778,7 +11778,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Not found, not owned by the caller, or a malformed id */
+      /** @description Not found, not owned by the caller, or a malformed id. Codes: WALLET_NOT_FOUND */
       404: {
         headers: {
           [name: string]: unknown;
@@ -11857,7 +11857,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_TRANSACTION_STATUS, BAD_REQUEST, INSUFFICIENT_BALANCE, IDEMPOTENCY_KEY_INVALID */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_TRANSACTION_STATUS, BAD_REQUEST, INSUFFICIENT_BALANCE, IDEMPOTENCY_KEY_INVALID, AMOUNT_TOO_LARGE */
       400: {
         headers: {
           [name: string]: unknown;
@@ -11963,7 +11963,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_TRANSACTION_STATUS, BAD_REQUEST, INSUFFICIENT_BALANCE, IDEMPOTENCY_KEY_INVALID */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_TRANSACTION_STATUS, BAD_REQUEST, INSUFFICIENT_BALANCE, IDEMPOTENCY_KEY_INVALID, AMOUNT_TOO_LARGE */
       400: {
         headers: {
           [name: string]: unknown;
@@ -12066,7 +12066,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: CANNOT_CANCEL, INVALID_TRANSACTION_STATUS */
       400: {
         headers: {
           [name: string]: unknown;
@@ -12102,7 +12102,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters. Codes: CONFLICT */
       409: {
         headers: {
           [name: string]: unknown;
@@ -12562,7 +12562,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Unexpected server error; quote the requestId to support */
+      /** @description Unexpected server error; quote the requestId to support. Codes: CONFIG_MISSING */
       500: {
         headers: {
           [name: string]: unknown;
@@ -12683,7 +12683,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Unexpected server error; quote the requestId to support */
+      /** @description Unexpected server error; quote the requestId to support. Codes: CONFIG_MISSING */
       500: {
         headers: {
           [name: string]: unknown;
@@ -12750,7 +12750,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: OTP_NOT_APPLICABLE, OTP_INVALID, OTP_EXPIRED */
       400: {
         headers: {
           [name: string]: unknown;
@@ -12795,7 +12795,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Rate limit exceeded */
+      /** @description Rate limit exceeded. Codes: RATE_LIMITED */
       429: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -12806,7 +12806,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Unexpected server error; quote the requestId to support */
+      /** @description Unexpected server error; quote the requestId to support. Codes: CONFIG_MISSING */
       500: {
         headers: {
           [name: string]: unknown;
@@ -12873,7 +12873,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: OTP_NOT_APPLICABLE, OTP_INVALID, OTP_EXPIRED */
       400: {
         headers: {
           [name: string]: unknown;
@@ -12918,7 +12918,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Rate limit exceeded */
+      /** @description Rate limit exceeded. Codes: RATE_LIMITED */
       429: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -12929,7 +12929,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Unexpected server error; quote the requestId to support */
+      /** @description Unexpected server error; quote the requestId to support. Codes: CONFIG_MISSING */
       500: {
         headers: {
           [name: string]: unknown;
@@ -13091,7 +13091,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_STATE, INVALID_TRANSACTION_STATUS */
       400: {
         headers: {
           [name: string]: unknown;
@@ -13204,7 +13204,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_WEBHOOK_SIGNATURE */
       400: {
         headers: {
           [name: string]: unknown;
@@ -13240,7 +13240,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters. Codes: CONFLICT */
       409: {
         headers: {
           [name: string]: unknown;
@@ -13260,7 +13260,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Unexpected server error; quote the requestId to support */
+      /** @description Unexpected server error; quote the requestId to support. Codes: CONFIG_MISSING */
       500: {
         headers: {
           [name: string]: unknown;
@@ -13316,7 +13316,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_WEBHOOK_SIGNATURE */
       400: {
         headers: {
           [name: string]: unknown;
@@ -13352,7 +13352,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters. Codes: CONFLICT */
       409: {
         headers: {
           [name: string]: unknown;
@@ -13372,7 +13372,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Unexpected server error; quote the requestId to support */
+      /** @description Unexpected server error; quote the requestId to support. Codes: CONFIG_MISSING */
       500: {
         headers: {
           [name: string]: unknown;
@@ -13426,7 +13426,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_WEBHOOK_SIGNATURE */
       400: {
         headers: {
           [name: string]: unknown;
@@ -13462,7 +13462,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters. Codes: CONFLICT */
       409: {
         headers: {
           [name: string]: unknown;
@@ -13482,7 +13482,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Unexpected server error; quote the requestId to support */
+      /** @description Unexpected server error; quote the requestId to support. Codes: CONFIG_MISSING */
       500: {
         headers: {
           [name: string]: unknown;
@@ -13536,7 +13536,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_WEBHOOK_SIGNATURE */
       400: {
         headers: {
           [name: string]: unknown;
@@ -13572,7 +13572,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters. Codes: CONFLICT */
       409: {
         headers: {
           [name: string]: unknown;
@@ -13592,7 +13592,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Unexpected server error; quote the requestId to support */
+      /** @description Unexpected server error; quote the requestId to support. Codes: CONFIG_MISSING */
       500: {
         headers: {
           [name: string]: unknown;
@@ -13844,7 +13844,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: LIMIT_EXCEEDED_WEBHOOKS */
       403: {
         headers: {
           [name: string]: unknown;
@@ -14584,7 +14584,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_STATE */
       400: {
         headers: {
           [name: string]: unknown;
@@ -14907,7 +14907,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_STATE */
       400: {
         headers: {
           [name: string]: unknown;
@@ -15234,7 +15234,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Not found, not owned by the caller, or a malformed id */
+      /** @description Not found, not owned by the caller, or a malformed id. Codes: MERCHANT_NOT_FOUND */
       404: {
         headers: {
           [name: string]: unknown;
@@ -15346,7 +15346,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Not found, not owned by the caller, or a malformed id */
+      /** @description Not found, not owned by the caller, or a malformed id. Codes: MERCHANT_NOT_FOUND */
       404: {
         headers: {
           [name: string]: unknown;
@@ -15425,7 +15425,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: PAYMENT_METHOD_NOT_ACCEPTED, INVALID_STATE, PROMO_CODE_INVALID, PROMO_CODE_INACTIVE, PROMO_CODE_EXPIRED, PROMO_CODE_USAGE_LIMIT_REACHED, RATE_LOCK_EXPIRED, AMOUNT_TOO_SMALL, AMOUNT_TOO_LARGE, AMOUNT_TOO_LOW, AMOUNT_BELOW_MINIMUM, CUSTOMER_PHONE_REQUIRED, OPERATOR_NOT_SUPPORTED, RATE_STALE */
       400: {
         headers: {
           [name: string]: unknown;
@@ -15443,7 +15443,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: NO_METHODS_ENABLED, KYB_REQUIRED, MERCHANT_STATUS_INVALID, ACCOUNT_CLOSED */
       403: {
         headers: {
           [name: string]: unknown;
@@ -15452,7 +15452,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Not found, not owned by the caller, or a malformed id */
+      /** @description Not found, not owned by the caller, or a malformed id. Codes: RATE_LOCK_NOT_FOUND */
       404: {
         headers: {
           [name: string]: unknown;
@@ -15461,7 +15461,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters. Codes: CONFLICT, RATE_LOCK_ALREADY_USED */
       409: {
         headers: {
           [name: string]: unknown;
@@ -15481,7 +15481,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Unexpected server error; quote the requestId to support */
+      /** @description Unexpected server error; quote the requestId to support. Codes: CONFIG_MISSING */
       500: {
         headers: {
           [name: string]: unknown;
@@ -15499,7 +15499,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Temporarily unavailable */
+      /** @description Temporarily unavailable. Codes: RATE_UNAVAILABLE */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -15540,7 +15540,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: PROMO_CODE_INVALID, PROMO_CODE_INACTIVE, PROMO_CODE_EXPIRED, PROMO_CODE_USAGE_LIMIT_REACHED */
       400: {
         headers: {
           [name: string]: unknown;
@@ -15558,7 +15558,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: MERCHANT_STATUS_INVALID, ACCOUNT_CLOSED */
       403: {
         headers: {
           [name: string]: unknown;
@@ -15646,7 +15646,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: PAYMENT_METHOD_NOT_ACCEPTED, RATE_STALE */
       400: {
         headers: {
           [name: string]: unknown;
@@ -15664,7 +15664,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: NO_METHODS_ENABLED, MERCHANT_STATUS_INVALID, ACCOUNT_CLOSED */
       403: {
         headers: {
           [name: string]: unknown;
@@ -15711,7 +15711,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Temporarily unavailable */
+      /** @description Temporarily unavailable. Codes: RATE_UNAVAILABLE */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -16290,7 +16290,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_TRANSACTION_STATUS */
       400: {
         headers: {
           [name: string]: unknown;
@@ -16326,7 +16326,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters. Codes: CONFLICT */
       409: {
         headers: {
           [name: string]: unknown;
@@ -16498,7 +16498,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_TRANSACTION_STATUS */
       400: {
         headers: {
           [name: string]: unknown;
@@ -16534,7 +16534,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters. Codes: CONFLICT */
       409: {
         headers: {
           [name: string]: unknown;
@@ -16601,7 +16601,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_TRANSACTION_STATUS */
       400: {
         headers: {
           [name: string]: unknown;
@@ -16637,7 +16637,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters. Codes: CONFLICT */
       409: {
         headers: {
           [name: string]: unknown;
@@ -16704,7 +16704,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_TRANSACTION_STATUS */
       400: {
         headers: {
           [name: string]: unknown;
@@ -16740,7 +16740,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters. Codes: CONFLICT */
       409: {
         headers: {
           [name: string]: unknown;
@@ -16950,7 +16950,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Not found, not owned by the caller, or a malformed id */
+      /** @description Not found, not owned by the caller, or a malformed id. Codes: MERCHANT_NOT_FOUND */
       404: {
         headers: {
           [name: string]: unknown;
@@ -17084,7 +17084,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Not found, not owned by the caller, or a malformed id */
+      /** @description Not found, not owned by the caller, or a malformed id. Codes: MERCHANT_NOT_FOUND */
       404: {
         headers: {
           [name: string]: unknown;
@@ -17194,7 +17194,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Not found, not owned by the caller, or a malformed id */
+      /** @description Not found, not owned by the caller, or a malformed id. Codes: MERCHANT_NOT_FOUND */
       404: {
         headers: {
           [name: string]: unknown;
@@ -17333,7 +17333,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Not found, not owned by the caller, or a malformed id */
+      /** @description Not found, not owned by the caller, or a malformed id. Codes: MERCHANT_NOT_FOUND */
       404: {
         headers: {
           [name: string]: unknown;
@@ -17624,7 +17624,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_TRANSACTION_STATUS, WITHDRAWAL_NOT_PENDING_REVIEW, WITHDRAWAL_APPROVE_NOT_SUPPORTED_FOR_FIAT */
       400: {
         headers: {
           [name: string]: unknown;
@@ -17736,7 +17736,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_TRANSACTION_STATUS, WITHDRAWAL_NOT_PENDING_REVIEW, REASON_NOTE_REQUIRED */
       400: {
         headers: {
           [name: string]: unknown;
@@ -17848,7 +17848,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: CANNOT_CANCEL, INVALID_TRANSACTION_STATUS, REASON_NOTE_REQUIRED */
       400: {
         headers: {
           [name: string]: unknown;
@@ -17960,7 +17960,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: WITHDRAWAL_NOT_FIAT, WITHDRAWAL_NOT_PENDING_REVIEW, INVALID_TRANSACTION_STATUS, INVALID_AMOUNT */
       400: {
         headers: {
           [name: string]: unknown;
@@ -18385,7 +18385,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_TRANSACTION_STATUS */
       400: {
         headers: {
           [name: string]: unknown;
@@ -18421,7 +18421,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters. Codes: CONFLICT */
       409: {
         headers: {
           [name: string]: unknown;
@@ -18497,7 +18497,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_TRANSACTION_STATUS, REASON_NOTE_REQUIRED */
       400: {
         headers: {
           [name: string]: unknown;
@@ -18533,7 +18533,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters. Codes: CONFLICT */
       409: {
         headers: {
           [name: string]: unknown;
@@ -18919,7 +18919,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_STATE */
       400: {
         headers: {
           [name: string]: unknown;
@@ -19049,7 +19049,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Not found, not owned by the caller, or a malformed id */
+      /** @description Not found, not owned by the caller, or a malformed id. Codes: MERCHANT_NOT_FOUND */
       404: {
         headers: {
           [name: string]: unknown;
@@ -19158,7 +19158,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Not found, not owned by the caller, or a malformed id */
+      /** @description Not found, not owned by the caller, or a malformed id. Codes: MERCHANT_NOT_FOUND */
       404: {
         headers: {
           [name: string]: unknown;
