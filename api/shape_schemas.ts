@@ -87,3 +87,9 @@ export const IDEMPOTENCY_CODES: ErrorCode[] = [
 
 /** Headers of a money-moving route that needs an Idempotency-Key. */
 export const RequiredIdempotencyHeaders = z.object({ "idempotency-key": idempotencyKeyHeader(true) });
+
+/**
+ * JSON Schema's `false` for a property in a constraint-only branch (`oneOf: [{ properties: { x: ABSENT } }]`):
+ * the property must be absent. The OpenAPI metadata's type knows no boolean schemas.
+ */
+export const ABSENT = false as never;

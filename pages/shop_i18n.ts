@@ -61,6 +61,9 @@ const fr = {
     INVALID_AMOUNT: "Montant invalide : un nombre, sans lettres.",
     AMOUNT_TOO_SMALL: "Montant inférieur au prix du panier.",
     AMOUNT_TOO_LARGE: "Montant trop élevé pour ce panier.",
+    PAYMENT_METHOD_NOT_ACCEPTED: "Ce moyen de paiement n'est plus proposé : rechargez la page.",
+    NO_METHODS_ENABLED: "Ce lien n'accepte aucun moyen de paiement pour le moment.",
+    NOT_FOUND: "Un produit du panier n'est plus en vente : rechargez la page.",
     OTHER: "Le paiement n'a pas pu être créé. Réessayez.",
   },
 };
@@ -125,6 +128,9 @@ const en: ShopMessages = {
     INVALID_AMOUNT: "Invalid amount: a number, no letters.",
     AMOUNT_TOO_SMALL: "The amount is below the cart's price.",
     AMOUNT_TOO_LARGE: "The amount is too high for this cart.",
+    PAYMENT_METHOD_NOT_ACCEPTED: "This payment method is no longer offered: reload the page.",
+    NO_METHODS_ENABLED: "This link takes no payment method at the moment.",
+    NOT_FOUND: "A product in the cart is no longer for sale: reload the page.",
     OTHER: "The payment could not be created. Try again.",
   },
 };

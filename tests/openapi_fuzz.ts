@@ -44,7 +44,7 @@ export function stringFields(doc: Json, schema: Json, prefix = "", depth = 0): s
  * required fields from their examples or first enum value; with none required, one optional non-text field.
  */
 export function validBody(doc: Json, schema: Json): Json {
-  const s = resolve(doc, schema);
+  const s = firstBranch(doc, schema);
   if (s.example !== undefined) return s.example;
   if (s.enum) return s.enum[0];
   if (s.const !== undefined) return s.const;
@@ -56,6 +56,18 @@ export function validBody(doc: Json, schema: Json): Json {
   const chosen = required.length > 0 ? required : Object.keys(props)
     .filter((k) => ["integer", "number", "boolean"].includes(typeOf(doc, props[k]))).slice(0, 1);
   return Object.fromEntries(chosen.map((k) => [k, validBody(doc, props[k])]));
+}
+
+/**
+ * A schema that is one of several (one body per rail, kind, currency) as its first branch with what the
+ * branches share: the schema validBody builds a value of. Any other schema as it is.
+ */
+export function firstBranch(doc: Json, schema: Json): Json {
+  const s = resolve(doc, schema);
+  const branches = s.oneOf ?? s.anyOf;
+  if (!branches || typeOf(doc, resolve(doc, branches[0])) === "null") return s;
+  const { oneOf: _o, anyOf: _a, ...rest } = s;
+  return firstBranch(doc, mergeObjects(doc, [rest, branches[0]]));
 }
 
 /** `base` (a valid body) with the field at the dotted `path` set to `value`, so only that field is wrong. */
@@ -232,13 +244,28 @@ export function validValue(doc: Json, schema: Json, variant = 0, depth = 0): Jso
   return out;
 }
 
-/** allOf (and a oneOf branch with its parent) as one object: properties and required merged. */
+/**
+ * allOf (and a oneOf branch with its parent) as one object: properties and required merged. A branch
+ * narrows a property (a `const`, `type: "null"`) or forbids it (`false`, as in "an IBAN or an account
+ * number"); a branch that only restates a property's type keeps the schema the object gives it.
+ */
 function mergeObjects(doc: Json, schemas: Json[]): Json {
   const parts = schemas.map((x) => resolve(doc, x));
   if (!parts.some((p) => p.properties || p.type === "object")) return Object.assign({}, ...parts);
+  const properties: Record<string, Json> = {};
+  for (const [name, schema] of parts.flatMap((p) => Object.entries(propertiesOf(doc, p)))) {
+    const restatesType = Object.keys(resolve(doc, schema) ?? {}).join() === "type" &&
+      resolve(doc, schema).type !== "null";
+    if (properties[name] === false) continue;
+    if (schema === false || !properties[name] || !restatesType) properties[name] = schema;
+  }
+  for (const name of Object.keys(properties)) if (properties[name] === false) delete properties[name];
+  // A branch that is itself a choice (the bank kind: an IBAN or an account number) is chosen next.
+  const choice = parts.find((p) => p.oneOf || p.anyOf);
   return {
+    ...(choice ? { oneOf: choice.oneOf ?? choice.anyOf } : {}),
     type: "object",
-    properties: Object.assign({}, ...parts.map((p) => propertiesOf(doc, p))),
+    properties,
     required: [...new Set(parts.flatMap((p) => p.required ?? []))],
     additionalProperties: parts.some((p) => p.additionalProperties !== false) || undefined,
   };
@@ -252,7 +279,8 @@ export type ValidCase = {
   pathParams: Record<string, { schema: Json; sample: string }>;
   query: Record<string, string>;
   headers: Record<string, string>;
-  body?: { contentType: string; value: Json };
+  /** `partType`: a multipart body's declared media type for its `file` part (its encoding). */
+  body?: { contentType: string; value: Json; partType?: string };
 };
 
 /** Up to `perOperation` schema-valid requests for every operation of the document. */
@@ -283,28 +311,13 @@ export function validCases(doc: Json, perOperation = 3): ValidCase[] {
         query: Object.fromEntries(chosen("query").map((p: Json) => [p.name, text(p)])),
         headers: Object.fromEntries(chosen("header").map((p: Json) => [p.name, text(p)])),
         body: op.requestBody && (op.requestBody.required || variant > 0)
-          ? { contentType: mediaType, value: validValue(doc, content[mediaType]?.schema, variant) }
+          ? {
+            contentType: mediaType,
+            value: validValue(doc, content[mediaType]?.schema, variant),
+            partType: content[mediaType]?.encoding?.file?.contentType?.split(",")[0].trim(),
+          }
           : undefined,
       };
     });
   });
-}
-
-/** Sends `c` to a running server at `baseUrl` (the contract run sends it through the validating proxy). */
-export function sendCase(baseUrl: string, c: ValidCase, path: string, headers: Record<string, string>) {
-  const query = new URLSearchParams(c.query).toString();
-  const init: RequestInit & { headers: Record<string, string> } = {
-    method: c.method,
-    headers: { ...c.headers, ...headers },
-  };
-  if (c.body?.contentType === "multipart/form-data") {
-    const form = new FormData();
-    const csv = /csv|import/.test(c.path);
-    form.set("file", new Blob([csv ? "name,price\nTea,1000\n" : "GIF89a"]), csv ? "items.csv" : "a.gif");
-    init.body = form;
-  } else if (c.body) {
-    init.headers["content-type"] = c.body.contentType;
-    init.body = typeof c.body.value === "string" ? c.body.value : JSON.stringify(c.body.value);
-  }
-  return fetch(`${baseUrl}${path}${query ? `?${query}` : ""}`, init);
 }

@@ -3,8 +3,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import {
   deleteFiatDestination,
+  detailsRefusal,
   fiatDestinationView,
   listFiatDestinationsOf,
+  OPERATOR_CODES,
   registerFiatDestination,
   updateFiatDestinationOf,
 } from "../../domain/fiat_destinations/mod.ts";
@@ -20,40 +22,96 @@ import {
   PageQuerySchema,
   successSchema,
 } from "../envelope.ts";
+import { validationHook } from "../errors.ts";
+import { ABSENT } from "../shape_schemas.ts";
 import { requireKey } from "../middleware/auth.ts";
 
 const security = KEY_SECURITY;
 const tags = ["Fiat destinations"];
-// Detail fields are plain strings here so that a missing or wrong one is the catalogue's code
-// (MISSING_MOBILE_MONEY_FIELDS, MISSING_BANK_FIELDS, FIAT_DESTINATION_INVALID, OPERATOR_NOT_SUPPORTED).
+// Which fields a kind has is the schema's (a discriminated union on `kind`, the bank kind an IBAN or an
+// account number with its bank code); a body refused for its fields answers the catalogue's code
+// (MISSING_MOBILE_MONEY_FIELDS, MISSING_BANK_FIELDS, FIAT_DESTINATION_INVALID: domain detailsRefusal). The
+// values' own rules (operator of the number, E.164, IBAN checksum: FIAT_DESTINATION_INVALID,
+// OPERATOR_NOT_SUPPORTED) are declared here and checked by the domain, which answers their codes.
 const Field = (max: number, description: string, example?: string) =>
-  z.string().max(max).optional().openapi({ description, ...(example ? { example } : {}) });
-const details = {
+  z.string().max(max).openapi({ description, ...(example ? { example } : {}) });
+const NonBlank = (max: number, description: string, example: string) =>
+  Field(max, description, example).regex(/\S/, "must not be blank");
+const common = {
   label: z.string().max(100).nullable().optional().openapi({ example: "Orange wallet of the shop" }),
   isPrimary: z.boolean().optional().openapi({
     description: "the default destination of XOF withdrawals; exactly one per merchant and mode",
   }),
+};
+const momoFields = {
   momoOperator: Field(
     32,
-    "MOMO: OPERATOR_A_BF or OPERATOR_B_BF, checked against the number (else OPERATOR_NOT_SUPPORTED)",
+    "OPERATOR_A_BF or OPERATOR_B_BF, checked against the number (else OPERATOR_NOT_SUPPORTED)",
     "OPERATOR_B_BF",
-  ).openapi({ enum: ["OPERATOR_A_BF", "OPERATOR_B_BF"] }),
-  momoPhone: Field(32, "MOMO: E.164 number (+226 and 8 digits)", "+22670123456").openapi({
+  ).openapi({ enum: [...OPERATOR_CODES] }),
+  momoPhone: Field(32, "E.164 number (+226 and 8 digits)", "+22670123456").openapi({
     pattern: "^\\+226[0-9]{8}$",
   }),
-  bankName: Field(140, "BANK: the bank's name", "Banque Atlantique Burkina"),
-  bankAccountName: Field(140, "BANK: the account holder's name", "Boutique Wend-Kuuni SARL"),
-  bankIban: Field(64, "BANK: IBAN (ISO 13616, mod-97 checked); or bankAccountNumber and bankCode"),
-  bankAccountNumber: Field(64, "BANK: account number, when there is no IBAN (needs bankCode)"),
-  bankCode: Field(32, "BANK: the bank's code"),
+};
+const bankFields = {
+  bankName: NonBlank(140, "the bank's name", "Banque Atlantique Burkina"),
+  bankAccountName: NonBlank(140, "the account holder's name", "Boutique Wend-Kuuni SARL"),
+  bankIban: Field(64, "IBAN (ISO 13616, mod-97 checked; spaces allowed)", "BF42BF0840101300463574000390"),
+  bankAccountNumber: Field(64, "account number, when there is no IBAN (needs bankCode)", "000123456789"),
+  bankCode: Field(32, "the bank's code", "BF042"),
 };
 
-const RegisterBody = z.strictObject({
-  kind: z.enum(["MOMO", "BANK"]),
-  ...details,
-}).openapi("RegisterFiatDestination");
+const RegisterMomoBody = z.strictObject({ kind: z.literal("MOMO"), ...common, ...momoFields })
+  .openapi("RegisterMomoDestination");
 
-const UpdateBody = z.strictObject(details).openapi("UpdateFiatDestination");
+/** The bank kind's fields: the names, and an IBAN or an account number with its bank code, never both. */
+const RegisterBankBody = z.strictObject({
+  kind: z.literal("BANK"),
+  ...common,
+  ...bankFields,
+  bankIban: bankFields.bankIban.optional(),
+  bankAccountNumber: bankFields.bankAccountNumber.optional(),
+  bankCode: bankFields.bankCode.optional(),
+}).superRefine((body, ctx) => {
+  const refusal = detailsRefusal("BANK", body);
+  if (refusal) {
+    ctx.addIssue({ code: "custom", message: refusal.message, params: { refusedAs: refusal.code } });
+  }
+}).openapi("RegisterBankDestination", {
+  oneOf: [
+    { properties: { bankIban: { type: "string" }, bankAccountNumber: ABSENT }, required: ["bankIban"] },
+    {
+      properties: { bankAccountNumber: { type: "string" }, bankCode: { type: "string" }, bankIban: ABSENT },
+      required: ["bankAccountNumber", "bankCode"],
+    },
+  ],
+});
+
+const RegisterBody = z.discriminatedUnion("kind", [RegisterMomoBody, RegisterBankBody])
+  .openapi("RegisterFiatDestination", { description: "One body per kind, told apart by `kind`" });
+
+/** A registration body its schema refused answers the catalogue's code for its fields, if one applies. */
+function registrationHook(
+  result: { success: boolean; data?: unknown; error?: unknown; target?: string },
+): undefined {
+  const body = result.data as Record<string, unknown> | null;
+  if (!result.success && result.target === "json" && typeof body === "object" && body !== null) {
+    const refusal = body.kind === "MOMO" || body.kind === "BANK"
+      ? detailsRefusal(body.kind, body)
+      : undefined;
+    if (refusal) throw refusal;
+  }
+  validationHook(result);
+  return undefined;
+}
+
+const optional = <T extends Record<string, z.ZodString>>(fields: T) =>
+  Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, v.optional()])) as {
+    [K in keyof T]: z.ZodOptional<T[K]>;
+  };
+
+const UpdateBody = z.strictObject({ ...common, ...optional(momoFields), ...optional(bankFields) })
+  .openapi("UpdateFiatDestination");
 
 const DestinationSchema = z.object({
   id: z.string(),
@@ -122,6 +180,7 @@ export function fiatDestinationRoutes() {
         fiatDestinationView(await registerFiatDestination(c.get("deps"), scope(c), c.req.valid("json"))),
         201,
       ),
+    (result) => registrationHook(result),
   );
 
   r.openapi(

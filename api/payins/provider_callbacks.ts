@@ -1,9 +1,11 @@
-// Where card and mobile money providers report outcomes. Public: the provider's signature is the auth.
+// Where card and mobile money providers report outcomes. No key: the provider's signature over the raw
+// body is the authentication, checked first (requireProviderSignature), like a key on other routes.
 import { createRoute, z } from "@hono/zod-openapi";
 import { handleDisbursementCallback } from "../../domain/fiat_out/disburse.ts";
 import { handleProviderCallback } from "../../domain/payins/settle_fiat.ts";
 import { newRouter } from "../router.ts";
 import { errorResponses, jsonContent, ok, successSchema } from "../envelope.ts";
+import { requireProviderSignature } from "../middleware/provider_auth.ts";
 import { CallbackBodySchema, SIGNATURE_HEADER } from "../../rails/fiat/signing.ts";
 
 // The signature covers the raw bytes, so the router must not parse the body: the document shows the
@@ -22,6 +24,19 @@ const callbackBody = (component: string) => ({
   content: { "application/json": { schema: { $ref: `#/components/schemas/${component}` } } },
 });
 
+const RAILS = ["card", "momo"] as const;
+const railOf = (value: string | undefined) => RAILS.find((r) => r === value);
+
+/** The signature check of each route, naming its provider from the path (undefined: a path refused). */
+const payinSignature = (simulator: boolean) =>
+  requireProviderSignature((c) => {
+    const rail = railOf(c.req.param("rail"));
+    if (!rail || (simulator && c.req.param("source") !== "simulator")) return undefined;
+    return { kind: "payin", rail, simulator };
+  });
+const SIMULATOR_PAYIN_SIGNATURE = payinSignature(true);
+const LIVE_PAYIN_SIGNATURE = payinSignature(false);
+
 export function providerRoutes() {
   const r = newRouter();
   // rails/ uses plain zod: its own JSON Schema export, without the draft marker OpenAPI does not want.
@@ -34,8 +49,10 @@ export function providerRoutes() {
       tags: ["Providers"],
       summary: "Signed outcome from a card acquirer or mobile money aggregator",
       operationId: "simulatorProviderCallback",
-      description: "Public: the provider's signature over the raw body is the authentication.",
+      description: "No key: the provider's signature over the raw body is the authentication, checked " +
+        "before anything in the body (INVALID_WEBHOOK_SIGNATURE).",
       security: [],
+      middleware: [SIMULATOR_PAYIN_SIGNATURE],
       request: {
         params: z.object({ source: z.literal("simulator"), rail: z.enum(["card", "momo"]) }),
         headers: SignatureHeaders,
@@ -65,8 +82,10 @@ export function providerRoutes() {
       tags: ["Providers"],
       summary: "Signed outcome from the live card acquirer or mobile money aggregator",
       operationId: "providerCallback",
-      description: "Public: the provider's signature over the raw body is the authentication.",
+      description: "No key: the provider's signature over the raw body is the authentication, checked " +
+        "before anything in the body (INVALID_WEBHOOK_SIGNATURE).",
       security: [],
+      middleware: [LIVE_PAYIN_SIGNATURE],
       request: {
         params: z.object({ rail: z.enum(["card", "momo"]) }),
         headers: SignatureHeaders,
@@ -101,9 +120,11 @@ export function providerRoutes() {
           ? "Signed outcome of a mobile money disbursement from the simulator (sandbox)"
           : "Signed outcome of a mobile money disbursement from the live aggregator",
         operationId: simulator ? "simulatorDisbursementCallback" : "disbursementCallback",
-        description: "Public: the provider's signature over the raw body is the authentication. " +
-          "A replayed notification answers CONFLICT and changes nothing.",
+        description: "No key: the provider's signature over the raw body is the authentication, checked " +
+          "before anything in the body (INVALID_WEBHOOK_SIGNATURE). A replayed notification answers " +
+          "CONFLICT and changes nothing.",
         security: [],
+        middleware: [requireProviderSignature(() => ({ kind: "disbursement", simulator }))],
         request: { headers: SignatureHeaders, body: callbackBody("ProviderCallback") },
         responses: {
           200: jsonContent(

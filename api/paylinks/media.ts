@@ -38,9 +38,11 @@ function uploadLimit(max: number): MiddlewareHandler<AppEnv> {
     /^multipart\/form-data\b/i.test(c.req.header("content-type") ?? "") ? limit(c, next) : next();
 }
 
+// A missing part is answered by fileBytes (VALIDATION_ERROR naming `file`), so zod lets it through and the
+// document declares it required.
 const FileForm = z.object({
   file: z.any().optional().openapi({ type: "string", format: "binary", description: "the file" }),
-});
+}).openapi({ required: ["file"] });
 
 /** The `file` part of a multipart body as bytes; anything else is a clear VALIDATION_ERROR. */
 async function fileBytes(form: { file?: unknown } | undefined): Promise<Uint8Array> {
@@ -63,11 +65,13 @@ function formOf(c: { req: { valid: (target: never) => any } }): { file?: unknown
   }
 }
 
-const multipart = (description: string) => ({
+/** A multipart body of one part `file`, of the media types `contentType` names (its bytes are checked). */
+const multipart = (description: string, contentType: string) => ({
   required: true,
   description,
-  content: { "multipart/form-data": { schema: FileForm } },
+  content: { "multipart/form-data": { schema: FileForm, encoding: { file: { contentType } } } },
 });
+const IMAGE_TYPES = "image/png, image/jpeg, image/webp";
 
 export function paylinkMediaRoutes() {
   const r = newRouter();
@@ -81,7 +85,7 @@ export function paylinkMediaRoutes() {
         "Upload the cover image (PNG, JPEG or WebP, at most 5 MB and 4096 px a side; metadata removed)",
       security,
       middleware: [...write, uploadLimit(MAX_IMAGE_BYTES)],
-      request: { params: PaylinkId, body: multipart("The image as the part `file`") },
+      request: { params: PaylinkId, body: multipart("The image as the part `file`", IMAGE_TYPES) },
       responses: { 200: jsonContent(successSchema(PaylinkSchema), "The paylink"), ...errorResponses },
     }),
     async (c) => {
@@ -122,7 +126,7 @@ export function paylinkMediaRoutes() {
       summary: "Upload a product's image (PNG, JPEG or WebP, at most 5 MB; metadata removed)",
       security,
       middleware: [...write, uploadLimit(MAX_IMAGE_BYTES)],
-      request: { params: ProductParams, body: multipart("The image as the part `file`") },
+      request: { params: ProductParams, body: multipart("The image as the part `file`", IMAGE_TYPES) },
       responses: { 200: jsonContent(successSchema(ProductSchema), "The product"), ...errorResponses },
     }),
     async (c) => {
@@ -151,7 +155,7 @@ export function paylinkMediaRoutes() {
         "stockQty, lowStockThreshold, sortOrder); all or nothing",
       security,
       middleware: [...write, uploadLimit(MAX_CSV_BYTES)],
-      request: { params: PaylinkId, body: multipart("The CSV file as the part `file`") },
+      request: { params: PaylinkId, body: multipart("The CSV file as the part `file`", "text/csv") },
       responses: {
         201: jsonContent(
           successSchema(z.object({ imported: z.number().int(), products: z.array(ProductSchema) })),

@@ -3,6 +3,7 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import { Hono } from "hono";
 import { renderDocsPage } from "../../pages/docs.tsx";
 import type { AppEnv } from "../../http/env.ts";
+import { listStateCodes } from "../openapi/state_codes.ts";
 
 const TAGS = [
   { name: "Pay-ins", description: "Take a payment in USDT (TRON), by card or by mobile money (XOF)" },
@@ -31,18 +32,33 @@ function serverOf(publicUrl: string) {
 }
 
 /**
- * Request bodies told apart by a field a USDT body may omit (paymentMethod, currency): the generator
- * writes `oneOf`, which linters and client generators read as "the field is always present". The
- * branches still exclude each other by that field's values; `anyOf` says what the server checks.
+ * Request bodies told apart by a field the default case may omit (paymentMethod, currency, productType):
+ * the generator writes `oneOf`, with a `discriminator` when the branches are named, which linters and
+ * client generators read as "the field is always present". The branches still exclude each other by that
+ * field's values; `anyOf` without a discriminator says what the server checks.
  */
-const OPTIONAL_TAG_UNIONS = ["CreatePayment", "CreateWithdrawal"];
+const OPTIONAL_TAG_UNIONS = [
+  "CreatePayment",
+  "CreateWithdrawal",
+  "CreatePaylinkWithProducts",
+  "PaylinkProductInput",
+  "PaylinkXofProductInput",
+  "SimulatePaylink",
+];
 
 /** The document as served: `publicUrl` is the server clients call (PUBLIC_URL). */
 export function openApiDocument(app: OpenAPIHono<AppEnv>, publicUrl: string) {
   const doc = generatedDocument(app, publicUrl);
+  listStateCodes(
+    doc.paths as never,
+    { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+  );
   for (const name of OPTIONAL_TAG_UNIONS) {
-    const schema = doc.components?.schemas?.[name] as { oneOf?: unknown[]; anyOf?: unknown[] } | undefined;
+    const schema = doc.components?.schemas?.[name] as
+      | { oneOf?: unknown[]; anyOf?: unknown[]; discriminator?: unknown }
+      | undefined;
     if (schema?.oneOf) [schema.anyOf, schema.oneOf] = [schema.oneOf, undefined];
+    if (schema) delete schema.discriminator;
   }
   return doc;
 }

@@ -17,15 +17,22 @@ import {
   oldestFiatDestination,
   updateFiatDestination,
 } from "../../db/fiat_destinations.ts";
-import { isE164, resolveOperator } from "../../rails/fiat/operators.ts";
-import type { OperatorCode } from "../../rails/fiat/provider.ts";
 import type { Deps } from "../deps.ts";
 import { AppError, type FieldProblem } from "../errors.ts";
 import { isWellFormedId, newId } from "../ids.ts";
+import {
+  BANK_FIELDS,
+  checkedDetails,
+  type FiatDestinationInput,
+  type FiatDestinationPatch,
+  invalid,
+  MOMO_FIELDS,
+  text,
+} from "./details.ts";
 
 export type { FiatDestinationRow } from "../../db/fiat_destinations.ts";
-
-export const OPERATOR_CODES: readonly OperatorCode[] = ["OPERATOR_A_BF", "OPERATOR_B_BF"];
+export type { FiatDestinationInput, FiatDestinationPatch } from "./details.ts";
+export { detailsRefusal, isValidIban, OPERATOR_CODES } from "./details.ts";
 
 type Scope = { merchantId: string; isSandbox: boolean };
 type DestDeps = Pick<Deps, "db" | "clock" | "log" | "config">;
@@ -33,154 +40,6 @@ type DestDeps = Pick<Deps, "db" | "clock" | "log" | "config">;
 /** When a destination registered or changed at `now` may first be used (config.fiat.destinationCooldownSeconds). */
 function availableFrom(deps: Pick<Deps, "config">, now: Date): Date {
   return new Date(now.getTime() + deps.config.fiat.destinationCooldownSeconds * 1000);
-}
-
-export type FiatDestinationInput = {
-  kind: "MOMO" | "BANK";
-  label?: string | null;
-  isPrimary?: boolean;
-  momoOperator?: string;
-  momoPhone?: string;
-  bankName?: string;
-  bankAccountName?: string;
-  bankIban?: string;
-  bankAccountNumber?: string;
-  bankCode?: string;
-};
-
-export type FiatDestinationPatch = Omit<Partial<FiatDestinationInput>, "kind">;
-
-const MOMO_FIELDS = ["momoOperator", "momoPhone"] as const;
-const BANK_FIELDS = ["bankName", "bankAccountName", "bankIban", "bankAccountNumber", "bankCode"] as const;
-
-function invalid(field: string, reason: string): AppError {
-  return new AppError("FIAT_DESTINATION_INVALID", `${field}: ${reason}`, { details: [{ field, reason }] });
-}
-
-/** ISO 13616: two letters, two check digits, up to 30 alphanumerics; the number mod 97 is 1. */
-export function isValidIban(value: string): boolean {
-  if (!/^[A-Z]{2}\d{2}[A-Z0-9]{11,30}$/.test(value)) return false;
-  const moved = value.slice(4) + value.slice(0, 4);
-  let rest = 0;
-  for (const ch of moved) {
-    const digits = /\d/.test(ch) ? ch : String(ch.charCodeAt(0) - 55);
-    for (const d of digits) rest = (rest * 10 + Number(d)) % 97;
-  }
-  return rest === 1;
-}
-
-/** Spaces out, upper-case: "bf42 bf00 ..." and "BF42BF00..." are the same account. */
-function compact(value: string): string {
-  return value.replace(/[\s-]/g, "").toUpperCase();
-}
-
-function text(field: string, value: string | undefined | null, max = 140): string | null {
-  if (value === undefined || value === null) return null;
-  const v = value.trim();
-  if (v === "") return null;
-  // deno-lint-ignore no-control-regex -- control characters are what is refused
-  if (v.length > max || /[\u0000-\u001f\u007f]/.test(v)) {
-    throw invalid(field, `at most ${max} printable characters`);
-  }
-  return v;
-}
-
-function checkMomo(
-  operator: string | null,
-  phone: string | null,
-): Pick<FiatDetails, "momo_operator" | "momo_phone"> {
-  const missing = [!operator && "momoOperator", !phone && "momoPhone"].filter(Boolean) as string[];
-  if (missing.length > 0) {
-    throw new AppError(
-      "MISSING_MOBILE_MONEY_FIELDS",
-      `Mobile money destinations need ${missing.join(" and ")}`,
-      {
-        details: missing.map((field) => ({ field, reason: "required for MOMO" })),
-      },
-    );
-  }
-  if (!OPERATOR_CODES.includes(operator as OperatorCode)) {
-    throw new AppError("OPERATOR_NOT_SUPPORTED", `momoOperator must be one of ${OPERATOR_CODES.join(", ")}`, {
-      details: [{ field: "momoOperator", reason: `one of ${OPERATOR_CODES.join(", ")}` }],
-    });
-  }
-  if (!isE164(phone!)) {
-    throw invalid("momoPhone", "an E.164 number: + then the country code and number, no spaces");
-  }
-  const owner = resolveOperator(phone!);
-  if (owner === null) {
-    throw new AppError("OPERATOR_NOT_SUPPORTED", "momoPhone is not a Burkina Faso mobile money number", {
-      details: [{ field: "momoPhone", reason: "a Burkina Faso number (+226) of a supported operator" }],
-    });
-  }
-  if (owner !== operator) throw invalid("momoPhone", `this number belongs to ${owner}, not ${operator}`);
-  return { momo_operator: operator, momo_phone: phone };
-}
-
-function checkBank(b: {
-  name: string | null;
-  accountName: string | null;
-  iban: string | null;
-  accountNumber: string | null;
-  code: string | null;
-}): Omit<FiatDetails, "momo_operator" | "momo_phone"> {
-  const missing: string[] = [];
-  if (!b.name) missing.push("bankName");
-  if (!b.accountName) missing.push("bankAccountName");
-  if (!b.iban && !b.accountNumber) missing.push("bankIban or bankAccountNumber");
-  if (!b.iban && b.accountNumber && !b.code) missing.push("bankCode");
-  if (missing.length > 0) {
-    throw new AppError("MISSING_BANK_FIELDS", `Bank destinations need ${missing.join(", ")}`, {
-      details: missing.map((field) => ({ field, reason: "required for BANK" })),
-    });
-  }
-  if (b.iban && b.accountNumber) {
-    throw invalid("bankAccountNumber", "give either bankIban or bankAccountNumber, not both");
-  }
-  if (b.iban && !isValidIban(b.iban)) {
-    throw invalid("bankIban", "not a valid IBAN (format or mod-97 checksum)");
-  }
-  if (b.accountNumber && !/^[A-Z0-9]{5,34}$/.test(b.accountNumber)) {
-    throw invalid("bankAccountNumber", "5 to 34 letters and digits");
-  }
-  if (b.code && !/^[A-Z0-9]{3,11}$/.test(b.code)) throw invalid("bankCode", "3 to 11 letters and digits");
-  return {
-    bank_name: b.name,
-    bank_account_name: b.accountName,
-    bank_iban: b.iban,
-    bank_account_number: b.iban ? null : b.accountNumber,
-    bank_code: b.code,
-  };
-}
-
-const NO_MOMO = { momo_operator: null, momo_phone: null };
-const NO_BANK = {
-  bank_name: null,
-  bank_account_name: null,
-  bank_iban: null,
-  bank_account_number: null,
-  bank_code: null,
-};
-
-/** The stored details of a destination of `kind` from the given fields; throws the spec's codes. */
-function checkedDetails(kind: "MOMO" | "BANK", input: FiatDestinationPatch): FiatDetails {
-  const foreign = (kind === "MOMO" ? BANK_FIELDS : MOMO_FIELDS).filter((f) => input[f] !== undefined);
-  if (foreign.length > 0) throw invalid(foreign[0], `not a field of a ${kind} destination`);
-  if (kind === "MOMO") {
-    const phone = input.momoPhone === undefined ? null : input.momoPhone.trim();
-    return { ...checkMomo(input.momoOperator?.trim() || null, phone || null), ...NO_BANK };
-  }
-  const opt = (v: string | undefined) => (v === undefined || v.trim() === "" ? null : compact(v));
-  return {
-    ...NO_MOMO,
-    ...checkBank({
-      name: text("bankName", input.bankName),
-      accountName: text("bankAccountName", input.bankAccountName),
-      iban: opt(input.bankIban),
-      accountNumber: opt(input.bankAccountNumber),
-      code: opt(input.bankCode),
-    }),
-  };
 }
 
 export async function registerFiatDestination(

@@ -45,6 +45,16 @@ function invalid(details: FieldProblem[]): never {
   );
 }
 
+/**
+ * A cart line naming a product the paylink does not sell (never had, or archived): which products exist
+ * is state, so NOT_FOUND naming the line, not a validation error.
+ */
+export function noSuchProduct(line: number, productId: string): AppError {
+  return new AppError("NOT_FOUND", `No product ${productId.slice(0, 64)} on this paylink`, {
+    details: [{ field: `items.${line}.productId`, reason: "no such product on this paylink" }],
+  });
+}
+
 /** Same product on two lines counts as one line; quantities are whole, 1 to MAX_LINE_QUANTITY. */
 function mergeItems(items: CheckoutItem[]): CheckoutItem[] {
   if (items.length === 0) invalid([{ field: "items", reason: "at least one item is required" }]);
@@ -140,7 +150,7 @@ export async function reserveOrder(
       }
       if (!product) {
         const exists = await db.findProduct(tx, paylink.id, line.productId);
-        if (!exists) invalid([{ field: `items.${i}.productId`, reason: "no such product on this paylink" }]);
+        if (!exists) throw noSuchProduct(i, line.productId);
         throw new AppError(
           "CONFLICT",
           `Only ${exists.stock_qty} of "${exists.name}" left`,

@@ -3,7 +3,7 @@ import * as db from "../../db/paylinks.ts";
 import { PG_UNIQUE_VIOLATION, pgErrorCode } from "../../db/mod.ts";
 import type { Caller } from "../auth.ts";
 import type { Deps } from "../deps.ts";
-import { AppError } from "../errors.ts";
+import { AppError, type FieldProblem } from "../errors.ts";
 import { newId } from "../ids.ts";
 import type { Currency } from "../money.ts";
 import { acceptedRails, checkPrices, fromMinor, generateSlug, normalizeSlug, refuse } from "./input.ts";
@@ -112,13 +112,29 @@ export function checkProducts(products: ProductInput[], currency: Currency, fiel
   }
 }
 
+/** Why a paylink of `type` cannot have this recurringInterval (required on RECURRING, else none). */
+export function recurringProblem(
+  type: string,
+  interval: string | null | undefined,
+): FieldProblem | undefined {
+  if (type === "RECURRING" && !interval) {
+    return { field: "recurringInterval", reason: "required for a RECURRING paylink" };
+  }
+  if (type !== "RECURRING" && interval) {
+    return { field: "recurringInterval", reason: "only a RECURRING paylink has one" };
+  }
+  return undefined;
+}
+
+/** A new paylink's settings: the recurring interval its type needs (the schema says it too), expiry ahead. */
 export function checkSettings(s: PaylinkSettings, now: Date, type: string): void {
-  if (type === "RECURRING" && !s.recurringInterval) {
-    refuse([{ field: "recurringInterval", reason: "required for a RECURRING paylink" }]);
-  }
-  if (type !== "RECURRING" && s.recurringInterval) {
-    refuse([{ field: "recurringInterval", reason: "only a RECURRING paylink has one" }]);
-  }
+  const recurring = recurringProblem(type, s.recurringInterval);
+  if (recurring) refuse([recurring]);
+  checkExpiry(s, now);
+}
+
+/** expiresAt, when given, is in the future. */
+export function checkExpiry(s: Pick<PaylinkSettings, "expiresAt">, now: Date): void {
   if (s.expiresAt && new Date(s.expiresAt).getTime() <= now.getTime()) {
     refuse([{ field: "expiresAt", reason: "must be in the future" }]);
   }

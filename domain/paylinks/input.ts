@@ -10,8 +10,27 @@ export function refuse(details: FieldProblem[]): never {
   throw new AppError("VALIDATION_ERROR", `Validation failed: ${summary}`, { details });
 }
 
+/**
+ * A request that contradicts the paylink or product as it is stored (its currency, its type, the uses
+ * already taken): nothing in the request alone is wrong, so CONFLICT naming the field, not a validation
+ * error.
+ */
+export function conflict(details: FieldProblem[]): never {
+  const summary = details.slice(0, 3).map((d) => `${d.field}: ${d.reason}`).join("; ");
+  throw new AppError("CONFLICT", `Conflicts with the paylink as it is: ${summary}`, { details });
+}
+
 /** Largest price or discount accepted: far above any real sale, far below NUMERIC's limits. */
 export const MAX_PRICE = new Decimal("1000000000000");
+
+/**
+ * priceProblem's rule as a pattern, per currency: above 0, at most MAX_PRICE, at most the currency's
+ * decimals (the request schemas declare it; tests/unit/paylink_prices_test.ts holds the two together).
+ */
+export const PRICE_PATTERNS: Record<Currency, string> = {
+  USDT_TRC20: "^(0\\.(?=[0-9]*[1-9])[0-9]{1,6}|[1-9][0-9]{0,11}(\\.[0-9]{1,6})?|1000000000000(\\.0{1,6})?)$",
+  XOF: "^([1-9][0-9]{0,11}|1000000000000)$",
+};
 
 /** A price in `currency`: a plain positive decimal with at most the currency's decimals (USDT 6, XOF 0). */
 export function priceProblem(value: string, currency: Currency): string | undefined {
@@ -25,6 +44,17 @@ export function priceProblem(value: string, currency: Currency): string | undefi
   return undefined;
 }
 
+/**
+ * A price for a paylink that exists: its form is the request's (VALIDATION_ERROR), the decimals its stored
+ * currency allows are state (CONFLICT: a whole number for an XOF paylink).
+ */
+export function checkStoredCurrencyPrice(field: string, value: string, currency: Currency): void {
+  const form = priceProblem(value, "USDT_TRC20");
+  if (form) refuse([{ field, reason: form }]);
+  const decimals = priceProblem(value, currency);
+  if (decimals) conflict([{ field, reason: `${decimals}: this paylink is priced in ${currency}` }]);
+}
+
 export function checkPrices(prices: Array<{ field: string; value: string }>, currency: Currency): void {
   const problems = prices.flatMap(({ field, value }) => {
     const reason = priceProblem(value, currency);
@@ -32,6 +62,9 @@ export function checkPrices(prices: Array<{ field: string; value: string }>, cur
   });
   if (problems.length > 0) refuse(problems);
 }
+
+/** The slugs normalizeSlug accepts as they are sent: SLUG_PATTERN before trimming and lower-casing. */
+export const SLUG_INPUT_PATTERN = "^\\s*[a-zA-Z0-9][a-zA-Z0-9-]{1,62}[a-zA-Z0-9]\\s*$";
 
 export const SLUG_RULE =
   "3 to 64 characters: a-z, 0-9 and hyphens, starting and ending with a letter or digit";

@@ -11,6 +11,13 @@ export function normalizeCode(code: string): string {
 
 export const PROMO_CODE_PATTERN = /^[A-Z0-9][A-Z0-9_-]{0,39}$/;
 
+/** The codes normalizeCode makes PROMO_CODE_PATTERN of, as they are sent (any case, spaces around). */
+export const PROMO_CODE_INPUT_PATTERN = "^\\s*[a-zA-Z0-9][a-zA-Z0-9_-]{0,39}\\s*$";
+
+/** A PERCENT discount: above 0, at most 100, at most 3 integer digits and 4 decimals. */
+export const PERCENT_PATTERN =
+  "^(0{1,3}\\.(?=[0-9]*[1-9])[0-9]{1,4}|0{0,2}[1-9](\\.[0-9]{1,4})?|0?[1-9][0-9](\\.[0-9]{1,4})?|100(\\.0{1,4})?)$";
+
 /**
  * Throws the specification's redemption error for a code that cannot be used now, in its order:
  * unknown, then deactivated, then expired, then used up.

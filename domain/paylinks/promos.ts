@@ -6,8 +6,14 @@ import { AppError } from "../errors.ts";
 import { isWellFormedId, newId } from "../ids.ts";
 import { type Currency, Decimal } from "../money.ts";
 import { isUniqueViolation } from "./create.ts";
-import { priceProblem, refuse } from "./input.ts";
-import { assertPromoUsable, discountOf, normalizeCode, PROMO_CODE_PATTERN } from "./promo_rules.ts";
+import { conflict, priceProblem, refuse } from "./input.ts";
+import {
+  assertPromoUsable,
+  discountOf,
+  normalizeCode,
+  PERCENT_PATTERN,
+  PROMO_CODE_PATTERN,
+} from "./promo_rules.ts";
 import { findPaylinkBySlug, getPaylinkRow, type Owner } from "./queries.ts";
 
 type D = Pick<Deps, "db" | "clock">;
@@ -22,16 +28,28 @@ export type PromoInput = {
 
 export type PromoPatch = Partial<Omit<PromoInput, "code">> & { isActive?: boolean };
 
-/** PERCENT: more than 0, at most 100 (decimals allowed). FIXED: a price in the paylink's currency. */
-function checkDiscount(type: "PERCENT" | "FIXED", value: string, currency: Currency): void {
+/**
+ * PERCENT: more than 0, at most 100 (PERCENT_PATTERN). FIXED: a price, in the paylink's currency. `fail`
+ * answers a value wrong for its type: refuse when the body names the type, conflict when the type is
+ * the stored one; a FIXED value with decimals the paylink's (stored) currency lacks is always CONFLICT.
+ */
+function checkDiscount(
+  type: "PERCENT" | "FIXED",
+  value: string,
+  currency: Currency,
+  fail: typeof refuse = refuse,
+): void {
+  const field = "discountValue";
   if (type === "PERCENT") {
-    const ok = /^\d{1,3}(\.\d{1,4})?$/.test(value) && new Decimal(value).greaterThan(0) &&
-      new Decimal(value).lessThanOrEqualTo(100);
-    if (!ok) refuse([{ field: "discountValue", reason: "a percentage above 0 and at most 100" }]);
+    if (!new RegExp(PERCENT_PATTERN).test(value)) {
+      fail([{ field, reason: "a percentage above 0 and at most 100" }]);
+    }
     return;
   }
-  const reason = priceProblem(value, currency);
-  if (reason) refuse([{ field: "discountValue", reason }]);
+  const form = priceProblem(value, "USDT_TRC20");
+  if (form) fail([{ field, reason: form }]);
+  const decimals = priceProblem(value, currency);
+  if (decimals) conflict([{ field, reason: `${decimals}: this paylink is priced in ${currency}` }]);
 }
 
 function checkExpiry(expiresAt: string | null | undefined, now: Date) {
@@ -101,16 +119,19 @@ export async function updatePromoCode(
     const current = await promoOf({ db: tx }, paylink, promoId, true);
     const type = patch.discountType ?? current.discount_type;
     if (patch.discountType !== undefined || patch.discountValue !== undefined) {
+      // Both in the body: the body is wrong or right by itself; one of them: the stored other decides.
+      const bodyDecides = patch.discountType !== undefined && patch.discountValue !== undefined;
       checkDiscount(
         type,
         patch.discountValue ?? new Decimal(current.discount_value).toFixed(),
         paylink.currency as Currency,
+        bodyDecides ? refuse : conflict,
       );
     }
     checkExpiry(patch.expiresAt, now);
     const fresh = await db.findPromo(tx, paylink.id, promoId);
     if (patch.maxUses !== undefined && patch.maxUses !== null && patch.maxUses < fresh!.use_count) {
-      refuse([{ field: "maxUses", reason: `already used ${fresh!.use_count} times` }]);
+      conflict([{ field: "maxUses", reason: `already used ${fresh!.use_count} times` }]);
     }
     return (await db.updatePromo(tx, paylink.id, promoId, {
       discount_type: patch.discountType,

@@ -6,14 +6,15 @@ import type { Deps } from "../deps.ts";
 import { AppError } from "../errors.ts";
 import type { Currency } from "../money.ts";
 import {
+  checkExpiry,
   checkProducts,
-  checkSettings,
   type PaylinkSettings,
   type ProductInput,
   productRows,
+  recurringProblem,
   settingsColumns,
 } from "./create.ts";
-import { acceptedRails, checkPrices, refuse } from "./input.ts";
+import { acceptedRails, checkStoredCurrencyPrice, conflict, refuse } from "./input.ts";
 import { getPaylink, getPaylinkRow, type Owner } from "./queries.ts";
 import { assertPaylinkMove, effectiveStatus } from "./states.ts";
 import type { PaylinkWithChildren } from "./view.ts";
@@ -53,18 +54,13 @@ export async function updatePaylink(
         );
       }
     }
-    checkSettings(
-      {
-        ...patch,
-        recurringInterval: patch.recurringInterval === undefined
-          ? row.recurring_interval as never
-          : patch.recurringInterval,
-      },
-      now,
-      row.type,
-    );
+    // The type never changes, so whether an interval fits is the stored paylink's question: CONFLICT.
+    const interval = patch.recurringInterval === undefined ? row.recurring_interval : patch.recurringInterval;
+    const recurring = recurringProblem(row.type, interval);
+    if (recurring) conflict([{ ...recurring, reason: `${recurring.reason} (this one is ${row.type})` }]);
+    checkExpiry(patch, now);
     if (patch.maxUses !== undefined && patch.maxUses !== null && patch.maxUses < row.use_count) {
-      refuse([{ field: "maxUses", reason: `${row.use_count} uses are already taken` }]);
+      conflict([{ field: "maxUses", reason: `${row.use_count} uses are already taken` }]);
     }
     const fields = settingsColumns(patch);
     if (patch.acceptedMethods !== undefined) {
@@ -100,7 +96,8 @@ export async function addProduct(deps: D, owner: Owner, paylinkId: string, input
   return await deps.db.tx(async (tx) => {
     const now = deps.clock.now();
     const paylink = await getPaylinkRow({ db: tx }, owner, paylinkId, { lock: true });
-    checkProducts([input], paylink.currency as Currency, "product");
+    checkStoredCurrencyPrice("price", input.price, paylink.currency as Currency);
+    checkProducts([input], "USDT_TRC20", "product");
     const existing = await db.listProducts(tx, [paylink.id]);
     const [row] = productRows([input], now);
     const [product] = await db.insertProducts(tx, { id: paylink.id, ...owner }, [{
@@ -126,11 +123,15 @@ export async function updateProduct(
     const current = await db.findProduct(tx, paylink.id, productId);
     if (!current) throw new AppError("NOT_FOUND", "No such product on this paylink");
     if (patch.price !== undefined) {
-      checkPrices([{ field: "price", value: patch.price }], paylink.currency as Currency);
+      checkStoredCurrencyPrice("price", patch.price, paylink.currency as Currency);
     }
     const type = patch.productType ?? current.product_type;
     if (type !== "DIGITAL" && (patch.digitalUrl ?? (patch.productType ? null : current.digital_url))) {
-      refuse([{ field: "digitalUrl", reason: "only DIGITAL products have one" }]);
+      // A PHYSICAL productType beside a link is the body's contradiction; a link for a product stored
+      // PHYSICAL is state.
+      const problem = { field: "digitalUrl", reason: `only DIGITAL products have one; this one is ${type}` };
+      if (patch.productType) refuse([problem]);
+      conflict([problem]);
     }
     const product = await db.updateProduct(tx, paylink.id, productId, {
       name: patch.name,

@@ -46,10 +46,22 @@ function lockView(l: shopDb.RateLockRow): RateLockView {
   };
 }
 
-function railRefused(rail: string): AppError {
-  return new AppError("VALIDATION_ERROR", "Validation failed: paymentMethod: not offered by this paylink", {
-    details: [{ field: "paymentMethod", reason: `${rail} is not offered by this paylink` }],
-  });
+/**
+ * The rail the customer asked for, if the paylink offers it now: which rails it offers is state (its
+ * accepted methods and the merchant's enabled rails), so a refusal is PAYMENT_METHOD_NOT_ACCEPTED, or
+ * NO_METHODS_ENABLED when it offers none at all.
+ */
+function offeredRail(offered: PaymentRail[], asked: PaymentRail | undefined): PaymentRail {
+  if (offered.length === 0) {
+    throw new AppError("NO_METHODS_ENABLED", "This paylink offers no payment method at the moment");
+  }
+  const rail = asked ?? offered[0];
+  if (!offered.includes(rail)) {
+    throw new AppError("PAYMENT_METHOD_NOT_ACCEPTED", `This paylink does not take ${rail}`, {
+      details: [{ field: "paymentMethod", reason: `offered: ${offered.join(", ")}` }],
+    });
+  }
+  return rail;
 }
 
 /** Locks the live rate from the paylink's currency to the rail's for RATE_LOCK_SECONDS. */
@@ -60,7 +72,7 @@ export async function createRateLock(
 ): Promise<RateLockView> {
   const { paylink, merchant } = await loadShop(deps, slug);
   await assertMerchantTakesPayments(deps, merchant);
-  if (!offeredRails(paylink, merchant.enabled_rails).includes(rail)) throw railRefused(rail);
+  offeredRail(offeredRails(paylink, merchant.enabled_rails), rail);
   const to = RAIL_CURRENCY[rail];
   const rate = await currentRate(deps, paylink.currency, to);
   const now = deps.clock.now();
@@ -98,7 +110,7 @@ async function consumeLock(
     throw new AppError("RATE_LOCK_EXPIRED", "This rate lock has expired; lock the rate again");
   }
   if (taken.rail !== p.rail) {
-    throw new AppError("VALIDATION_ERROR", "Validation failed: rateLockId: locked for another rail", {
+    throw new AppError("PAYMENT_METHOD_NOT_ACCEPTED", `This rate lock is for ${taken.rail}, not ${p.rail}`, {
       details: [{ field: "rateLockId", reason: `locked for ${taken.rail}, not ${p.rail}` }],
     });
   }
@@ -170,9 +182,7 @@ export async function checkoutPaylink(
   // A suspension committing after this read lets this one checkout through: its payment is then held for
   // review when it arrives (domain/payins/review_holds.ts), like any pay-in paid after a suspension.
   await assertMerchantTakesPayments(deps, merchant);
-  const rails = offeredRails(paylink, merchant.enabled_rails);
-  const rail = input.paymentMethod ?? rails[0];
-  if (!rail || !rails.includes(rail)) throw railRefused(rail ?? "none");
+  const rail = offeredRail(offeredRails(paylink, merchant.enabled_rails), input.paymentMethod);
   const to = RAIL_CURRENCY[rail];
   // Without a lock the live rate is read before the transaction (a feed never waits inside one).
   const liveRate = input.rateLockId ? null : await currentRate(deps, paylink.currency, to);

@@ -12,6 +12,7 @@ import { brandingOf, type MerchantBranding } from "../merchants/branding.ts";
 import { assertMerchantTakesPayments, takesPayments } from "../merchants/availability.ts";
 import { type PaymentRail, RAILS } from "../merchants/mod.ts";
 import { type Currency, Decimal } from "../money.ts";
+import { noSuchProduct } from "../paylinks/checkout.ts";
 import { assertPromoUsable, discountOf, normalizeCode, PROMO_CODE_PATTERN } from "../paylinks/promo_rules.ts";
 import { findPaylinkBySlug } from "../paylinks/queries.ts";
 import { effectiveStatus, type PaylinkStatus } from "../paylinks/states.ts";
@@ -196,11 +197,7 @@ export async function previewPromo(
     subtotal = new Decimal(0);
     for (const [i, item] of input.items.entries()) {
       const product = products.find((p) => p.id === item.productId && !p.archived_at);
-      if (!product) {
-        throw new AppError("VALIDATION_ERROR", "Validation failed: no such product on this paylink", {
-          details: [{ field: `items.${i}.productId`, reason: "no such product on this paylink" }],
-        });
-      }
+      if (!product) throw noSuchProduct(i, item.productId);
       subtotal = subtotal.plus(new Decimal(product.price).times(item.quantity));
     }
   }

@@ -3,7 +3,7 @@
 // `delayMs` later. State lives in a Map: a restart forgets pending simulated payments.
 import type { CardInitiateResult, CardProvider, InitiateInput, StatusAnswer } from "./provider.ts";
 import { ProviderError } from "./provider.ts";
-import { createCallbackParser, type Dispatcher } from "./signing.ts";
+import { createCallbackAuthenticator, createCallbackParser, type Dispatcher } from "./signing.ts";
 
 /** The documented test cards (digits only). Any other valid number succeeds like SUCCESS. */
 export const TEST_CARDS = {
@@ -177,6 +177,7 @@ export function createCardSimulator(opts: {
         ...(p.reason ? { reason: p.reason } : {}),
       });
     },
+    authenticateCallback: createCallbackAuthenticator(opts.secret, opts.now),
     parseCallback: createCallbackParser(opts.secret, opts.now),
     get: (ref) => payments.get(ref),
     submitCard(ref, fields) {

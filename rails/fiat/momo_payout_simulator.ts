@@ -5,7 +5,7 @@
 import { isBurkinaFasoNumber, nationalNumber, resolveOperator } from "./operators.ts";
 import type { DisburseAnswer, DisburseInput, MomoDisbursementProvider } from "./provider.ts";
 import { ProviderError } from "./provider.ts";
-import { createCallbackParser, type Dispatcher } from "./signing.ts";
+import { createCallbackAuthenticator, createCallbackParser, type Dispatcher } from "./signing.ts";
 
 /** What the simulated aggregator does when paying a number, by its 8 national digits. */
 export type PayoutScenario = "paid" | "refused" | "timeout" | "late_success" | "late_failure";
@@ -133,6 +133,7 @@ export function createMomoPayoutSimulator(opts: {
       const t = transfers.get(reference);
       return Promise.resolve(t ? answer(t) : null);
     },
+    authenticateCallback: createCallbackAuthenticator(opts.secret, opts.now),
     parseCallback: createCallbackParser(opts.secret, opts.now),
     get: (reference) => transfers.get(reference),
     get transfersMade() {

@@ -19,7 +19,7 @@ import type {
   StatusAnswer,
 } from "./provider.ts";
 import { ProviderError } from "./provider.ts";
-import { createCallbackParser, type Dispatcher } from "./signing.ts";
+import { createCallbackAuthenticator, createCallbackParser, type Dispatcher } from "./signing.ts";
 
 /** The simulated SMS code. */
 export const SIMULATED_OTP = "123456";
@@ -213,6 +213,7 @@ export function createMomoSimulator(opts: {
         ...(p.reason ? { reason: p.reason } : {}),
       });
     },
+    authenticateCallback: createCallbackAuthenticator(opts.secret, opts.now),
     parseCallback: createCallbackParser(opts.secret, opts.now),
     get: (ref) => payments.get(ref),
     approve: (ref) => approvalAction(ref, authorized),

@@ -60,10 +60,17 @@ export class ProviderError extends Error {
 /** Verifies a callback's signature and age; throws ProviderError("bad_callback") when forged or stale. */
 export type CallbackParser = (request: { headers: Headers; rawBody: string }) => Promise<ProviderOutcome>;
 
+/**
+ * Only the signature and age of a callback (CallbackParser's first half), before anything reads the body:
+ * throws ProviderError("bad_callback") when forged or stale.
+ */
+export type CallbackAuthenticator = (request: { headers: Headers; rawBody: string }) => Promise<void>;
+
 export interface CardProvider {
   readonly name: string;
   initiate(input: InitiateInput): Promise<CardInitiateResult>;
   queryStatus(providerRef: string): Promise<StatusAnswer>;
+  authenticateCallback: CallbackAuthenticator;
   parseCallback: CallbackParser;
 }
 
@@ -72,6 +79,7 @@ export interface MomoProvider {
   initiate(input: InitiateInput & { operatorCode: OperatorCode; phone: string }): Promise<MomoInitiateResult>;
   submitOtp(providerRef: string, otp: string): Promise<OtpResult>;
   queryStatus(providerRef: string): Promise<StatusAnswer>;
+  authenticateCallback: CallbackAuthenticator;
   parseCallback: CallbackParser;
 }
 
@@ -106,5 +114,6 @@ export interface MomoDisbursementProvider {
   readonly name: string;
   send(input: DisburseInput): Promise<DisburseAnswer>;
   lookup(reference: string): Promise<DisburseAnswer | null>;
+  authenticateCallback: CallbackAuthenticator;
   parseCallback: CallbackParser;
 }

@@ -4,7 +4,12 @@
 // Header: `X-Provider-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`.
 // Several `v1=` entries are accepted (secret rotation on the provider's side); one must match.
 import { z } from "zod";
-import { type CallbackParser, ProviderError, type ProviderOutcome } from "./provider.ts";
+import {
+  type CallbackAuthenticator,
+  type CallbackParser,
+  ProviderError,
+  type ProviderOutcome,
+} from "./provider.ts";
 
 export const SIGNATURE_HEADER = "X-Provider-Signature";
 export const DEFAULT_TOLERANCE_SECONDS = 300;
@@ -105,6 +110,16 @@ export const CallbackBodySchema = z.strictObject({
   occurredAt: z.iso.datetime({ offset: true }),
 });
 export type CallbackBody = z.infer<typeof CallbackBodySchema>;
+
+/** A CallbackAuthenticator: the signature and age only (verifyCallback). */
+export function createCallbackAuthenticator(
+  secret: string,
+  now: () => number,
+  toleranceSeconds = DEFAULT_TOLERANCE_SECONDS,
+): CallbackAuthenticator {
+  return ({ headers, rawBody }) =>
+    verifyCallback(secret, headers, rawBody, new Date(now()), toleranceSeconds);
+}
 
 /** A CallbackParser: verifies signature and age, then validates the body into a ProviderOutcome. */
 export function createCallbackParser(

@@ -1,6 +1,7 @@
 // The edge as a stranger sees it: a method a path does not have is 405 with `Allow` (an unknown path stays
 // 404); an authenticated route says 401/403 before anything about the body, so a NUL byte reveals nothing
 // to a caller without the right credentials; and a throttled address still gets its valid key served.
+import { signCallback } from "../../rails/fiat/signing.ts";
 import { assert, assertEquals } from "../assert.ts";
 import { ADMIN_TOKEN, startTestGateway, withGateway } from "../helpers.ts";
 
@@ -149,6 +150,39 @@ Deno.test(
     const secret = await post("/v1/webhooks/endpoints", { "x-api-key": m.keys.liveSecret }, endpoint);
     assertEquals(secret.status, 400);
     assertEquals(secret.json.error.code, "VALIDATION_ERROR");
+
+    // Provider callbacks: the signature is their authentication, so it answers before the guard. An
+    // unsigned or badly signed body with a NUL byte is refused for its signature, not its shape.
+    const callbacks = [
+      "/v1/providers/simulator/card/callback",
+      "/v1/providers/simulator/momo/callback",
+      "/v1/providers/card/callback",
+      "/v1/providers/momo/callback",
+      "/v1/providers/simulator/momo/disbursement-callback",
+      "/v1/providers/momo/disbursement-callback",
+    ];
+    const nulCallback = JSON.stringify({ notificationId: "n\u0000", reference: "\ud800" });
+    const forged = `t=${Math.floor(Date.now() / 1000)},v1=${"ab".repeat(32)}`;
+    for (const path of callbacks) {
+      for (const headers of [{}, { "x-provider-signature": forged }] as Array<Record<string, string>>) {
+        const res = await post(path, headers, nulCallback);
+        assertEquals(
+          [res.status, res.json.error.code],
+          [400, "INVALID_WEBHOOK_SIGNATURE"],
+          `${path}: ${res.text}`,
+        );
+      }
+    }
+    // Signed by the provider: now the guard answers, naming the field.
+    const callbackSecret = gw.deps.config.fiat.callbackSecret!;
+    const signedNul = await post("/v1/providers/simulator/card/callback", {
+      "x-provider-signature": await signCallback(callbackSecret, nulCallback, new Date()),
+    }, nulCallback);
+    assertEquals([signedNul.status, signedNul.json.error.code], [400, "VALIDATION_ERROR"], signedNul.text);
+    assertEquals(
+      signedNul.json.error.details.map((d: { field: string }) => d.field).sort(),
+      ["notificationId", "reference"],
+    );
 
     // A public route (paylink checkout) has no authentication: the guard still answers first.
     const checkout = await post(

@@ -14,10 +14,17 @@ export type Exchange = {
   /** The gateway's error message (it names the field a VALIDATION_ERROR is about). */
   message?: string;
   fromPrism: boolean;
+  /** Sent straight to the gateway (an image upload Prism cannot carry); its answer checked by ajv. */
+  direct?: boolean;
   violations: string[];
 };
 
-export type FindingKind = "5xx" | "request-violation" | "response-violation" | "shape-refusal";
+export type FindingKind =
+  | "5xx"
+  | "request-violation"
+  | "response-violation"
+  | "shape-refusal"
+  | "unlisted-code";
 export type Finding = { kind: FindingKind; key: string; exchange: Exchange };
 
 const PRISM_ERRORS = "https://stoplight.io/prism/errors#";
@@ -84,8 +91,12 @@ export async function readExchange(
   };
 }
 
-/** The findings one exchange carries, each with a key stable across runs (for the allow-list). */
-export function findingsOf(e: Exchange): Finding[] {
+/**
+ * The findings one exchange carries, each with a key stable across runs (for the allow-list). `mayAnswer`
+ * holds the codes the document lets the operation answer (its own list and the ones every operation
+ * may); a refusal with another code is a state rule the document does not list.
+ */
+export function findingsOf(e: Exchange, mayAnswer?: ReadonlySet<string>): Finding[] {
   const at = (kind: FindingKind, detail: string) => ({
     kind,
     key: `${kind} ${e.operation} ${detail}`,
@@ -98,8 +109,12 @@ export function findingsOf(e: Exchange): Finding[] {
     return [at("request-violation", e.violations.length ? e.violations.join("; ") : `${e.status} ${e.code}`)];
   }
   if (e.status >= 500) return [at("5xx", `${e.status} ${e.code ?? ""}`.trim())];
+  if (e.direct && e.violations.length > 0) return e.violations.map((v) => at("response-violation", v));
   if ((e.status === 400 || e.status === 422) && isShapeCode(e.code)) {
     return [at("shape-refusal", `${e.status} ${e.code}`)];
+  }
+  if (e.status >= 400 && e.code && mayAnswer && !mayAnswer.has(e.code)) {
+    return [at("unlisted-code", `${e.status} ${e.code}`)];
   }
   return [];
 }

@@ -9,7 +9,10 @@
 //   deno run --allow-all tests/contract/prism_run.ts [--per-operation N]
 //   PRISM_BIN=/path/to/prism uses an installed Prism (default: npm installs the pinned one once).
 import { startGateway } from "../e2e/process.ts";
-import { type Json, sendCase, validCases } from "../openapi_fuzz.ts";
+import { type Contract, contractFor } from "../contract.ts";
+import { GENERIC_CODES, KEYED_CODES } from "../../api/openapi/state_codes.ts";
+import { type Json, operationsOf, validCases } from "../openapi_fuzz.ts";
+import { sendCase } from "./send_case.ts";
 import {
   type Credential,
   type Exchange,
@@ -39,7 +42,8 @@ try {
     body: JSON.stringify({ rateLimits: { default: 1_000_000 } }),
   });
   prism = await startPrism(docFile, gateway.url);
-  const exchanges = await sendAll(prism.url, doc, {
+  const targets = { proxy: prism.url, gateway: gateway.url, contract: contractFor(JSON.stringify(doc)) };
+  const exchanges = await sendAll(targets, doc, {
     test: demo.keys.testSecret,
     live: demo.keys.liveSecret,
     operator: ADMIN_TOKEN,
@@ -53,7 +57,14 @@ try {
   await Deno.remove(dataDir, { recursive: true }).catch(() => {});
 }
 
-async function sendAll(baseUrl: string, doc: Json, keys: Record<Credential, string>): Promise<Exchange[]> {
+/**
+ * Prism re-encodes a multipart part as UTF-8 text (a PNG's first byte 0x89 arrives as EF BF BD), so an
+ * image upload cannot cross it intact: those requests go straight to the gateway, and their answers are
+ * checked against the document by our own validator (tests/contract.ts) instead.
+ */
+type Targets = { proxy: string; gateway: string; contract: Contract };
+
+async function sendAll(targets: Targets, doc: Json, keys: Record<Credential, string>): Promise<Exchange[]> {
   const cases = validCases(doc, perOperation);
   // Creations first, so that later requests can name what they made; deletions last.
   const rank = (c: { method: string; path: string }) =>
@@ -89,8 +100,14 @@ async function sendAll(baseUrl: string, doc: Json, keys: Record<Credential, stri
       }
       if ("sandbox" in sent.query) sent.query.sandbox = String(credential === "test");
       if (credential === "test") headers["x-sandbox"] = "true";
-      const res = await sendCase(baseUrl, sent, path, headers);
+      const direct = c.body?.partType?.startsWith("image/") ?? false;
+      const res = await sendCase(direct ? targets.gateway : targets.proxy, sent, path, headers);
       const { exchange, json } = await readExchange(res, c.operation, credential, `${c.method} ${path}`);
+      if (direct) {
+        const problem = targets.contract.checkResponse(c.method, path, res.status, json);
+        exchange.direct = true;
+        if (problem) exchange.violations.push(problem);
+      }
       if (!exchange.fromPrism && res.status < 300) harvest(json, pool);
       exchanges.push(exchange);
     }
@@ -99,17 +116,40 @@ async function sendAll(baseUrl: string, doc: Json, keys: Record<Credential, stri
 }
 
 function report(exchanges: Exchange[], doc: Json, known: Record<string, string>): number {
-  const findings = exchanges.flatMap(findingsOf);
+  const mayAnswer = new Map(
+    operationsOf(doc).map(({ label, op }) => [
+      label,
+      new Set([
+        ...GENERIC_CODES,
+        ...(op.security?.length === 0 ? [] : KEYED_CODES),
+        ...(op["x-error-codes"] ?? []),
+      ]),
+    ]),
+  );
+  const findings = exchanges.flatMap((e) => findingsOf(e, mayAnswer.get(e.operation)));
+  // Refusals with a code the operation lists as its own (not one every operation may answer).
+  const generic = new Set<string>([...GENERIC_CODES, ...KEYED_CODES]);
+  const stateRefusals = new Set(
+    exchanges.filter((e) => !e.fromPrism && e.status >= 400 && e.code && !generic.has(e.code))
+      .map((e) => `${e.operation} ${e.code}`),
+  );
+  if (Deno.env.get("CONTRACT_LIST_CODES")) console.log([...stateRefusals].sort().join("\n"));
   const seen = new Map<string, Finding>();
   for (const f of findings) if (!seen.has(f.key)) seen.set(f.key, f);
   const fresh = [...seen.values()].filter((f) => !(f.key in known));
   const gone = Object.keys(known).filter((k) => !seen.has(k));
   for (const f of seen.values()) {
-    const e = f.exchange;
     const tag = f.key in known ? "known" : "NEW";
-    console.log(
-      `${tag} ${f.key}  [${e.credential}: ${e.url} -> ${e.status}${e.message ? `: ${e.message}` : ""}]`,
-    );
+    // Each distinct message under the key (up to 5): one key can hide several rules.
+    const examples = new Map<string, Exchange>();
+    for (const g of findings) {
+      if (g.key === f.key && examples.size < 5) examples.set(g.exchange.message ?? "", g.exchange);
+    }
+    for (const e of examples.values()) {
+      console.log(
+        `${tag} ${f.key}  [${e.credential}: ${e.url} -> ${e.status}${e.message ? `: ${e.message}` : ""}]`,
+      );
+    }
   }
   for (const k of gone) console.log(`FIXED (remove it from known_findings.json) ${k}`);
   const count = (kind: string) => findings.filter((f) => f.kind === kind).length;
@@ -117,13 +157,18 @@ function report(exchanges: Exchange[], doc: Json, known: Record<string, string>)
   const reached = new Set(exchanges.filter((e) => !e.fromPrism).map((e) => e.operation)).size;
   const total = Object.values(doc.paths).flatMap((p) => Object.keys(p as object)).length;
   console.log(
-    `contract (Prism proxy): ${exchanges.length} requests, ${operations}/${total} operations ` +
+    `contract (Prism proxy): ${exchanges.length} requests ` +
+      `(${
+        exchanges.filter((e) => e.direct).length
+      } image uploads past the proxy), ${operations}/${total} operations ` +
       `(${reached} reached the gateway), 5xx ${count("5xx")}, request violations ${
         count("request-violation")
       }, ` +
       `response violations ${count("response-violation")}, shape refusals of valid requests ${
         count("shape-refusal")
-      }; ${seen.size} distinct findings, ${
+      }, refusals with a code the operation does not list ${
+        count("unlisted-code")
+      } (${stateRefusals.size} distinct operation and state code pairs seen); ${seen.size} distinct findings, ${
         seen.size - fresh.length
       } known, ${fresh.length} new, ${gone.length} fixed`,
   );

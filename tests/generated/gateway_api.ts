@@ -897,7 +897,7 @@ export interface paths {
     put?: never;
     /**
      * Signed outcome from a card acquirer or mobile money aggregator
-     * @description Public: the provider's signature over the raw body is the authentication.
+     * @description No key: the provider's signature over the raw body is the authentication, checked before anything in the body (INVALID_WEBHOOK_SIGNATURE).
      */
     post: operations["simulatorProviderCallback"];
     delete?: never;
@@ -917,7 +917,7 @@ export interface paths {
     put?: never;
     /**
      * Signed outcome from the live card acquirer or mobile money aggregator
-     * @description Public: the provider's signature over the raw body is the authentication.
+     * @description No key: the provider's signature over the raw body is the authentication, checked before anything in the body (INVALID_WEBHOOK_SIGNATURE).
      */
     post: operations["providerCallback"];
     delete?: never;
@@ -937,7 +937,7 @@ export interface paths {
     put?: never;
     /**
      * Signed outcome of a mobile money disbursement from the simulator (sandbox)
-     * @description Public: the provider's signature over the raw body is the authentication. A replayed notification answers CONFLICT and changes nothing.
+     * @description No key: the provider's signature over the raw body is the authentication, checked before anything in the body (INVALID_WEBHOOK_SIGNATURE). A replayed notification answers CONFLICT and changes nothing.
      */
     post: operations["simulatorDisbursementCallback"];
     delete?: never;
@@ -957,7 +957,7 @@ export interface paths {
     put?: never;
     /**
      * Signed outcome of a mobile money disbursement from the live aggregator
-     * @description Public: the provider's signature over the raw body is the authentication. A replayed notification answers CONFLICT and changes nothing.
+     * @description No key: the provider's signature over the raw body is the authentication, checked before anything in the body (INVALID_WEBHOOK_SIGNATURE). A replayed notification answers CONFLICT and changes nothing.
      */
     post: operations["disbursementCallback"];
     delete?: never;
@@ -4719,72 +4719,117 @@ export interface components {
       updatedAt: string;
       deletedAt: string | null;
     };
-    RegisterFiatDestination: {
-      /** @enum {string} */
-      kind: "MOMO" | "BANK";
+    /** @description One body per kind, told apart by `kind` */
+    RegisterFiatDestination:
+      | components["schemas"]["RegisterMomoDestination"]
+      | components["schemas"]["RegisterBankDestination"];
+    RegisterMomoDestination: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      kind: "MOMO";
       /** @example Orange wallet of the shop */
       label?: string | null;
       /** @description the default destination of XOF withdrawals; exactly one per merchant and mode */
       isPrimary?: boolean;
       /**
-       * @description MOMO: OPERATOR_A_BF or OPERATOR_B_BF, checked against the number (else OPERATOR_NOT_SUPPORTED)
+       * @description OPERATOR_A_BF or OPERATOR_B_BF, checked against the number (else OPERATOR_NOT_SUPPORTED)
        * @example OPERATOR_B_BF
        * @enum {string}
        */
-      momoOperator?: "OPERATOR_A_BF" | "OPERATOR_B_BF";
+      momoOperator: "OPERATOR_A_BF" | "OPERATOR_B_BF";
       /**
-       * @description MOMO: E.164 number (+226 and 8 digits)
+       * @description E.164 number (+226 and 8 digits)
        * @example +22670123456
        */
-      momoPhone?: string;
-      /**
-       * @description BANK: the bank's name
-       * @example Banque Atlantique Burkina
-       */
-      bankName?: string;
-      /**
-       * @description BANK: the account holder's name
-       * @example Boutique Wend-Kuuni SARL
-       */
-      bankAccountName?: string;
-      /** @description BANK: IBAN (ISO 13616, mod-97 checked); or bankAccountNumber and bankCode */
-      bankIban?: string;
-      /** @description BANK: account number, when there is no IBAN (needs bankCode) */
-      bankAccountNumber?: string;
-      /** @description BANK: the bank's code */
-      bankCode?: string;
+      momoPhone: string;
     };
+    RegisterBankDestination:
+      & {
+        /**
+         * @description discriminator enum property added by openapi-typescript
+         * @enum {string}
+         */
+        kind: "BANK";
+        /** @example Orange wallet of the shop */
+        label?: string | null;
+        /** @description the default destination of XOF withdrawals; exactly one per merchant and mode */
+        isPrimary?: boolean;
+        /**
+         * @description the bank's name
+         * @example Banque Atlantique Burkina
+         */
+        bankName: string;
+        /**
+         * @description the account holder's name
+         * @example Boutique Wend-Kuuni SARL
+         */
+        bankAccountName: string;
+        /**
+         * @description IBAN (ISO 13616, mod-97 checked; spaces allowed)
+         * @example BF42BF0840101300463574000390
+         */
+        bankIban?: string;
+        /**
+         * @description account number, when there is no IBAN (needs bankCode)
+         * @example 000123456789
+         */
+        bankAccountNumber?: string;
+        /**
+         * @description the bank's code
+         * @example BF042
+         */
+        bankCode?: string;
+      }
+      & ({
+        bankIban: string;
+        bankAccountNumber?: never;
+      } | {
+        bankAccountNumber: string;
+        bankCode: string;
+        bankIban?: never;
+      });
     UpdateFiatDestination: {
       /** @example Orange wallet of the shop */
       label?: string | null;
       /** @description the default destination of XOF withdrawals; exactly one per merchant and mode */
       isPrimary?: boolean;
       /**
-       * @description MOMO: OPERATOR_A_BF or OPERATOR_B_BF, checked against the number (else OPERATOR_NOT_SUPPORTED)
+       * @description OPERATOR_A_BF or OPERATOR_B_BF, checked against the number (else OPERATOR_NOT_SUPPORTED)
        * @example OPERATOR_B_BF
        * @enum {string}
        */
       momoOperator?: "OPERATOR_A_BF" | "OPERATOR_B_BF";
       /**
-       * @description MOMO: E.164 number (+226 and 8 digits)
+       * @description E.164 number (+226 and 8 digits)
        * @example +22670123456
        */
       momoPhone?: string;
       /**
-       * @description BANK: the bank's name
+       * @description the bank's name
        * @example Banque Atlantique Burkina
        */
       bankName?: string;
       /**
-       * @description BANK: the account holder's name
+       * @description the account holder's name
        * @example Boutique Wend-Kuuni SARL
        */
       bankAccountName?: string;
-      /** @description BANK: IBAN (ISO 13616, mod-97 checked); or bankAccountNumber and bankCode */
+      /**
+       * @description IBAN (ISO 13616, mod-97 checked; spaces allowed)
+       * @example BF42BF0840101300463574000390
+       */
       bankIban?: string;
-      /** @description BANK: account number, when there is no IBAN (needs bankCode) */
+      /**
+       * @description account number, when there is no IBAN (needs bankCode)
+       * @example 000123456789
+       */
       bankAccountNumber?: string;
-      /** @description BANK: the bank's code */
+      /**
+       * @description the bank's code
+       * @example BF042
+       */
       bankCode?: string;
     };
     Payout: {
@@ -4921,8 +4966,12 @@ export interface components {
     };
     CreatePaylinkTemplate: {
       name: string;
-      config: components["schemas"]["CreatePaylink"];
+      config: components["schemas"]["CreatePaylinkWithProducts"];
     };
+    /** @description Products priced in the paylink's currency, told apart by `currency` (absent: USDT_TRC20) */
+    CreatePaylinkWithProducts:
+      | components["schemas"]["CreatePaylink"]
+      | components["schemas"]["CreatePaylinkXof"];
     CreatePaylink: {
       /** @description internal, never shown to the customer */
       name?: string | null;
@@ -4930,10 +4979,10 @@ export interface components {
       title?: string | null;
       description?: string | null;
       /**
-       * @description display currency, default USDT_TRC20
+       * @description display currency; absent: USDT_TRC20
        * @enum {string}
        */
-      currency?: "USDT_TRC20" | "XOF";
+      currency?: "USDT_TRC20";
       category?: string | null;
       /** @description rails offered (default: all the merchant's enabled ones); CRYPTO means USDT_TRC20 */
       acceptedMethods?: ("CRYPTO" | "USDT" | "USDT_TRC20" | "CARD" | "MOBILE_MONEY" | "MOMO")[];
@@ -4981,36 +5030,183 @@ export interface components {
       /** @description generated when absent; a-z, 0-9 and hyphens */
       slug?: string;
       /**
-       * @description default FIXED
+       * @description default FIXED; RECURRING needs a recurringInterval, which no other type has
        * @enum {string}
        */
       type?: "FIXED" | "VARIABLE" | "RECURRING";
       products: components["schemas"]["PaylinkProductInput"][];
+    } | {
+      /** @constant */
+      type: "RECURRING";
+      /** @enum {unknown} */
+      recurringInterval: "WEEKLY" | "MONTHLY" | "YEARLY";
+    } | {
+      /** @enum {unknown} */
+      type?: "FIXED" | "VARIABLE";
+      recurringInterval?: null;
     };
-    PaylinkProductInput: {
+    /** @description A PHYSICAL product (the default) or a DIGITAL one, which alone has a digitalUrl */
+    PaylinkProductInput:
+      | components["schemas"]["PaylinkPhysicalProductInput"]
+      | components["schemas"]["PaylinkDigitalProductInput"];
+    PaylinkPhysicalProductInput: {
       name: string;
       description?: string;
       /**
-       * @description Decimal string in the paylink's currency (USDT: at most 6 decimals; XOF: whole)
+       * @description Decimal string in the paylink's currency: USDT at most 6 decimals; an XOF paylink's price is whole (else CONFLICT: the paylink's currency is stored, not in this body)
        * @example 12.50
        */
       price: string;
-      /**
-       * @description default PHYSICAL
-       * @enum {string}
-       */
-      productType?: "PHYSICAL" | "DIGITAL";
-      /**
-       * Format: uri
-       * @description DIGITAL only; shown to the customer only after payment
-       * @example https://shop.example.com/thanks
-       */
-      digitalUrl?: string;
       /** @description default: true when stockQty is given */
       stockEnabled?: boolean;
       stockQty?: number;
       lowStockThreshold?: number;
       sortOrder?: number;
+      /**
+       * @description absent: PHYSICAL
+       * @enum {string}
+       */
+      productType?: "PHYSICAL";
+    };
+    PaylinkDigitalProductInput: {
+      name: string;
+      description?: string;
+      /**
+       * @description Decimal string in the paylink's currency: USDT at most 6 decimals; an XOF paylink's price is whole (else CONFLICT: the paylink's currency is stored, not in this body)
+       * @example 12.50
+       */
+      price: string;
+      /** @description default: true when stockQty is given */
+      stockEnabled?: boolean;
+      stockQty?: number;
+      lowStockThreshold?: number;
+      sortOrder?: number;
+      /** @enum {string} */
+      productType: "DIGITAL";
+      /**
+       * Format: uri
+       * @description shown to the customer only after payment
+       * @example https://shop.example.com/thanks
+       */
+      digitalUrl?: string;
+    };
+    CreatePaylinkXof: {
+      /** @description internal, never shown to the customer */
+      name?: string | null;
+      /** @description shown to the customer */
+      title?: string | null;
+      description?: string | null;
+      /**
+       * @description prices in whole XOF francs
+       * @enum {string}
+       */
+      currency: "XOF";
+      category?: string | null;
+      /** @description rails offered (default: all the merchant's enabled ones); CRYPTO means USDT_TRC20 */
+      acceptedMethods?: ("CRYPTO" | "USDT" | "USDT_TRC20" | "CARD" | "MOBILE_MONEY" | "MOMO")[];
+      maxUses?: number | null;
+      /**
+       * Format: date-time
+       * @example 2026-12-31T23:59:59.000Z
+       */
+      expiresAt?: string | null;
+      autoDisableOnDepletion?: boolean;
+      /** @enum {string} */
+      collectEmail?: "HIDDEN" | "OPTIONAL" | "REQUIRED";
+      /** @enum {string} */
+      collectName?: "HIDDEN" | "OPTIONAL" | "REQUIRED";
+      /** @enum {string} */
+      collectPhone?: "HIDDEN" | "OPTIONAL" | "REQUIRED";
+      /** @enum {string} */
+      collectAddress?: "HIDDEN" | "OPTIONAL" | "REQUIRED";
+      /** @enum {string|null} */
+      recurringInterval?: "WEEKLY" | "MONTHLY" | "YEARLY" | null;
+      recurringIntervalCount?: number | null;
+      brandColor?: string | null;
+      /**
+       * Format: uri
+       * @example https://shop.example.com/thanks
+       */
+      logoUrl?: string | null;
+      /** @description message or instruction after payment */
+      postPaymentAction?: string | null;
+      /**
+       * Format: uri
+       * @example https://shop.example.com/thanks
+       */
+      successUrl?: string | null;
+      /**
+       * Format: uri
+       * @example https://shop.example.com/thanks
+       */
+      cancelUrl?: string | null;
+      /**
+       * @description who pays the service fee
+       * @enum {string}
+       */
+      feeBearer?: "MERCHANT" | "CLIENT";
+      /** @description generated when absent; a-z, 0-9 and hyphens */
+      slug?: string;
+      /**
+       * @description default FIXED; RECURRING needs a recurringInterval, which no other type has
+       * @enum {string}
+       */
+      type?: "FIXED" | "VARIABLE" | "RECURRING";
+      products: components["schemas"]["PaylinkXofProductInput"][];
+    } | {
+      /** @constant */
+      type: "RECURRING";
+      /** @enum {unknown} */
+      recurringInterval: "WEEKLY" | "MONTHLY" | "YEARLY";
+    } | {
+      /** @enum {unknown} */
+      type?: "FIXED" | "VARIABLE";
+      recurringInterval?: null;
+    };
+    /** @description A PHYSICAL product (the default) or a DIGITAL one, which alone has a digitalUrl */
+    PaylinkXofProductInput:
+      | components["schemas"]["PaylinkXofPhysicalProductInput"]
+      | components["schemas"]["PaylinkXofDigitalProductInput"];
+    PaylinkXofPhysicalProductInput: {
+      name: string;
+      description?: string;
+      /**
+       * @description Whole XOF francs, such as 5000
+       * @example 5000
+       */
+      price: string;
+      /** @description default: true when stockQty is given */
+      stockEnabled?: boolean;
+      stockQty?: number;
+      lowStockThreshold?: number;
+      sortOrder?: number;
+      /**
+       * @description absent: PHYSICAL
+       * @enum {string}
+       */
+      productType?: "PHYSICAL";
+    };
+    PaylinkXofDigitalProductInput: {
+      name: string;
+      description?: string;
+      /**
+       * @description Whole XOF francs, such as 5000
+       * @example 5000
+       */
+      price: string;
+      /** @description default: true when stockQty is given */
+      stockEnabled?: boolean;
+      stockQty?: number;
+      lowStockThreshold?: number;
+      sortOrder?: number;
+      /** @enum {string} */
+      productType: "DIGITAL";
+      /**
+       * Format: uri
+       * @description shown to the customer only after payment
+       * @example https://shop.example.com/thanks
+       */
+      digitalUrl?: string;
     };
     PaylinkSimulation: {
       amount: string;
@@ -5032,15 +5228,34 @@ export interface components {
         merchantReceives: string;
       }[];
     };
-    SimulatePaylink: {
+    /** @description The amount in `currency` (absent: USDT_TRC20) */
+    SimulatePaylink:
+      | components["schemas"]["SimulatePaylinkUsdt"]
+      | components["schemas"]["SimulatePaylinkXof"];
+    SimulatePaylinkUsdt: {
       /**
-       * @description Decimal string in the paylink's currency (USDT: at most 6 decimals; XOF: whole)
+       * @description USDT, at most 6 decimals
        * @example 12.50
        */
       amount: string;
+      /**
+       * @description absent: USDT_TRC20
+       * @enum {string}
+       */
+      currency?: "USDT_TRC20";
       methods?: ("CRYPTO" | "USDT" | "USDT_TRC20" | "CARD" | "MOBILE_MONEY" | "MOMO")[];
       /** @enum {string} */
-      currency?: "USDT_TRC20" | "XOF";
+      feeBearer?: "MERCHANT" | "CLIENT";
+    };
+    SimulatePaylinkXof: {
+      /**
+       * @description whole XOF francs
+       * @example 5000
+       */
+      amount: string;
+      /** @enum {string} */
+      currency: "XOF";
+      methods?: ("CRYPTO" | "USDT" | "USDT_TRC20" | "CARD" | "MOBILE_MONEY" | "MOMO")[];
       /** @enum {string} */
       feeBearer?: "MERCHANT" | "CLIENT";
     };
@@ -5239,39 +5454,79 @@ export interface components {
       /** @enum {string} */
       status?: "ACTIVE" | "INACTIVE";
     };
-    PaylinkProductPatch: {
-      name?: string;
-      description?: string;
-      /**
-       * @description Decimal string in the paylink's currency (USDT: at most 6 decimals; XOF: whole)
-       * @example 12.50
-       */
-      price?: string;
-      /**
-       * @description default PHYSICAL
-       * @enum {string}
-       */
-      productType?: "PHYSICAL" | "DIGITAL";
-      /**
-       * Format: uri
-       * @example https://shop.example.com/thanks
-       */
-      digitalUrl?: string | null;
-      /** @description default: true when stockQty is given */
-      stockEnabled?: boolean;
-      stockQty?: number;
-      lowStockThreshold?: number;
-      sortOrder?: number;
-    };
-    CreatePromoCode: {
+    PaylinkProductPatch:
+      & {
+        name?: string;
+        description?: string;
+        /**
+         * @description in the paylink's currency: USDT at most 6 decimals, XOF whole (else CONFLICT)
+         * @example 12.50
+         */
+        price?: string;
+        /** @enum {string} */
+        productType?: "PHYSICAL" | "DIGITAL";
+        /**
+         * Format: uri
+         * @description DIGITAL only (a product stored PHYSICAL: CONFLICT); null removes it
+         * @example https://shop.example.com/thanks
+         */
+        digitalUrl?: string | null;
+        stockEnabled?: boolean;
+        stockQty?: number;
+        lowStockThreshold?: number;
+        sortOrder?: number;
+      }
+      & ({
+        /** @constant */
+        productType: "PHYSICAL";
+        digitalUrl?: null;
+      } | {
+        /** @constant */
+        productType: "DIGITAL";
+      } | {
+        productType?: never;
+      });
+    CreatePromoCode:
+      | components["schemas"]["CreatePercentPromoCode"]
+      | components["schemas"]["CreateFixedPromoCode"];
+    CreatePercentPromoCode: {
       /**
        * @description stored upper-case
        * @example WELCOME10
        */
       code: string;
-      /** @enum {string} */
-      discountType: "PERCENT" | "FIXED";
-      /** @example 10 */
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      discountType: "PERCENT";
+      /**
+       * @description a percentage above 0 and at most 100, at most 4 decimals
+       * @example 10
+       */
+      discountValue: string;
+      maxUses?: number;
+      /**
+       * Format: date-time
+       * @example 2026-12-31T23:59:59.000Z
+       */
+      expiresAt?: string;
+    };
+    CreateFixedPromoCode: {
+      /**
+       * @description stored upper-case
+       * @example WELCOME10
+       */
+      code: string;
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      discountType: "FIXED";
+      /**
+       * @description an amount off, in the paylink's currency: USDT at most 6 decimals, XOF whole (else CONFLICT)
+       * @example 500
+       */
       discountValue: string;
       maxUses?: number;
       /**
@@ -5283,7 +5538,9 @@ export interface components {
     UpdatePromoCode: {
       /** @enum {string} */
       discountType?: "PERCENT" | "FIXED";
+      /** @description for PERCENT a percentage above 0 and at most 100; for FIXED an amount in the paylink's currency; without discountType, for the stored type (CONFLICT when it does not fit) */
       discountValue?: string;
+      /** @description at least the uses already taken (else CONFLICT) */
       maxUses?: number | null;
       /**
        * Format: date-time
@@ -5291,6 +5548,17 @@ export interface components {
        */
       expiresAt?: string | null;
       isActive?: boolean;
+    } | {
+      /** @constant */
+      discountType: "PERCENT";
+      discountValue?: unknown;
+    } | {
+      /** @constant */
+      discountType: "FIXED";
+      discountValue?: unknown;
+    } | {
+      discountType?: never;
+      discountValue?: unknown | unknown;
     };
     ConversionPreview: {
       /** @enum {string} */
@@ -7131,7 +7399,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_CONTEXT */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7360,7 +7628,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_CONTEXT, INVALID_ADDRESS, WHITELIST_VALIDATION_FAILED */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7474,7 +7742,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_CONTEXT */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7692,7 +7960,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: MISSING_MOBILE_MONEY_FIELDS, MISSING_BANK_FIELDS, FIAT_DESTINATION_INVALID, OPERATOR_NOT_SUPPORTED */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7822,7 +8090,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Not found, not owned by the caller, or a malformed id */
+      /** @description Not found, not owned by the caller, or a malformed id. Codes: FIAT_DESTINATION_NOT_FOUND */
       404: {
         headers: {
           [name: string]: unknown;
@@ -7902,7 +8170,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: MISSING_MOBILE_MONEY_FIELDS, MISSING_BANK_FIELDS, FIAT_DESTINATION_INVALID, OPERATOR_NOT_SUPPORTED */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7929,7 +8197,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Not found, not owned by the caller, or a malformed id */
+      /** @description Not found, not owned by the caller, or a malformed id. Codes: FIAT_DESTINATION_NOT_FOUND */
       404: {
         headers: {
           [name: string]: unknown;
@@ -8697,7 +8965,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Not found, not owned by the caller, or a malformed id. Codes: FIAT_DESTINATION_NOT_FOUND */
+      /** @description Not found, not owned by the caller, or a malformed id. Codes: FIAT_DESTINATION_NOT_FOUND, ADDRESS_NOT_FOUND */
       404: {
         headers: {
           [name: string]: unknown;
@@ -8726,7 +8994,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Unexpected server error; quote the requestId to support */
+      /** @description Unexpected server error; quote the requestId to support. Codes: CONFIG_MISSING */
       500: {
         headers: {
           [name: string]: unknown;
@@ -8876,7 +9144,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: CANNOT_CANCEL, INVALID_TRANSACTION_STATUS */
       400: {
         headers: {
           [name: string]: unknown;
@@ -9415,7 +9683,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: RATE_STALE */
       400: {
         headers: {
           [name: string]: unknown;
@@ -9433,7 +9701,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: NO_METHODS_ENABLED */
       403: {
         headers: {
           [name: string]: unknown;
@@ -9480,7 +9748,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Temporarily unavailable */
+      /** @description Temporarily unavailable. Codes: RATE_UNAVAILABLE */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -9621,6 +9889,7 @@ export interface operations {
       content: {
         "application/json":
           | components["schemas"]["CreatePaylink"]
+          | components["schemas"]["CreatePaylinkXof"]
           | components["schemas"]["CreatePaylinkSimple"];
       };
     };
@@ -9638,7 +9907,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: PAYLINK_EMPTY, SANDBOX_KEY_LIVE_REQUEST, LIVE_KEY_SANDBOX_REQUEST */
       400: {
         headers: {
           [name: string]: unknown;
@@ -9656,7 +9925,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: NO_METHODS_ENABLED, LIMIT_EXCEEDED_PAYLINKS, KYB_REQUIRED */
       403: {
         headers: {
           [name: string]: unknown;
@@ -9674,7 +9943,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters. Codes: DUPLICATE_RESOURCE */
       409: {
         headers: {
           [name: string]: unknown;
@@ -9848,7 +10117,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: CANNOT_CHANGE_CURRENCY_AFTER_PRODUCTS, INVALID_STATE */
       400: {
         headers: {
           [name: string]: unknown;
@@ -9866,7 +10135,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: NO_METHODS_ENABLED */
       403: {
         headers: {
           [name: string]: unknown;
@@ -9884,7 +10153,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters. Codes: CONFLICT */
       409: {
         headers: {
           [name: string]: unknown;
@@ -9991,7 +10260,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters. Codes: CONFLICT */
       409: {
         headers: {
           [name: string]: unknown;
@@ -10063,7 +10332,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: PAYLINK_EMPTY */
       400: {
         headers: {
           [name: string]: unknown;
@@ -10207,7 +10476,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters. Codes: CONFLICT */
       409: {
         headers: {
           [name: string]: unknown;
@@ -10430,7 +10699,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters. Codes: CONFLICT, DUPLICATE_RESOURCE */
       409: {
         headers: {
           [name: string]: unknown;
@@ -10646,7 +10915,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters. Codes: CONFLICT */
       409: {
         headers: {
           [name: string]: unknown;
@@ -10706,7 +10975,7 @@ export interface operations {
            * Format: binary
            * @description the file
            */
-          file?: string;
+          file: string;
         };
       };
     };
@@ -10924,7 +11193,7 @@ export interface operations {
            * Format: binary
            * @description the file
            */
-          file?: string;
+          file: string;
         };
       };
     };
@@ -11038,7 +11307,7 @@ export interface operations {
            * Format: binary
            * @description the file
            */
-          file?: string;
+          file: string;
         };
       };
     };
@@ -11059,7 +11328,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: IMPORT_VALIDATION_FAILED */
       400: {
         headers: {
           [name: string]: unknown;
@@ -11272,7 +11541,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_AMOUNT, INVALID_CONVERSION_PAIR, NEGATIVE_REVENUE, RATE_STALE */
       400: {
         headers: {
           [name: string]: unknown;
@@ -11290,7 +11559,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: CONVERSION_NOT_ALLOWED */
       403: {
         headers: {
           [name: string]: unknown;
@@ -11337,7 +11606,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Temporarily unavailable */
+      /** @description Temporarily unavailable. Codes: RATE_UNAVAILABLE */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -11379,7 +11648,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: VALIDATION_ERROR, INVALID_AMOUNT, INVALID_CONVERSION_PAIR, NEGATIVE_REVENUE, INSUFFICIENT_BALANCE, IDEMPOTENCY_KEY_INVALID */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: VALIDATION_ERROR, INVALID_AMOUNT, INVALID_CONVERSION_PAIR, NEGATIVE_REVENUE, INSUFFICIENT_BALANCE, IDEMPOTENCY_KEY_INVALID, RATE_STALE */
       400: {
         headers: {
           [name: string]: unknown;
@@ -11444,7 +11713,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Temporarily unavailable */
+      /** @description Temporarily unavailable. Codes: RATE_UNAVAILABLE */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -11804,7 +12073,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_TRANSACTION_STATUS, IMPORT_VALIDATION_FAILED */
       400: {
         headers: {
           [name: string]: unknown;
@@ -11822,7 +12091,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: LIMIT_EXCEEDED_BULK_BATCH, AML_BLOCKED */
       403: {
         headers: {
           [name: string]: unknown;
@@ -11869,7 +12138,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Temporarily unavailable */
+      /** @description Temporarily unavailable. Codes: AML_SCREENING_UNAVAILABLE */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -11916,7 +12185,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_TRANSACTION_STATUS, IMPORT_VALIDATION_FAILED */
       400: {
         headers: {
           [name: string]: unknown;
@@ -11934,7 +12203,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: LIMIT_EXCEEDED_BULK_BATCH, AML_BLOCKED */
       403: {
         headers: {
           [name: string]: unknown;
@@ -11981,7 +12250,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Temporarily unavailable */
+      /** @description Temporarily unavailable. Codes: AML_SCREENING_UNAVAILABLE */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -12019,7 +12288,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: BAD_REQUEST, INVALID_TRANSACTION_STATUS, INSUFFICIENT_BALANCE, AMOUNT_TOO_LARGE */
       400: {
         headers: {
           [name: string]: unknown;
@@ -12046,7 +12315,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Not found, not owned by the caller, or a malformed id */
+      /** @description Not found, not owned by the caller, or a malformed id. Codes: WALLET_NOT_FOUND */
       404: {
         headers: {
           [name: string]: unknown;
@@ -12125,7 +12394,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_TRANSACTION_STATUS, BAD_REQUEST, INSUFFICIENT_BALANCE, IDEMPOTENCY_KEY_INVALID */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_TRANSACTION_STATUS, BAD_REQUEST, INSUFFICIENT_BALANCE, IDEMPOTENCY_KEY_INVALID, AMOUNT_TOO_LARGE */
       400: {
         headers: {
           [name: string]: unknown;
@@ -12231,7 +12500,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_TRANSACTION_STATUS, BAD_REQUEST, INSUFFICIENT_BALANCE, IDEMPOTENCY_KEY_INVALID */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_TRANSACTION_STATUS, BAD_REQUEST, INSUFFICIENT_BALANCE, IDEMPOTENCY_KEY_INVALID, AMOUNT_TOO_LARGE */
       400: {
         headers: {
           [name: string]: unknown;
@@ -12334,7 +12603,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: CANNOT_CANCEL, INVALID_TRANSACTION_STATUS */
       400: {
         headers: {
           [name: string]: unknown;
@@ -12370,7 +12639,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters. Codes: CONFLICT */
       409: {
         headers: {
           [name: string]: unknown;
@@ -12830,7 +13099,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Unexpected server error; quote the requestId to support */
+      /** @description Unexpected server error; quote the requestId to support. Codes: CONFIG_MISSING */
       500: {
         headers: {
           [name: string]: unknown;
@@ -12951,7 +13220,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Unexpected server error; quote the requestId to support */
+      /** @description Unexpected server error; quote the requestId to support. Codes: CONFIG_MISSING */
       500: {
         headers: {
           [name: string]: unknown;
@@ -13018,7 +13287,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: OTP_NOT_APPLICABLE, OTP_INVALID, OTP_EXPIRED */
       400: {
         headers: {
           [name: string]: unknown;
@@ -13063,7 +13332,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Rate limit exceeded */
+      /** @description Rate limit exceeded. Codes: RATE_LIMITED */
       429: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -13074,7 +13343,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Unexpected server error; quote the requestId to support */
+      /** @description Unexpected server error; quote the requestId to support. Codes: CONFIG_MISSING */
       500: {
         headers: {
           [name: string]: unknown;
@@ -13141,7 +13410,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: OTP_NOT_APPLICABLE, OTP_INVALID, OTP_EXPIRED */
       400: {
         headers: {
           [name: string]: unknown;
@@ -13186,7 +13455,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Rate limit exceeded */
+      /** @description Rate limit exceeded. Codes: RATE_LIMITED */
       429: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -13197,7 +13466,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Unexpected server error; quote the requestId to support */
+      /** @description Unexpected server error; quote the requestId to support. Codes: CONFIG_MISSING */
       500: {
         headers: {
           [name: string]: unknown;
@@ -13359,7 +13628,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_STATE, INVALID_TRANSACTION_STATUS */
       400: {
         headers: {
           [name: string]: unknown;
@@ -13472,7 +13741,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_WEBHOOK_SIGNATURE */
       400: {
         headers: {
           [name: string]: unknown;
@@ -13508,7 +13777,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters. Codes: CONFLICT */
       409: {
         headers: {
           [name: string]: unknown;
@@ -13528,7 +13797,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Unexpected server error; quote the requestId to support */
+      /** @description Unexpected server error; quote the requestId to support. Codes: CONFIG_MISSING */
       500: {
         headers: {
           [name: string]: unknown;
@@ -13584,7 +13853,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_WEBHOOK_SIGNATURE */
       400: {
         headers: {
           [name: string]: unknown;
@@ -13620,7 +13889,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters. Codes: CONFLICT */
       409: {
         headers: {
           [name: string]: unknown;
@@ -13640,7 +13909,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Unexpected server error; quote the requestId to support */
+      /** @description Unexpected server error; quote the requestId to support. Codes: CONFIG_MISSING */
       500: {
         headers: {
           [name: string]: unknown;
@@ -13694,7 +13963,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_WEBHOOK_SIGNATURE */
       400: {
         headers: {
           [name: string]: unknown;
@@ -13730,7 +13999,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters. Codes: CONFLICT */
       409: {
         headers: {
           [name: string]: unknown;
@@ -13750,7 +14019,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Unexpected server error; quote the requestId to support */
+      /** @description Unexpected server error; quote the requestId to support. Codes: CONFIG_MISSING */
       500: {
         headers: {
           [name: string]: unknown;
@@ -13804,7 +14073,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_WEBHOOK_SIGNATURE */
       400: {
         headers: {
           [name: string]: unknown;
@@ -13840,7 +14109,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters. Codes: CONFLICT */
       409: {
         headers: {
           [name: string]: unknown;
@@ -13860,7 +14129,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Unexpected server error; quote the requestId to support */
+      /** @description Unexpected server error; quote the requestId to support. Codes: CONFIG_MISSING */
       500: {
         headers: {
           [name: string]: unknown;
@@ -14112,7 +14381,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: LIMIT_EXCEEDED_WEBHOOKS */
       403: {
         headers: {
           [name: string]: unknown;
@@ -14852,7 +15121,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_STATE */
       400: {
         headers: {
           [name: string]: unknown;
@@ -15175,7 +15444,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_STATE */
       400: {
         headers: {
           [name: string]: unknown;
@@ -15502,7 +15771,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Not found, not owned by the caller, or a malformed id */
+      /** @description Not found, not owned by the caller, or a malformed id. Codes: MERCHANT_NOT_FOUND */
       404: {
         headers: {
           [name: string]: unknown;
@@ -15614,7 +15883,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Not found, not owned by the caller, or a malformed id */
+      /** @description Not found, not owned by the caller, or a malformed id. Codes: MERCHANT_NOT_FOUND */
       404: {
         headers: {
           [name: string]: unknown;
@@ -15693,7 +15962,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: PAYMENT_METHOD_NOT_ACCEPTED, INVALID_STATE, PROMO_CODE_INVALID, PROMO_CODE_INACTIVE, PROMO_CODE_EXPIRED, PROMO_CODE_USAGE_LIMIT_REACHED, RATE_LOCK_EXPIRED, AMOUNT_TOO_SMALL, AMOUNT_TOO_LARGE, AMOUNT_TOO_LOW, AMOUNT_BELOW_MINIMUM, CUSTOMER_PHONE_REQUIRED, OPERATOR_NOT_SUPPORTED, RATE_STALE */
       400: {
         headers: {
           [name: string]: unknown;
@@ -15711,7 +15980,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: NO_METHODS_ENABLED, KYB_REQUIRED, MERCHANT_STATUS_INVALID, ACCOUNT_CLOSED */
       403: {
         headers: {
           [name: string]: unknown;
@@ -15720,7 +15989,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Not found, not owned by the caller, or a malformed id */
+      /** @description Not found, not owned by the caller, or a malformed id. Codes: RATE_LOCK_NOT_FOUND */
       404: {
         headers: {
           [name: string]: unknown;
@@ -15729,7 +15998,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters. Codes: CONFLICT, RATE_LOCK_ALREADY_USED */
       409: {
         headers: {
           [name: string]: unknown;
@@ -15749,7 +16018,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Unexpected server error; quote the requestId to support */
+      /** @description Unexpected server error; quote the requestId to support. Codes: CONFIG_MISSING */
       500: {
         headers: {
           [name: string]: unknown;
@@ -15767,7 +16036,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Temporarily unavailable */
+      /** @description Temporarily unavailable. Codes: RATE_UNAVAILABLE */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -15808,7 +16077,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: PROMO_CODE_INVALID, PROMO_CODE_INACTIVE, PROMO_CODE_EXPIRED, PROMO_CODE_USAGE_LIMIT_REACHED */
       400: {
         headers: {
           [name: string]: unknown;
@@ -15826,7 +16095,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: MERCHANT_STATUS_INVALID, ACCOUNT_CLOSED */
       403: {
         headers: {
           [name: string]: unknown;
@@ -15914,7 +16183,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: PAYMENT_METHOD_NOT_ACCEPTED, RATE_STALE */
       400: {
         headers: {
           [name: string]: unknown;
@@ -15932,7 +16201,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: NO_METHODS_ENABLED, MERCHANT_STATUS_INVALID, ACCOUNT_CLOSED */
       403: {
         headers: {
           [name: string]: unknown;
@@ -15979,7 +16248,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Temporarily unavailable */
+      /** @description Temporarily unavailable. Codes: RATE_UNAVAILABLE */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -16558,7 +16827,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_TRANSACTION_STATUS */
       400: {
         headers: {
           [name: string]: unknown;
@@ -16594,7 +16863,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters. Codes: CONFLICT */
       409: {
         headers: {
           [name: string]: unknown;
@@ -16766,7 +17035,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_TRANSACTION_STATUS */
       400: {
         headers: {
           [name: string]: unknown;
@@ -16802,7 +17071,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters. Codes: CONFLICT */
       409: {
         headers: {
           [name: string]: unknown;
@@ -16869,7 +17138,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_TRANSACTION_STATUS */
       400: {
         headers: {
           [name: string]: unknown;
@@ -16905,7 +17174,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters. Codes: CONFLICT */
       409: {
         headers: {
           [name: string]: unknown;
@@ -16972,7 +17241,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_TRANSACTION_STATUS */
       400: {
         headers: {
           [name: string]: unknown;
@@ -17008,7 +17277,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters. Codes: CONFLICT */
       409: {
         headers: {
           [name: string]: unknown;
@@ -18879,7 +19148,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Not found, not owned by the caller, or a malformed id */
+      /** @description Not found, not owned by the caller, or a malformed id. Codes: MERCHANT_NOT_FOUND */
       404: {
         headers: {
           [name: string]: unknown;
@@ -19013,7 +19282,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Not found, not owned by the caller, or a malformed id */
+      /** @description Not found, not owned by the caller, or a malformed id. Codes: MERCHANT_NOT_FOUND */
       404: {
         headers: {
           [name: string]: unknown;
@@ -19123,7 +19392,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Not found, not owned by the caller, or a malformed id */
+      /** @description Not found, not owned by the caller, or a malformed id. Codes: MERCHANT_NOT_FOUND */
       404: {
         headers: {
           [name: string]: unknown;
@@ -19264,7 +19533,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Not found, not owned by the caller, or a malformed id */
+      /** @description Not found, not owned by the caller, or a malformed id. Codes: MERCHANT_NOT_FOUND */
       404: {
         headers: {
           [name: string]: unknown;
@@ -19555,7 +19824,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_TRANSACTION_STATUS, WITHDRAWAL_NOT_PENDING_REVIEW, WITHDRAWAL_APPROVE_NOT_SUPPORTED_FOR_FIAT */
       400: {
         headers: {
           [name: string]: unknown;
@@ -19667,7 +19936,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_TRANSACTION_STATUS, WITHDRAWAL_NOT_PENDING_REVIEW, REASON_NOTE_REQUIRED */
       400: {
         headers: {
           [name: string]: unknown;
@@ -19779,7 +20048,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: CANNOT_CANCEL, INVALID_TRANSACTION_STATUS, REASON_NOTE_REQUIRED */
       400: {
         headers: {
           [name: string]: unknown;
@@ -19891,7 +20160,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: WITHDRAWAL_NOT_FIAT, WITHDRAWAL_NOT_PENDING_REVIEW, INVALID_TRANSACTION_STATUS, INVALID_AMOUNT */
       400: {
         headers: {
           [name: string]: unknown;
@@ -20316,7 +20585,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_TRANSACTION_STATUS */
       400: {
         headers: {
           [name: string]: unknown;
@@ -20352,7 +20621,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters. Codes: CONFLICT */
       409: {
         headers: {
           [name: string]: unknown;
@@ -20428,7 +20697,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_TRANSACTION_STATUS, REASON_NOTE_REQUIRED */
       400: {
         headers: {
           [name: string]: unknown;
@@ -20464,7 +20733,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters. Codes: CONFLICT */
       409: {
         headers: {
           [name: string]: unknown;
@@ -20850,7 +21119,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_STATE */
       400: {
         headers: {
           [name: string]: unknown;
@@ -20980,7 +21249,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Not found, not owned by the caller, or a malformed id */
+      /** @description Not found, not owned by the caller, or a malformed id. Codes: MERCHANT_NOT_FOUND */
       404: {
         headers: {
           [name: string]: unknown;
@@ -21089,7 +21358,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Not found, not owned by the caller, or a malformed id */
+      /** @description Not found, not owned by the caller, or a malformed id. Codes: MERCHANT_NOT_FOUND */
       404: {
         headers: {
           [name: string]: unknown;

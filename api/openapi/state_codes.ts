@@ -1,0 +1,247 @@
+// The refusals an operation may answer that its request's shape cannot predict (balance, the state of a
+// resource, the mode of the key, a limit, a provider), by operationId. The served document lists them
+// under each response status and as `x-error-codes` (listStateCodes, called by api/system/docs.ts), beside the
+// lists the money routes declare themselves (errorResponsesWith). Codes every operation may answer are not
+// repeated: GENERIC_CODES, and KEYED_CODES on an operation that takes credentials.
+import { ERROR_CATALOGUE, type ErrorCode } from "../../domain/errors.ts";
+
+/** Any operation: a malformed request, an unknown or foreign id, a server fault. */
+export const GENERIC_CODES: readonly ErrorCode[] = [
+  "VALIDATION_ERROR",
+  "BAD_REQUEST",
+  "NOT_FOUND",
+  "RATE_LIMIT_EXCEEDED",
+  "INTERNAL_ERROR",
+  "SERVICE_UNAVAILABLE",
+];
+
+/** Any operation with a `security` requirement: the credentials, their scope, their merchant's status. */
+export const KEYED_CODES: readonly ErrorCode[] = [
+  "UNAUTHORIZED",
+  "INVALID_API_KEY",
+  "FORBIDDEN",
+  "MERCHANT_STATUS_INVALID",
+  "ACCOUNT_CLOSED",
+];
+
+const MERCHANT_TAKES_PAYMENTS: ErrorCode[] = ["MERCHANT_STATUS_INVALID", "ACCOUNT_CLOSED"];
+const RATES: ErrorCode[] = ["RATE_UNAVAILABLE", "RATE_STALE"];
+const PROMO_REDEMPTION: ErrorCode[] = [
+  "PROMO_CODE_INVALID",
+  "PROMO_CODE_INACTIVE",
+  "PROMO_CODE_EXPIRED",
+  "PROMO_CODE_USAGE_LIMIT_REACHED",
+];
+const SUBSCRIPTION_MOVE: ErrorCode[] = ["INVALID_TRANSACTION_STATUS", "CONFLICT"];
+const CALLBACK: ErrorCode[] = ["INVALID_WEBHOOK_SIGNATURE", "CONFLICT", "CONFIG_MISSING"];
+
+export const STATE_CODES: Record<string, readonly ErrorCode[]> = {
+  // Wallets, whitelist, fiat destinations.
+  bulkAddWhitelistAddresses: ["INVALID_CONTEXT", "INVALID_ADDRESS", "WHITELIST_VALIDATION_FAILED"],
+  replaceWhitelistContexts: ["INVALID_CONTEXT"],
+  listWhitelist: ["INVALID_CONTEXT"],
+  registerFiatDestination: [
+    "MISSING_MOBILE_MONEY_FIELDS",
+    "MISSING_BANK_FIELDS",
+    "FIAT_DESTINATION_INVALID",
+    "OPERATOR_NOT_SUPPORTED",
+  ],
+  updateFiatDestination: [
+    "FIAT_DESTINATION_NOT_FOUND",
+    "MISSING_MOBILE_MONEY_FIELDS",
+    "MISSING_BANK_FIELDS",
+    "FIAT_DESTINATION_INVALID",
+    "OPERATOR_NOT_SUPPORTED",
+  ],
+  deleteFiatDestination: ["FIAT_DESTINATION_NOT_FOUND"],
+  // Payouts and withdrawals (beyond what the creation routes list themselves).
+  createWithdrawal: ["FIAT_DESTINATION_NOT_FOUND", "ADDRESS_NOT_FOUND", "CONFIG_MISSING"],
+  cancelWithdrawal: ["CANNOT_CANCEL", "INVALID_TRANSACTION_STATUS"],
+  // Pay-ins.
+  createPayment: ["CONFIG_MISSING"],
+  createCardPayment: ["CONFIG_MISSING"],
+  submitPaymentOtp: ["OTP_NOT_APPLICABLE", "OTP_INVALID", "OTP_EXPIRED", "RATE_LIMITED", "CONFIG_MISSING"],
+  submitPayinOtpLegacy: [
+    "OTP_NOT_APPLICABLE",
+    "OTP_INVALID",
+    "OTP_EXPIRED",
+    "RATE_LIMITED",
+    "CONFIG_MISSING",
+  ],
+  simulateSandboxPayment: ["INVALID_STATE", "INVALID_TRANSACTION_STATUS"],
+  simulatorProviderCallback: CALLBACK,
+  providerCallback: CALLBACK,
+  simulatorDisbursementCallback: CALLBACK,
+  disbursementCallback: CALLBACK,
+  // Paylinks (merchant side).
+  simulatePaylink: ["NO_METHODS_ENABLED", ...RATES],
+  createPaylink: [
+    "PAYLINK_EMPTY",
+    "NO_METHODS_ENABLED",
+    "DUPLICATE_RESOURCE",
+    "LIMIT_EXCEEDED_PAYLINKS",
+    "KYB_REQUIRED",
+    "SANDBOX_KEY_LIVE_REQUEST",
+    "LIVE_KEY_SANDBOX_REQUEST",
+  ],
+  updatePaylink: ["CANNOT_CHANGE_CURRENCY_AFTER_PRODUCTS", "CONFLICT", "INVALID_STATE", "NO_METHODS_ENABLED"],
+  addPaylinkProduct: ["CONFLICT"],
+  updatePaylinkProduct: ["CONFLICT"],
+  removePaylinkProduct: ["PAYLINK_EMPTY"],
+  createPromoCode: ["CONFLICT", "DUPLICATE_RESOURCE"],
+  updatePromoCode: ["CONFLICT"],
+  importPaylinkProductsCsv: ["IMPORT_VALIDATION_FAILED"],
+  // Paylinks (public side).
+  checkoutPaylink: [
+    "PAYMENT_METHOD_NOT_ACCEPTED",
+    "NO_METHODS_ENABLED",
+    "INVALID_STATE",
+    "CONFLICT",
+    ...PROMO_REDEMPTION,
+    "RATE_LOCK_NOT_FOUND",
+    "RATE_LOCK_EXPIRED",
+    "RATE_LOCK_ALREADY_USED",
+    "AMOUNT_TOO_SMALL",
+    "AMOUNT_TOO_LARGE",
+    "AMOUNT_TOO_LOW",
+    "AMOUNT_BELOW_MINIMUM",
+    "CUSTOMER_PHONE_REQUIRED",
+    "OPERATOR_NOT_SUPPORTED",
+    "KYB_REQUIRED",
+    ...MERCHANT_TAKES_PAYMENTS,
+    ...RATES,
+    "CONFIG_MISSING",
+  ],
+  applyPaylinkPromo: [...PROMO_REDEMPTION, ...MERCHANT_TAKES_PAYMENTS],
+  lockPaylinkRate: [
+    "PAYMENT_METHOD_NOT_ACCEPTED",
+    "NO_METHODS_ENABLED",
+    ...MERCHANT_TAKES_PAYMENTS,
+    ...RATES,
+  ],
+  // Conversions.
+  previewConversion: [
+    "INVALID_AMOUNT",
+    "INVALID_CONVERSION_PAIR",
+    "CONVERSION_NOT_ALLOWED",
+    "NEGATIVE_REVENUE",
+    ...RATES,
+  ],
+  createConversion: RATES,
+  // Bulk payments.
+  addBulkPaymentItems: [
+    "INVALID_TRANSACTION_STATUS",
+    "LIMIT_EXCEEDED_BULK_BATCH",
+    "IMPORT_VALIDATION_FAILED",
+    "AML_BLOCKED",
+    "AML_SCREENING_UNAVAILABLE",
+  ],
+  importBulkPaymentItems: [
+    "INVALID_TRANSACTION_STATUS",
+    "LIMIT_EXCEEDED_BULK_BATCH",
+    "IMPORT_VALIDATION_FAILED",
+    "AML_BLOCKED",
+    "AML_SCREENING_UNAVAILABLE",
+  ],
+  validateBulkPayment: [
+    "BAD_REQUEST",
+    "INVALID_TRANSACTION_STATUS",
+    "INSUFFICIENT_BALANCE",
+    "AMOUNT_TOO_LARGE",
+    "WALLET_NOT_FOUND",
+  ],
+  executeBulkPayment: [
+    "INVALID_TRANSACTION_STATUS",
+    "AMOUNT_TOO_LARGE",
+    "ADDRESS_NOT_WHITELISTED",
+    "CONFLICT",
+  ],
+  retryBulkPayment: ["INVALID_TRANSACTION_STATUS", "AMOUNT_TOO_LARGE", "ADDRESS_NOT_WHITELISTED", "CONFLICT"],
+  cancelBulkPayment: ["CANNOT_CANCEL", "INVALID_TRANSACTION_STATUS", "CONFLICT"],
+  // Webhooks.
+  createWebhookEndpoint: ["LIMIT_EXCEEDED_WEBHOOKS"],
+  sendTestWebhook: ["INVALID_STATE"],
+  retryWebhookDelivery: ["INVALID_STATE"],
+  // Merchant.
+  getMerchantProfile: ["MERCHANT_NOT_FOUND"],
+  updateMerchantProfile: ["MERCHANT_NOT_FOUND"],
+  // Subscriptions.
+  updateSubscription: SUBSCRIPTION_MOVE,
+  pauseSubscription: SUBSCRIPTION_MOVE,
+  resumeSubscription: SUBSCRIPTION_MOVE,
+  cancelSubscription: SUBSCRIPTION_MOVE,
+  // Operator.
+  adminGetMerchant: ["MERCHANT_NOT_FOUND"],
+  adminUpdateMerchant: ["MERCHANT_NOT_FOUND"],
+  adminSetKybStatus: ["MERCHANT_NOT_FOUND"],
+  adminIssueKey: ["MERCHANT_NOT_FOUND"],
+  adminGetPaylinkLimit: ["MERCHANT_NOT_FOUND"],
+  adminSetPaylinkLimit: ["MERCHANT_NOT_FOUND"],
+  adminApproveOutbound: [
+    "INVALID_TRANSACTION_STATUS",
+    "WITHDRAWAL_NOT_PENDING_REVIEW",
+    "WITHDRAWAL_APPROVE_NOT_SUPPORTED_FOR_FIAT",
+  ],
+  adminRejectOutbound: [
+    "INVALID_TRANSACTION_STATUS",
+    "WITHDRAWAL_NOT_PENDING_REVIEW",
+    "REASON_NOTE_REQUIRED",
+  ],
+  adminCancelUnsentOutbound: ["CANNOT_CANCEL", "INVALID_TRANSACTION_STATUS", "REASON_NOTE_REQUIRED"],
+  adminCompleteFiatWithdrawal: [
+    "WITHDRAWAL_NOT_FIAT",
+    "WITHDRAWAL_NOT_PENDING_REVIEW",
+    "INVALID_TRANSACTION_STATUS",
+    "INVALID_AMOUNT",
+  ],
+  adminApproveBulkPayment: ["INVALID_TRANSACTION_STATUS", "CONFLICT"],
+  adminRejectBulkPayment: ["INVALID_TRANSACTION_STATUS", "CONFLICT", "REASON_NOTE_REQUIRED"],
+  adminReviewPayinHold: ["INVALID_STATE"],
+};
+
+type Operation = {
+  operationId?: string;
+  security?: unknown[];
+  responses?: Record<string, { description?: string; content?: unknown }>;
+  "x-error-codes"?: string[];
+};
+
+const LISTED = /\. Codes: ([A-Z0-9_, ]+)$/;
+
+/** The codes a response description lists (errorResponsesWith's ". Codes: A, B" suffix). */
+export function codesListedIn(description: string | undefined): string[] {
+  return LISTED.exec(description ?? "")?.[1].split(", ") ?? [];
+}
+
+/**
+ * Adds STATE_CODES to the document: each code under its status (a response entry is added where the
+ * operation had none, sharing the error envelope's schema) and every operation's listed codes, its own
+ * and the table's, as `x-error-codes`.
+ */
+export function listStateCodes(
+  paths: Record<string, Record<string, Operation>>,
+  errorContent: unknown,
+): void {
+  for (const operation of Object.values(paths).flatMap((item) => Object.values(item))) {
+    const responses = operation.responses ?? {};
+    const byStatus = new Map<string, Set<string>>();
+    for (const [status, response] of Object.entries(responses)) {
+      const listed = codesListedIn(response.description);
+      if (listed.length > 0) byStatus.set(status, new Set(listed));
+    }
+    for (const code of STATE_CODES[operation.operationId ?? ""] ?? []) {
+      const status = String(ERROR_CATALOGUE[code][0]);
+      byStatus.set(status, (byStatus.get(status) ?? new Set()).add(code));
+    }
+    for (const [status, codes] of byStatus) {
+      const entry = responses[status] ?? { description: "Refused", content: errorContent };
+      const base = (entry.description ?? "").replace(LISTED, "");
+      responses[status] = { ...entry, description: `${base}. Codes: ${[...codes].join(", ")}` };
+    }
+    const all = [...byStatus.values()].flatMap((codes) => [...codes]);
+    if (all.length > 0) {
+      operation.responses = responses;
+      operation["x-error-codes"] = [...new Set(all)].sort();
+    }
+  }
+}
