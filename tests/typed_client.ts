@@ -2,22 +2,44 @@
 // openapi-fetch over the types openapi-typescript made (tests/generated/gateway_api.ts), and nothing else.
 // The gateway runs in-process as `deno task start` runs it (development profile, the devnet, the card and
 // mobile money simulators, no fiat destination cooldown, the hot wallet funded by the devnet's faucet);
-// `tick()` is one block of its life: a block mined, the scanner, the simulators, the queue and the crons.
+// `tick()` is one block of its life: 3 s on the server's clock (the devnet's pace under `deno task start`),
+// a block mined, the scanner, the simulators, the queue messages that fell due, and at each new minute the
+// crons jobs/mod.ts registers.
 // Every request the client sends and every answer it gets is checked against the served document.
 import createClient, { type Middleware } from "openapi-fetch";
 import { scanChain } from "../domain/chain_scanner.ts";
+import { manualClock } from "../domain/clock.ts";
+import type { Deps, JobMessage } from "../domain/deps.ts";
 import { fundDevelopmentHotWallet } from "../domain/treasury/dev_funding.ts";
 import { dispatchJob } from "../jobs/mod.ts";
 import { handleBulkSweep } from "../jobs/bulk.ts";
 import { handleDisbursementSweep } from "../jobs/fiat_out.ts";
-import { handleFiatReconcile } from "../jobs/maintenance.ts";
+import { handleFiatReconcile, handlePayinExpiry } from "../jobs/maintenance.ts";
 import { handleOutboundSweep } from "../jobs/money_out.ts";
+import { handlePaylinkReleaseSweep } from "../jobs/paylinks.ts";
 import { handleMailSweep, handleSubscriptionCron } from "../jobs/subscriptions.ts";
 import { handleSweepCron } from "../jobs/treasury.ts";
-import { deliveryPump } from "../jobs/webhook_delivery.ts";
+import { deliveryPump, handleWebhookSweep } from "../jobs/webhook_delivery.ts";
 import type { paths } from "./generated/gateway_api.ts";
 import { contractFor } from "./contract.ts";
 import { ADMIN_TOKEN, startTestGateway } from "./helpers.ts";
+
+/** The devnet's block interval under `deno task start`: one tick of the walk-through's server. */
+const BLOCK_MS = 3000;
+
+/** The crons jobs/mod.ts registers every minute ("* * * * *"); the scanner runs at every tick here. */
+const MINUTE_CRONS: Array<(deps: Deps) => Promise<unknown>> = [
+  handleWebhookSweep,
+  handlePayinExpiry,
+  handleOutboundSweep,
+  handleBulkSweep,
+  handleSweepCron,
+  handleFiatReconcile,
+  handleDisbursementSweep,
+  handlePaylinkReleaseSweep,
+  handleSubscriptionCron,
+  handleMailSweep,
+];
 
 /** README's host: customer links and callbacks name it, and the client calls it. */
 export const BASE_URL = "http://localhost:8000";
@@ -26,7 +48,9 @@ export const BASE_URL = "http://localhost:8000";
 export function ok<D>(result: { data?: D; error?: unknown; response: Response }, status: number): D {
   if (result.response.status !== status || result.data === undefined) {
     throw new Error(
-      `answered ${result.response.status} where ${status} was expected: ${JSON.stringify(result.error)}`,
+      `answered ${result.response.status} where ${status} was expected: ${
+        JSON.stringify(result.error ?? result.data)
+      }`,
     );
   }
   return result.data;
@@ -34,18 +58,17 @@ export function ok<D>(result: { data?: D; error?: unknown; response: Response },
 
 /** Starts a development gateway with one approved merchant made through the operator API (README). */
 export async function startWalkthrough() {
-  const gw = await startTestGateway({ env: { FIAT_DESTINATION_COOLDOWN_SECONDS: "0" } });
+  const clock = manualClock(new Date());
+  const gw = await startTestGateway({ clock, env: { FIAT_DESTINATION_COOLDOWN_SECONDS: "0" } });
   try {
     await fundDevelopmentHotWallet(gw.deps, gw.devnet);
     const contract = contractFor(await (await gw.app.request("/v1/openapi.json")).text());
-    const bodies = new WeakMap<Request, unknown>();
     const checked: Middleware = {
       async onRequest({ request, schemaPath }) {
         if (request.headers.get("content-type")?.startsWith("application/json")) {
           const body: unknown = JSON.parse(await request.clone().text());
           const problem = contract.checkRequest(request.method, schemaPath, body);
           if (problem) throw new Error(`the typed client sent a request off the document: ${problem}`);
-          bodies.set(request, body);
         }
         return request;
       },
@@ -68,44 +91,53 @@ export async function startWalkthrough() {
     };
     const operator = client({ authorization: `Bearer ${ADMIN_TOKEN}` });
     const created = ok(
-      await operator.POST("/admin/api/merchants", { body: { name: "Boutique Ouaga", kybStatus: "APPROVED" } }),
+      await operator.POST("/admin/api/merchants", {
+        body: { name: "Boutique Ouaga", kybStatus: "APPROVED" },
+      }),
       201,
     );
     const keys = created.data.keys;
 
-    /** Runs the queue messages due now, as the KV listener does (a message that re-enqueues waits a tick). */
-    const drainQueue = async () => {
-      for (const { message } of gw.enqueued.splice(0)) {
-        if (message.type !== "tron.scan") await dispatchJob(message, gw.deps);
+    // The KV queue: each message is due `delayMs` after it was enqueued, on the server's clock.
+    const queued: Array<{ message: JobMessage; dueAt: number }> = [];
+    const runDueMessages = async () => {
+      for (let round = 0; round < 20; round++) {
+        for (const { message, delayMs } of gw.enqueued.splice(0)) {
+          queued.push({ message, dueAt: clock.now().getTime() + delayMs });
+        }
+        const due = queued.filter((q) => q.dueAt <= clock.now().getTime());
+        if (due.length === 0) return;
+        queued.splice(0, queued.length, ...queued.filter((q) => !due.includes(q)));
+        for (const { message } of due) {
+          if (message.type !== "tron.scan") await dispatchJob(message, gw.deps); // the scanner: below
+        }
+        await deliveryPump(gw.deps).idle(); // the webhook attempts it started have been made
       }
     };
+    let minute = Math.floor(clock.now().getTime() / 60_000);
     /** One block of the running server's life. */
     const tick = async () => {
+      clock.advance(BLOCK_MS);
       gw.devnet.mine(1);
       await scanChain(gw.deps);
       await gw.simulators.flush();
-      await drainQueue();
-      await handleSweepCron(gw.deps);
-      await handleOutboundSweep(gw.deps);
-      await handleBulkSweep(gw.deps);
-      await handleDisbursementSweep(gw.deps);
-      await handleFiatReconcile(gw.deps);
-      await handleSubscriptionCron(gw.deps);
-      await handleMailSweep(gw.deps);
-      await drainQueue();
-      await deliveryPump(gw.deps).idle(); // the webhook attempts of this block have been made
+      await runDueMessages();
+      if (Math.floor(clock.now().getTime() / 60_000) !== minute) {
+        minute = Math.floor(clock.now().getTime() / 60_000);
+        for (const cron of MINUTE_CRONS) await cron(gw.deps);
+        await runDueMessages();
+      }
     };
     /**
-     * README's `until ...; do sleep ...; done`: asks `done` once every `blocks` blocks, at most `polls`
-     * times. A real server lets seconds pass between polls; here blocks do, so waits on many confirmations
-     * poll every few blocks, as README's loops do, and stay within the key's 100 requests a minute.
+     * README's `until ...; do sleep 1; done`: asks `done` once a block (3 s of the server's clock, so the
+     * polling stays within the key's 100 requests a minute), at most `blocks` times.
      */
-    const until = async (what: string, done: () => Promise<boolean>, { blocks = 1, polls = 60 } = {}) => {
-      for (let i = 0; i < polls; i++) {
+    const until = async (what: string, done: () => Promise<boolean>, blocks = 60) => {
+      for (let i = 0; i < blocks; i++) {
         if (await done()) return;
-        for (let b = 0; b < blocks; b++) await tick();
+        await tick();
       }
-      if (!(await done())) throw new Error(`still not ${what} after ${polls * blocks} blocks`);
+      if (!(await done())) throw new Error(`still not ${what} after ${blocks} blocks`);
     };
     /** A plain HTTP call to what the document does not describe (the devnet, the simulators' pages). */
     const plain = async (method: string, path: string, body?: string, contentType = "application/json") => {
@@ -115,7 +147,7 @@ export async function startWalkthrough() {
         headers: body === undefined ? {} : { "content-type": contentType },
       });
       const text = await res.text();
-      if (!res.ok) throw new Error(`${method} ${path} answered ${res.status}: ${text}`);
+      if (res.status >= 400) throw new Error(`${method} ${path} answered ${res.status}: ${text}`);
       return text;
     };
 
@@ -130,6 +162,8 @@ export async function startWalkthrough() {
       anonymous: client({}),
       tick,
       until,
+      /** The server's clock: what a receiver compares a webhook's timestamp with. */
+      now: () => clock.now(),
       plain,
       close: () => gw.close(),
     };
