@@ -164,6 +164,11 @@ export async function startWalkthrough() {
       until,
       /** The server's clock: what a receiver compares a webhook's timestamp with. */
       now: () => clock.now(),
+      /** Time passes (say until a subscription's next period) with the server idle; then one block. */
+      async wait(ms: number) {
+        clock.advance(ms);
+        await tick();
+      },
       plain,
       close: () => gw.close(),
     };
