@@ -99,16 +99,16 @@ export async function startWalkthrough() {
     const keys = created.data.keys;
 
     // The KV queue: each message is due `delayMs` after it was enqueued, on the server's clock.
-    const queued: Array<{ message: JobMessage; dueAt: number }> = [];
+    const queued = new Map<JobMessage, number>(); // message -> when it falls due
     const runDueMessages = async () => {
       for (let round = 0; round < 20; round++) {
         for (const { message, delayMs } of gw.enqueued.splice(0)) {
-          queued.push({ message, dueAt: clock.now().getTime() + delayMs });
+          queued.set(message, clock.now().getTime() + delayMs);
         }
-        const due = queued.filter((q) => q.dueAt <= clock.now().getTime());
+        const due = [...queued].filter(([, dueAt]) => dueAt <= clock.now().getTime()).map(([m]) => m);
         if (due.length === 0) return;
-        queued.splice(0, queued.length, ...queued.filter((q) => !due.includes(q)));
-        for (const { message } of due) {
+        for (const message of due) queued.delete(message);
+        for (const message of due) {
           if (message.type !== "tron.scan") await dispatchJob(message, gw.deps); // the scanner: below
         }
         await deliveryPump(gw.deps).idle(); // the webhook attempts it started have been made

@@ -6,20 +6,20 @@ import { ok, type Walkthrough, withWalkthrough } from "../typed_client.ts";
 
 const SUPPLIER = "TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE";
 
-/** README's receiver: answers 204 and keeps each event with whether its Service-Signature verifies. */
+/** What the receiver keeps of a delivery: its event, mode, Service-Signature and raw body. */
+function delivery(raw: string, signature: string) {
+  const body: unknown = JSON.parse(raw);
+  if (typeof body !== "object" || body === null || !("event" in body) || !("livemode" in body)) {
+    return { event: "", livemode: false, signature, raw };
+  }
+  return { event: String(body.event), livemode: body.livemode === true, signature, raw };
+}
+
+/** README's receiver: answers 204 and keeps every delivery. */
 function startReceiver() {
-  const received: Array<{ event: string; livemode: boolean; signature: string; raw: string }> = [];
+  const received: Array<ReturnType<typeof delivery>> = [];
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
-    const raw = await req.text();
-    const body: unknown = JSON.parse(raw);
-    if (typeof body === "object" && body !== null && "event" in body && "livemode" in body) {
-      received.push({
-        event: String(body.event),
-        livemode: body.livemode === true,
-        signature: req.headers.get("service-signature") ?? "",
-        raw,
-      });
-    }
+    received.push(delivery(await req.text(), req.headers.get("service-signature") ?? ""));
     return new Response(null, { status: 204 });
   });
   return { received, port: server.addr.port, close: () => server.shutdown() };
