@@ -39,6 +39,7 @@ import { requireAdmin } from "./middleware/admin_auth.ts";
 import { requireKey } from "./middleware/auth.ts";
 import { ownerOf, PaylinkId, ProductParams, security } from "./paylinks.ts";
 import { PaylinkSchema, ProductSchema, ProductShapeSchema, TemplateSchema } from "./paylink_schemas.ts";
+import { FilePart } from "./shape_schemas.ts";
 
 const tags = ["Paylinks"];
 /** A template id in the path: malformed is NOT_FOUND, like an unknown one (nothing to tell apart). */
@@ -59,7 +60,7 @@ function uploadLimit(max: number): MiddlewareHandler<AppEnv> {
 }
 
 const FileForm = z.object({
-  file: z.any().optional().openapi({ type: "string", format: "binary", description: "the file" }),
+  file: FilePart.openapi({ description: "the file" }),
 });
 
 /** The `file` part of a multipart body as bytes; anything else is a clear VALIDATION_ERROR. */

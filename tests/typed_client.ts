@@ -56,6 +56,18 @@ export function ok<D>(result: { data?: D; error?: unknown; response: Response },
   return result.data;
 }
 
+/**
+ * openapi-fetch's bodySerializer for a multipart/form-data body: the FormData `curl -F file=@...` sends,
+ * with the body's `file` (a Blob in the generated types) as the part `file`.
+ */
+export function filePart<B>(body: B): FormData {
+  const form = new FormData();
+  if (typeof body === "object" && body !== null && "file" in body && body.file instanceof Blob) {
+    form.append("file", body.file, body.file instanceof File ? body.file.name : "file");
+  }
+  return form;
+}
+
 /** Starts a development gateway with one approved merchant made through the operator API (README). */
 export async function startWalkthrough() {
   const clock = manualClock(new Date());

@@ -4,7 +4,7 @@
 // destination. What README's XOF section left behind (XOF on the MOMO wallet, the registered number
 // +22670123456) is made first the same way.
 import { assert, assertEquals, assertMatch } from "../assert.ts";
-import { ok, type Walkthrough, withWalkthrough } from "../typed_client.ts";
+import { filePart, ok, type Walkthrough, withWalkthrough } from "../typed_client.ts";
 
 const A = "TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE";
 const B = "TK6W91FmNg9bBof4c9HJX7M3TYoaoCYZjb";
@@ -64,13 +64,8 @@ async function usdtBatch(w: Walkthrough) {
   const imported = ok(
     await w.sandbox.POST("/v1/bulk-payments/{id}/import", {
       params: { path: { id: batch.id } },
-      body: { file: CSV },
-      bodySerializer: (body) => {
-        const form = new FormData();
-        const text = typeof body === "string" ? body : body?.file ?? "";
-        form.append("file", new File([text], "items.csv", { type: "text/csv" }));
-        return form;
-      },
+      body: { file: new File([CSV], "items.csv", { type: "text/csv" }) },
+      bodySerializer: filePart,
     }),
     200,
   ).data;

@@ -3,7 +3,8 @@
 // key (apply-promo, rate-lock, checkout in USDT), the order paid on the devnet, and what the merchant and
 // the operator read afterwards.
 import { assert, assertEquals, assertMatch } from "../assert.ts";
-import { ok, withWalkthrough } from "../typed_client.ts";
+import { Image } from "imagescript";
+import { filePart, ok, withWalkthrough } from "../typed_client.ts";
 
 Deno.test(
   "README through the generated client: a paylink with two products and a promo code, paid by a customer",
@@ -68,6 +69,45 @@ Deno.test(
       200,
     ).data;
     assertEquals(quote.quotes.map((q) => q.method), ["MOBILE_MONEY", "USDT_TRC20"]);
+
+    // More (README): a cover image, products from a CSV file, a template of the paylink.
+    const png = await new Image(4, 4).fill(0x0a7d4fff).encode();
+    const covered = ok(
+      await w.live.POST("/v1/paylinks/{id}/cover-image", {
+        params: { path: paylink },
+        body: { file: new File([new Uint8Array(png)], "cover.png", { type: "image/png" }) },
+        bodySerializer: filePart,
+      }),
+      200,
+    ).data;
+    assertMatch(covered.coverImageUrl ?? "", /\/v1\/images\/[0-9a-f]{64}\.png$/);
+    const image = ok(
+      await w.anonymous.GET("/v1/images/{key}", {
+        params: { path: { key: covered.coverImageKey ?? "" } },
+        parseAs: "blob",
+      }),
+      200,
+    );
+    assertEquals(image.type, "image/png");
+    const productsCsv = "name,price,stockQty\nBonnet,1500,5\n";
+    const imported = ok(
+      await w.live.POST("/v1/paylinks/{id}/products/import-csv", {
+        params: { path: paylink },
+        body: { file: new File([productsCsv], "products.csv", { type: "text/csv" }) },
+        bodySerializer: filePart,
+      }),
+      201,
+    ).data;
+    assertEquals([imported.imported, imported.products.map((p) => p.name)], [1, ["Bonnet"]]);
+    const template = ok(
+      await w.live.POST("/v1/paylinks/{id}/save-as-template", {
+        params: { path: paylink },
+        body: { name: "Boutique" },
+      }),
+      201,
+    ).data;
+    const templates = ok(await w.live.GET("/v1/paylinks/templates"), 200).data;
+    assertEquals(templates.items.map((t) => t.id), [template.id]);
 
     // The customer's side: whom they pay, the promo on the cart, a rate lock, the checkout.
     ok(await w.live.PATCH("/v1/merchant/profile", { body: { displayName: "Boutique Awa" } }), 200);
@@ -149,5 +189,22 @@ Deno.test(
       ok(await w.operator.GET("/admin/api/payin-holds", { params: { query: { open: "true" } } }), 200)
         .data;
     assertEquals(holds.items, []);
+
+    // The merchant closes the shop: the page and its checkout take no more orders.
+    const closed = ok(
+      await w.live.PATCH("/v1/paylinks/{id}", { params: { path: paylink }, body: { status: "INACTIVE" } }),
+      200,
+    )
+      .data;
+    assertEquals(closed.status, "INACTIVE");
+    const late = await w.anonymous.POST("/v1/pay/link/{slug}/checkout", {
+      params: { path: slug },
+      body: {
+        items: [{ productId: scarf.id, quantity: 1 }],
+        paymentMethod: "USDT_TRC20",
+        customerPhone: "+22670123456",
+      },
+    });
+    assert(late.response.status >= 400 && late.error !== undefined, "an inactive paylink sells nothing");
   }),
 );

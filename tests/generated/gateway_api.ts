@@ -10169,7 +10169,7 @@ export interface operations {
            * Format: binary
            * @description the file
            */
-          file?: string;
+          file: Blob;
         };
       };
     };
@@ -10387,7 +10387,7 @@ export interface operations {
            * Format: binary
            * @description the file
            */
-          file?: string;
+          file: Blob;
         };
       };
     };
@@ -10501,7 +10501,7 @@ export interface operations {
            * Format: binary
            * @description the file
            */
-          file?: string;
+          file: Blob;
         };
       };
     };
@@ -10617,9 +10617,9 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "image/png": string;
-          "image/jpeg": string;
-          "image/webp": string;
+          "image/png": Blob;
+          "image/jpeg": Blob;
+          "image/webp": Blob;
         };
       };
       /** @description Not modified (If-None-Match) */
@@ -11156,7 +11156,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+          "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": Blob;
           "text/csv": string;
         };
       };
@@ -11359,10 +11359,10 @@ export interface operations {
       content: {
         "multipart/form-data": {
           /** Format: binary */
-          file?: string;
+          file: Blob;
         };
         "text/csv": string;
-        "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+        "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": Blob;
       };
     };
     responses: {
