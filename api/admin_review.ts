@@ -17,6 +17,8 @@ import { ID_ALPHABET, ID_BODY_LENGTH, isWellFormedId } from "../domain/ids.ts";
 import { newRouter } from "./app.ts";
 import { errorResponses, iso, jsonContent, ok, OPERATOR_SECURITY, successSchema } from "./envelope.ts";
 import { requireAdmin } from "./middleware/admin_auth.ts";
+import { PayoutSchema } from "./payouts.ts";
+import { WithdrawalSchema } from "./withdrawals.ts";
 
 const security = OPERATOR_SECURITY;
 const tags = ["Admin"];
@@ -36,12 +38,33 @@ const DecisionBody = z.strictObject({
   note: z.string().max(1000).optional().openapi({ description: "why; required to reject" }),
 });
 
-const ItemSchema = z.object({
-  kind: z.enum(["PAYOUT", "WITHDRAWAL"]),
-  merchantId: z.string(),
-  isSandbox: z.boolean(),
-  item: z.record(z.string(), z.unknown()),
-}).openapi("AdminOutboundItem");
+/** A payout or a withdrawal with its merchant (and `extra`): `kind` says which record `item` is. */
+const itemSchema = <E extends z.ZodRawShape>(extra: E) =>
+  z.discriminatedUnion("kind", [
+    z.object({
+      kind: z.literal("PAYOUT"),
+      merchantId: z.string(),
+      isSandbox: z.boolean(),
+      item: PayoutSchema,
+      ...extra,
+    }),
+    z.object({
+      kind: z.literal("WITHDRAWAL"),
+      merchantId: z.string(),
+      isSandbox: z.boolean(),
+      item: WithdrawalSchema,
+      ...extra,
+    }),
+  ]);
+const ItemSchema = itemSchema({}).openapi("AdminOutboundItem");
+const ItemWithDecisions = itemSchema({
+  decisions: z.array(z.object({
+    decision: z.string(),
+    reviewer: z.string(),
+    note: z.string().nullable(),
+    at: z.string(),
+  })),
+}).openapi("AdminOutboundItemHistory");
 
 function itemView(row: OutboundRow) {
   return {
@@ -167,14 +190,7 @@ export function adminReviewRoutes() {
       request: { params: IdParam },
       responses: {
         200: jsonContent(
-          successSchema(ItemSchema.extend({
-            decisions: z.array(z.object({
-              decision: z.string(),
-              reviewer: z.string(),
-              note: z.string().nullable(),
-              at: z.string(),
-            })),
-          })),
+          successSchema(ItemWithDecisions),
           "The item and its decisions",
         ),
         ...errorResponses,

@@ -151,8 +151,10 @@ const ItemSchema = z.object({
   failureReason: z.string().nullable(),
 }).openapi("BulkPaymentItem");
 
-const BatchSchema = z.object(BatchFields).openapi("BulkPayment");
-const BatchWithItems = z.object({ ...BatchFields, items: z.array(ItemSchema) }).openapi("BulkPaymentDetail");
+export const BatchSchema = z.object(BatchFields).openapi("BulkPayment");
+export const BatchWithItems = z.object({ ...BatchFields, items: z.array(ItemSchema) }).openapi(
+  "BulkPaymentDetail",
+);
 
 const BalanceCheck = z.union([
   z.object({ sufficient: z.boolean(), required: z.string(), available: z.string() }),

@@ -132,7 +132,27 @@ const PayinSchema = z.object({
   isSandbox: z.boolean(),
   createdAt: z.string(),
   updatedAt: z.string(),
-}).passthrough().openapi("Payin");
+  paymentMethod: z.enum(["USDT_TRC20", "CARD", "MOBILE_MONEY"]),
+  hostedPaymentUrl: z.string().nullable().optional().openapi({ description: "card and mobile money only" }),
+  nextStep: z.enum(["otp", "approval", "redirect"]).nullable().optional().openapi({
+    description: "card and mobile money only",
+  }),
+  operatorCode: z.string().nullable().optional().openapi({ description: "card and mobile money only" }),
+  pricingCurrency: z.string().nullable().optional().openapi({
+    description: "the currency it was priced in (a paylink); absent on a USDT pay-in priced in USDT",
+  }),
+  pricingAmount: z.string().nullable().optional(),
+  fxRate: z.string().nullable().optional().openapi({ description: "pricing currency to `currency`" }),
+  amountExpected: z.string(),
+  networkFee: z.string(),
+  netAmount: z.string().optional().openapi({ description: "absent when read with a publishable key" }),
+  expiresAt: z.string(),
+  confirmedAt: z.string().nullable(),
+  failureReason: z.string().nullable(),
+  metadata: z.record(z.string(), z.unknown()).optional().openapi({
+    description: "absent when read with a publishable key",
+  }),
+}).openapi("Payin");
 
 const IdParam = idParam("pay");
 

@@ -201,7 +201,9 @@ Deno.test(
       "PENDING_REVIEW",
     ]);
     const queue = ok(await w.operator.GET("/admin/api/review"), 200).data;
-    assert(queue.some((waiting) => waiting.item.id === withdrawal.id), "the operator sees it waiting");
+    const waiting = queue.find((entry) => entry.kind === "WITHDRAWAL" && entry.item.id === withdrawal.id);
+    assert(waiting?.kind === "WITHDRAWAL", "the operator sees it waiting");
+    assertEquals([waiting.item.netAmount, waiting.item.destinationAddress], ["14.000000", SUPPLIER]);
     ok(
       await w.operator.POST("/admin/api/review/{id}/approve", {
         params: { path: { id: withdrawal.id } },

@@ -4535,8 +4535,26 @@ export interface components {
       currentPayinFee: string;
       currentTier: string;
       waiting: components["schemas"]["OutboundWaiting"];
-    } & {
-      [key: string]: unknown;
+      amount: string;
+      /** @description amount plus processingFee, reserved at acceptance */
+      totalDebited: string;
+      destinationAddress: string;
+      currency: string;
+      chain: string;
+      externalRef: string | null;
+      metadata: {
+        [key: string]: unknown;
+      };
+      txHash: string | null;
+      failureReason: string | null;
+      isSandbox: boolean;
+      createdAt: string;
+      updatedAt: string;
+      approvedAt: string | null;
+      broadcastAt: string | null;
+      confirmedAt: string | null;
+      failedAt: string | null;
+      cancelledAt: string | null;
     };
     /** @description null unless the item is accepted and waits to be sent; cleared once its transaction is signed */
     OutboundWaiting: {
@@ -4611,8 +4629,15 @@ export interface components {
       /** @description XOF: the provider's or bank's reference */
       providerRef: string | null;
       waiting: components["schemas"]["OutboundWaiting"];
-    } & {
-      [key: string]: unknown;
+      whitelistAddressId: string | null;
+      txHash: string | null;
+      failureReason: string | null;
+      isSandbox: boolean;
+      updatedAt: string;
+      approvedAt: string | null;
+      confirmedAt: string | null;
+      failedAt: string | null;
+      cancelledAt: string | null;
     };
     /** @description One body per wallet currency (absent: USDT_TRC20) */
     CreateWithdrawal: {
@@ -5538,8 +5563,33 @@ export interface components {
       isSandbox: boolean;
       createdAt: string;
       updatedAt: string;
-    } & {
-      [key: string]: unknown;
+      /** @enum {string} */
+      paymentMethod: "USDT_TRC20" | "CARD" | "MOBILE_MONEY";
+      /** @description card and mobile money only */
+      hostedPaymentUrl?: string | null;
+      /**
+       * @description card and mobile money only
+       * @enum {string|null}
+       */
+      nextStep?: "otp" | "approval" | "redirect" | null;
+      /** @description card and mobile money only */
+      operatorCode?: string | null;
+      /** @description the currency it was priced in (a paylink); absent on a USDT pay-in priced in USDT */
+      pricingCurrency?: string | null;
+      pricingAmount?: string | null;
+      /** @description pricing currency to `currency` */
+      fxRate?: string | null;
+      amountExpected: string;
+      networkFee: string;
+      /** @description absent when read with a publishable key */
+      netAmount?: string;
+      expiresAt: string;
+      confirmedAt: string | null;
+      failureReason: string | null;
+      /** @description absent when read with a publishable key */
+      metadata?: {
+        [key: string]: unknown;
+      };
     };
     WebhookEndpointWithSecret: components["schemas"]["WebhookEndpoint"] & {
       /** @description whs_ secret, shown only on create and rotate */
@@ -5912,20 +5962,53 @@ export interface components {
     };
     AdminOutboundItem: {
       /** @enum {string} */
-      kind: "PAYOUT" | "WITHDRAWAL";
+      kind: "PAYOUT";
       merchantId: string;
       isSandbox: boolean;
-      item: {
-        [key: string]: unknown;
-      };
+      item: components["schemas"]["Payout"];
+    } | {
+      /** @enum {string} */
+      kind: "WITHDRAWAL";
+      merchantId: string;
+      isSandbox: boolean;
+      item: components["schemas"]["Withdrawal"];
+    };
+    AdminOutboundItemHistory: {
+      /** @enum {string} */
+      kind: "PAYOUT";
+      merchantId: string;
+      isSandbox: boolean;
+      item: components["schemas"]["Payout"];
+      decisions: {
+        decision: string;
+        reviewer: string;
+        note: string | null;
+        at: string;
+      }[];
+    } | {
+      /** @enum {string} */
+      kind: "WITHDRAWAL";
+      merchantId: string;
+      isSandbox: boolean;
+      item: components["schemas"]["Withdrawal"];
+      decisions: {
+        decision: string;
+        reviewer: string;
+        note: string | null;
+        at: string;
+      }[];
     };
     AdminBulkReviewItem: {
       merchantId: string;
       isSandbox: boolean;
       reviewer: string | null;
-      batch: {
-        [key: string]: unknown;
-      };
+      batch: components["schemas"]["BulkPayment"];
+    };
+    AdminBulkReviewDetail: {
+      merchantId: string;
+      isSandbox: boolean;
+      reviewer: string | null;
+      batch: components["schemas"]["BulkPaymentDetail"];
     };
     Treasury: {
       checkedAt: string;
@@ -17790,14 +17873,7 @@ export interface operations {
           "application/json": {
             /** @enum {boolean} */
             success: true;
-            data: components["schemas"]["AdminOutboundItem"] & {
-              decisions: {
-                decision: string;
-                reviewer: string;
-                note: string | null;
-                at: string;
-              }[];
-            };
+            data: components["schemas"]["AdminOutboundItemHistory"];
           };
         };
       };
@@ -18000,7 +18076,7 @@ export interface operations {
           "application/json": {
             /** @enum {boolean} */
             success: true;
-            data: components["schemas"]["AdminBulkReviewItem"];
+            data: components["schemas"]["AdminBulkReviewDetail"];
           };
         };
       };
