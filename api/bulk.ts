@@ -35,7 +35,6 @@ import { idempotentMoney } from "./middleware/idempotency.ts";
 import type { ErrorCode } from "../domain/errors.ts";
 import {
   BULK_RECIPIENT_PATTERN,
-  FilePart,
   IDEMPOTENCY_CODES,
   idempotencyKeyHeader,
   USDT_AMOUNT_PATTERN,

@@ -1,12 +1,9 @@
 // README's sandbox money walk-throughs through the generated client (tests/typed_client.ts), in README's
-// order on one merchant: converting between wallets, paying out XOF (fiat destinations, a mobile money
-// withdrawal paid by the aggregator, a bank withdrawal completed by the operator), then bulk payments in
-// USDT from a CSV file and by mobile money through the operator's review.
+// order on one merchant: converting between wallets, then paying out XOF (fiat destinations, a mobile money
+// withdrawal paid by the aggregator, a bank withdrawal completed by the operator). Bulk payments are in
+// typed_client_bulk_test.ts.
 import { assert, assertEquals, assertMatch } from "../assert.ts";
 import { ok, type Walkthrough, withWalkthrough } from "../typed_client.ts";
-
-const A = "TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE";
-const B = "TK6W91FmNg9bBof4c9HJX7M3TYoaoCYZjb";
 
 async function balances(w: Walkthrough) {
   const summary = ok(await w.sandbox.GET("/v1/wallets/balance"), 200).data;
