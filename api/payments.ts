@@ -29,7 +29,9 @@ import {
   CardCreatedSchema,
   CreationHeaders,
   MobileMoneyCreatedSchema,
+  PayinSchema,
   SandboxQuery,
+  UsdtCreatedSchema,
 } from "./payment_schemas.ts";
 import { idempotent } from "./middleware/idempotency.ts";
 import { openapiRoute } from "./openapi_route.ts";
@@ -100,59 +102,6 @@ const CardPaymentsBody = z.strictObject({
     description: "this path always makes a CARD pay-in",
   }),
 }).openapi("CreateCardPaymentOnly");
-
-const UsdtCreatedSchema = z.object({
-  transactionId: z.string(),
-  address: z.string(),
-  paymentUrl: z.string(),
-  qrCodeUrl: z.string(),
-  amount: z.string(),
-  amountExpected: z.string(),
-  networkFee: z.string(),
-  currency: z.literal("USDT_TRC20"),
-  chain: z.literal("TRON"),
-  status: z.enum(PAYIN_STATUSES),
-  expiresAt: z.string(),
-}).openapi("UsdtPayinCreated");
-
-const PayinSchema = z.object({
-  id: z.string(),
-  address: z.string().nullable(),
-  amount: z.string(),
-  amountReceived: z.string(),
-  serviceFee: z.string().optional().openapi({ description: "absent when read with a publishable key" }),
-  status: z.enum(PAYIN_STATUSES),
-  txHash: z.string().nullable(),
-  externalRef: z.string().nullable().optional().openapi({
-    description: "absent when read with a publishable key (browser checkouts see no merchant data)",
-  }),
-  currency: z.string(),
-  chain: z.string().nullable(),
-  paymentUrl: z.string(),
-  isSandbox: z.boolean(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-  paymentMethod: z.enum(["USDT_TRC20", "CARD", "MOBILE_MONEY"]),
-  hostedPaymentUrl: z.string().nullable().optional().openapi({ description: "card and mobile money only" }),
-  nextStep: z.enum(["otp", "approval", "redirect"]).nullable().optional().openapi({
-    description: "card and mobile money only",
-  }),
-  operatorCode: z.string().nullable().optional().openapi({ description: "card and mobile money only" }),
-  pricingCurrency: z.string().nullable().optional().openapi({
-    description: "the currency it was priced in (a paylink); absent on a USDT pay-in priced in USDT",
-  }),
-  pricingAmount: z.string().nullable().optional(),
-  fxRate: z.string().nullable().optional().openapi({ description: "pricing currency to `currency`" }),
-  amountExpected: z.string(),
-  networkFee: z.string(),
-  netAmount: z.string().optional().openapi({ description: "absent when read with a publishable key" }),
-  expiresAt: z.string(),
-  confirmedAt: z.string().nullable(),
-  failureReason: z.string().nullable(),
-  metadata: z.record(z.string(), z.unknown()).optional().openapi({
-    description: "absent when read with a publishable key",
-  }),
-}).openapi("Payin");
 
 const IdParam = idParam("pay");
 
