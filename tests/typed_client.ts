@@ -9,17 +9,10 @@
 import createClient, { type Middleware } from "openapi-fetch";
 import { scanChain } from "../domain/chain_scanner.ts";
 import { manualClock } from "../domain/clock.ts";
-import type { Deps, JobMessage } from "../domain/deps.ts";
+import type { JobMessage } from "../domain/deps.ts";
 import { fundDevelopmentHotWallet } from "../domain/treasury/dev_funding.ts";
-import { dispatchJob } from "../jobs/mod.ts";
-import { handleBulkSweep } from "../jobs/bulk.ts";
-import { handleDisbursementSweep } from "../jobs/fiat_out.ts";
-import { handleFiatReconcile, handlePayinExpiry } from "../jobs/maintenance.ts";
-import { handleOutboundSweep } from "../jobs/money_out.ts";
-import { handlePaylinkReleaseSweep } from "../jobs/paylinks.ts";
-import { handleMailSweep, handleSubscriptionCron } from "../jobs/subscriptions.ts";
-import { handleSweepCron } from "../jobs/treasury.ts";
-import { deliveryPump, handleWebhookSweep } from "../jobs/webhook_delivery.ts";
+import { CRONS, dispatchJob } from "../jobs/mod.ts";
+import { deliveryPump } from "../jobs/webhook_delivery.ts";
 import type { paths } from "./generated/gateway_api.ts";
 import { contractFor } from "./contract.ts";
 import { ADMIN_TOKEN, startTestGateway } from "./helpers.ts";
@@ -27,19 +20,11 @@ import { ADMIN_TOKEN, startTestGateway } from "./helpers.ts";
 /** The devnet's block interval under `deno task start`: one tick of the walk-through's server. */
 const BLOCK_MS = 3000;
 
-/** The crons jobs/mod.ts registers every minute ("* * * * *"); the scanner runs at every tick here. */
-const MINUTE_CRONS: Array<(deps: Deps) => Promise<unknown>> = [
-  handleWebhookSweep,
-  handlePayinExpiry,
-  handleOutboundSweep,
-  handleBulkSweep,
-  handleSweepCron,
-  handleFiatReconcile,
-  handleDisbursementSweep,
-  handlePaylinkReleaseSweep,
-  handleSubscriptionCron,
-  handleMailSweep,
-];
+/** The crons jobs/mod.ts registers every minute, but the scanner's watchdog: the scanner runs every tick. */
+const MINUTE_CRONS = CRONS.filter(([name, schedule]) =>
+  schedule === "* * * * *" && name !== "tron-scan-watchdog"
+)
+  .map(([, , job]) => job);
 
 /** README's host: customer links and callbacks name it, and the client calls it. */
 export const BASE_URL = "http://localhost:8000";
