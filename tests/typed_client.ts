@@ -56,7 +56,12 @@ export function filePart<B>(body: B): FormData {
 /** Starts a development gateway with one approved merchant made through the operator API (README). */
 export async function startWalkthrough() {
   const clock = manualClock(new Date());
-  const gw = await startTestGateway({ clock, env: { FIAT_DESTINATION_COOLDOWN_SECONDS: "0" } });
+  // One time for the server and its chain: a signed transfer expires on the devnet when the sender thinks.
+  const gw = await startTestGateway({
+    clock,
+    devnetNow: () => clock.now().getTime(),
+    env: { FIAT_DESTINATION_COOLDOWN_SECONDS: "0" },
+  });
   try {
     await fundDevelopmentHotWallet(gw.deps, gw.devnet);
     const contract = contractFor(await (await gw.app.request("/v1/openapi.json")).text());
