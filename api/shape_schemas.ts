@@ -55,6 +55,13 @@ export const XofAmount = z.string().max(40).openapi({
   description: "XOF as a whole number of francs in a string; otherwise INVALID_AMOUNT",
 });
 
+/**
+ * The part `file` of a multipart/form-data body: required (missing or not a file: VALIDATION_ERROR).
+ * `format: binary`, which a generated client types as a Blob (tests/openapi_types.ts).
+ */
+export const FilePart = z.custom<File>((value) => value instanceof File, "a file part is required")
+  .openapi({ type: "string", format: "binary" });
+
 /** Whitelist usage contexts: an unknown one or an empty list answers INVALID_CONTEXT. */
 export const UsageContexts = z.array(
   z.string().max(32).openapi({ enum: [...USAGE_CONTEXTS] }),

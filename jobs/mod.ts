@@ -54,6 +54,24 @@ function isJobMessage(value: unknown): value is JobMessage {
 
 const CRON_LEASE_MS = 50_000;
 
+/** The cron safety nets: name, schedule, job. */
+export const CRONS: Array<[name: string, schedule: string, job: (deps: Deps) => Promise<unknown>]> = [
+  ["webhook-delivery-sweep", "* * * * *", handleWebhookSweep],
+  ["tron-scan-watchdog", "* * * * *", ensureTronScanLoop],
+  ["payin-expiry", "* * * * *", handlePayinExpiry],
+  ["outbound-sweep", "* * * * *", handleOutboundSweep],
+  ["bulk-sweep", "* * * * *", handleBulkSweep],
+  ["treasury-sweep", "* * * * *", handleSweepCron],
+  ["fiat-reconcile", "* * * * *", handleFiatReconcile],
+  ["fiat-disbursement-sweep", "* * * * *", handleDisbursementSweep],
+  ["paylink-release-sweep", "* * * * *", handlePaylinkReleaseSweep],
+  ["subscription-renewals", "* * * * *", handleSubscriptionCron],
+  ["mail-outbox-sweep", "* * * * *", handleMailSweep],
+  ["idempotency-purge", "17 * * * *", handleIdempotencyPurge],
+  ["rate-lock-purge", "41 * * * *", handleRateLockPurge],
+  ["rate-limit-purge", "*/5 * * * *", handleRateLimitPurge],
+];
+
 export function registerJobs(deps: Deps): { stop(): void } {
   let stopped = false;
   deps.kv.listenQueue(async (message: unknown) => {
@@ -77,20 +95,7 @@ export function registerJobs(deps: Deps): { stop(): void } {
         deps.log.error("cron job failed", { name, error: String(err) });
       }
     });
-  cron("webhook-delivery-sweep", "* * * * *", handleWebhookSweep);
-  cron("tron-scan-watchdog", "* * * * *", ensureTronScanLoop);
-  cron("payin-expiry", "* * * * *", handlePayinExpiry);
-  cron("outbound-sweep", "* * * * *", handleOutboundSweep);
-  cron("bulk-sweep", "* * * * *", handleBulkSweep);
-  cron("treasury-sweep", "* * * * *", handleSweepCron);
-  cron("fiat-reconcile", "* * * * *", handleFiatReconcile);
-  cron("fiat-disbursement-sweep", "* * * * *", handleDisbursementSweep);
-  cron("paylink-release-sweep", "* * * * *", handlePaylinkReleaseSweep);
-  cron("subscription-renewals", "* * * * *", handleSubscriptionCron);
-  cron("mail-outbox-sweep", "* * * * *", handleMailSweep);
-  cron("idempotency-purge", "17 * * * *", handleIdempotencyPurge);
-  cron("rate-lock-purge", "41 * * * *", handleRateLockPurge);
-  cron("rate-limit-purge", "*/5 * * * *", handleRateLimitPurge);
+  for (const [name, schedule, job] of CRONS) cron(name, schedule, job);
   // Start at once rather than at the first cron minute.
   queueMicrotask(() => {
     ensureTronScanLoop(deps).catch((err) => deps.log.error("scanner start failed", { error: String(err) }));

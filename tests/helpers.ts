@@ -45,7 +45,13 @@ async function openTestDb(databaseUrl: string | undefined): Promise<{ db: Db; dr
 }
 
 export async function startTestGateway(
-  options: { env?: Record<string, string>; clock?: Clock; fetch?: typeof fetch } = {},
+  options: {
+    env?: Record<string, string>;
+    clock?: Clock;
+    fetch?: typeof fetch;
+    /** The devnet's own time (block timestamps, transaction expiry); default the system clock. */
+    devnetNow?: () => number;
+  } = {},
 ) {
   const config: Config = parseConfig({
     APP_ENV: "development",
@@ -68,7 +74,11 @@ export async function startTestGateway(
   const enqueued: Array<{ message: JobMessage & { deliveryId?: string }; delayMs: number }> = [];
   const { logger, lines } = memoryLogger();
   // An in-memory TRON devnet that only mines when a test asks (blockMs 0).
-  const devnet = await createDevnet({ blockMs: 0, usdtContract: config.tron.usdtContract });
+  const devnet = await createDevnet({
+    blockMs: 0,
+    usdtContract: config.tron.usdtContract,
+    now: options.devnetNow,
+  });
   const node = {
     apiUrl: "http://devnet.internal/devnet",
     fetch: (input: RequestInfo | URL, init?: RequestInit) =>

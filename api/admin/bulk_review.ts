@@ -12,6 +12,7 @@ import {
 import { batchDetail } from "../../domain/bulk/view.ts";
 import type { Deps } from "../../domain/deps.ts";
 import { newRouter } from "../router.ts";
+import { BatchSchema, BatchWithItems } from "../bulk/schemas.ts";
 import { errorResponses, idParam, jsonContent, ok, OPERATOR_SECURITY, successSchema } from "../envelope.ts";
 import { requireAdmin } from "../middleware/admin_auth.ts";
 
@@ -23,12 +24,11 @@ const DecisionBody = z.strictObject({
   note: z.string().max(1000).optional().openapi({ description: "why; required to reject" }),
 });
 
-const BatchReviewSchema = z.object({
-  merchantId: z.string(),
-  isSandbox: z.boolean(),
-  reviewer: z.string().nullable(),
-  batch: z.record(z.string(), z.unknown()),
-}).openapi("AdminBulkReviewItem");
+const ReviewFields = { merchantId: z.string(), isSandbox: z.boolean(), reviewer: z.string().nullable() };
+const BatchReviewSchema = z.object({ ...ReviewFields, batch: BatchSchema }).openapi("AdminBulkReviewItem");
+const BatchReviewDetail = z.object({ ...ReviewFields, batch: BatchWithItems }).openapi(
+  "AdminBulkReviewDetail",
+);
 
 async function reviewView(deps: Pick<Deps, "db">, batch: BatchRow, withItems: boolean) {
   return {
@@ -73,7 +73,7 @@ export function adminBulkReviewRoutes() {
       security,
       middleware: [requireAdmin],
       request: { params: IdParam },
-      responses: { 200: jsonContent(successSchema(BatchReviewSchema), "The batch"), ...errorResponses },
+      responses: { 200: jsonContent(successSchema(BatchReviewDetail), "The batch"), ...errorResponses },
     }),
     async (c) => {
       const deps = c.get("deps");

@@ -14,6 +14,8 @@ import { completeFiatWithdrawal } from "../../domain/fiat_out/withdrawals.ts";
 import type { OutboundRow } from "../../db/outbound.ts";
 import { ID_ALPHABET, ID_BODY_LENGTH, isWellFormedId } from "../../domain/ids.ts";
 import { newRouter } from "../router.ts";
+import { PayoutSchema } from "../money_out/payouts.ts";
+import { WithdrawalSchema } from "../money_out/withdrawals.ts";
 import { errorResponses, iso, jsonContent, ok, OPERATOR_SECURITY, successSchema } from "../envelope.ts";
 import { requireAdmin } from "../middleware/admin_auth.ts";
 
@@ -35,12 +37,33 @@ const DecisionBody = z.strictObject({
   note: z.string().max(1000).optional().openapi({ description: "why; required to reject" }),
 });
 
-const ItemSchema = z.object({
-  kind: z.enum(["PAYOUT", "WITHDRAWAL"]),
-  merchantId: z.string(),
-  isSandbox: z.boolean(),
-  item: z.record(z.string(), z.unknown()),
-}).openapi("AdminOutboundItem");
+/** A payout or a withdrawal with its merchant (and `extra`): `kind` says which record `item` is. */
+const itemSchema = <E extends z.ZodRawShape>(extra: E) =>
+  z.discriminatedUnion("kind", [
+    z.object({
+      kind: z.literal("PAYOUT"),
+      merchantId: z.string(),
+      isSandbox: z.boolean(),
+      item: PayoutSchema,
+      ...extra,
+    }),
+    z.object({
+      kind: z.literal("WITHDRAWAL"),
+      merchantId: z.string(),
+      isSandbox: z.boolean(),
+      item: WithdrawalSchema,
+      ...extra,
+    }),
+  ]);
+const ItemSchema = itemSchema({}).openapi("AdminOutboundItem");
+const ItemWithDecisions = itemSchema({
+  decisions: z.array(z.object({
+    decision: z.string(),
+    reviewer: z.string(),
+    note: z.string().nullable(),
+    at: z.string(),
+  })),
+}).openapi("AdminOutboundItemHistory");
 
 function itemView(row: OutboundRow) {
   return {
@@ -166,14 +189,7 @@ export function adminReviewRoutes() {
       request: { params: IdParam },
       responses: {
         200: jsonContent(
-          successSchema(ItemSchema.extend({
-            decisions: z.array(z.object({
-              decision: z.string(),
-              reviewer: z.string(),
-              note: z.string().nullable(),
-              at: z.string(),
-            })),
-          })),
+          successSchema(ItemWithDecisions),
           "The item and its decisions",
         ),
         ...errorResponses,

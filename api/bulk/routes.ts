@@ -171,7 +171,10 @@ export function bulkRoutes() {
             required: true,
             content: {
               "multipart/form-data": {
-                schema: z.object({ file: z.any().optional().openapi({ type: "string", format: "binary" }) }),
+                // Validated by uploadedBytes (the raw CSV or XLSX body shares this route): no file part
+                // is IMPORT_VALIDATION_FAILED. The document still says the part is required.
+                schema: z.object({ file: z.any().optional().openapi({ type: "string", format: "binary" }) })
+                  .openapi({ required: ["file"] }),
               },
               "text/csv": { schema: z.string() },
               [XLSX_TYPE]: { schema: z.string().openapi({ format: "binary" }) },

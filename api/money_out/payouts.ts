@@ -68,7 +68,7 @@ const PayoutBody = z.strictObject({
 
 const EstimateBody = PayoutBody.omit({ externalRef: true, metadata: true }).openapi("EstimatePayout");
 
-const PayoutSchema = z.object({
+export const PayoutSchema = z.object({
   transactionId: z.string(),
   status: z.enum(PAYOUT_STATUSES),
   processingFee: z.string(),
@@ -76,7 +76,24 @@ const PayoutSchema = z.object({
   currentPayinFee: z.string(),
   currentTier: z.string(),
   waiting: WaitingSchema,
-}).passthrough().openapi("Payout");
+  amount: z.string(),
+  totalDebited: z.string().openapi({ description: "amount plus processingFee, reserved at acceptance" }),
+  destinationAddress: z.string(),
+  currency: z.string(),
+  chain: z.string(),
+  externalRef: z.string().nullable(),
+  metadata: z.record(z.string(), z.unknown()),
+  txHash: z.string().nullable(),
+  failureReason: z.string().nullable(),
+  isSandbox: z.boolean(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  approvedAt: z.string().nullable(),
+  broadcastAt: z.string().nullable(),
+  confirmedAt: z.string().nullable(),
+  failedAt: z.string().nullable(),
+  cancelledAt: z.string().nullable(),
+}).openapi("Payout");
 
 const IdParam = idParam("pout");
 

@@ -83,7 +83,7 @@ const WITHDRAWAL_CODES: ErrorCode[] = [
   ...IDEMPOTENCY_CODES,
 ];
 
-const WithdrawalSchema = z.object({
+export const WithdrawalSchema = z.object({
   id: z.string(),
   amount: z.string(),
   fee: z.string(),
@@ -97,7 +97,16 @@ const WithdrawalSchema = z.object({
   fiatDestinationId: z.string().nullable(),
   providerRef: z.string().nullable().openapi({ description: "XOF: the provider's or bank's reference" }),
   waiting: WaitingSchema,
-}).passthrough().openapi("Withdrawal");
+  whitelistAddressId: z.string().nullable(),
+  txHash: z.string().nullable(),
+  failureReason: z.string().nullable(),
+  isSandbox: z.boolean(),
+  updatedAt: z.string(),
+  approvedAt: z.string().nullable(),
+  confirmedAt: z.string().nullable(),
+  failedAt: z.string().nullable(),
+  cancelledAt: z.string().nullable(),
+}).openapi("Withdrawal");
 
 const IdParam = idParam("wdr");
 

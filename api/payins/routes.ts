@@ -25,7 +25,14 @@ import {
   successSchema,
 } from "../envelope.ts";
 import { requireKey } from "../middleware/auth.ts";
-import { CardCreatedSchema, CreationHeaders, MobileMoneyCreatedSchema, SandboxQuery } from "./schemas.ts";
+import {
+  CardCreatedSchema,
+  CreationHeaders,
+  MobileMoneyCreatedSchema,
+  PayinSchema,
+  SandboxQuery,
+  UsdtCreatedSchema,
+} from "./schemas.ts";
 import { idempotent } from "../middleware/idempotency.ts";
 import { openapiRoute } from "../openapi_route.ts";
 import { E164_PHONE, EMAIL_PATTERN, IDEMPOTENCY_CODES, UsdtAmount, XofAmount } from "../shape_schemas.ts";
@@ -95,39 +102,6 @@ const CardPaymentsBody = z.strictObject({
     description: "this path always makes a CARD pay-in",
   }),
 }).openapi("CreateCardPaymentOnly");
-
-const UsdtCreatedSchema = z.object({
-  transactionId: z.string(),
-  address: z.string(),
-  paymentUrl: z.string(),
-  qrCodeUrl: z.string(),
-  amount: z.string(),
-  amountExpected: z.string(),
-  networkFee: z.string(),
-  currency: z.literal("USDT_TRC20"),
-  chain: z.literal("TRON"),
-  status: z.enum(PAYIN_STATUSES),
-  expiresAt: z.string(),
-}).openapi("UsdtPayinCreated");
-
-const PayinSchema = z.object({
-  id: z.string(),
-  address: z.string().nullable(),
-  amount: z.string(),
-  amountReceived: z.string(),
-  serviceFee: z.string().optional().openapi({ description: "absent when read with a publishable key" }),
-  status: z.enum(PAYIN_STATUSES),
-  txHash: z.string().nullable(),
-  externalRef: z.string().nullable().optional().openapi({
-    description: "absent when read with a publishable key (browser checkouts see no merchant data)",
-  }),
-  currency: z.string(),
-  chain: z.string().nullable(),
-  paymentUrl: z.string(),
-  isSandbox: z.boolean(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-}).passthrough().openapi("Payin");
 
 const IdParam = idParam("pay");
 

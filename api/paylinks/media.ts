@@ -21,6 +21,7 @@ import type { AppEnv } from "../../http/env.ts";
 import { requireKey } from "../middleware/auth.ts";
 import { ownerOf, PaylinkId, ProductParams, security } from "./routes.ts";
 import { PaylinkSchema, ProductSchema } from "./schemas.ts";
+import { FilePart } from "../shape_schemas.ts";
 
 const tags = ["Paylinks"];
 const write = [requireKey("paylinks_write", "write")];
@@ -41,8 +42,8 @@ function uploadLimit(max: number): MiddlewareHandler<AppEnv> {
 // A missing part is answered by fileBytes (VALIDATION_ERROR naming `file`), so zod lets it through and the
 // document declares it required.
 const FileForm = z.object({
-  file: z.any().optional().openapi({ type: "string", format: "binary", description: "the file" }),
-}).openapi({ required: ["file"] });
+  file: FilePart.openapi({ description: "the file" }),
+});
 
 /** The `file` part of a multipart body as bytes; anything else is a clear VALIDATION_ERROR. */
 async function fileBytes(form: { file?: unknown } | undefined): Promise<Uint8Array> {

@@ -1,3 +1,4 @@
+// deno-lint-ignore-file no-explicit-any
 // The refusals that depend on state are listed per operation (issue 19): every operation with such
 // refusals names their codes under the status each answers with, and as `x-error-codes`; every code
 // listed is in the error catalogue. The contract run (tests/contract/prism_run.ts) holds the lists to the
@@ -8,7 +9,6 @@ import { assert, assertEquals } from "../assert.ts";
 import { findingsOf } from "../contract/findings.ts";
 import { withGateway } from "../helpers.ts";
 
-// deno-lint-ignore no-explicit-any
 type Operation =
   & { operationId: string; security: unknown[]; responses: Record<string, any> }
   & Record<string, any>;

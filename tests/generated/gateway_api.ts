@@ -4841,8 +4841,26 @@ export interface components {
       currentPayinFee: string;
       currentTier: string;
       waiting: components["schemas"]["OutboundWaiting"];
-    } & {
-      [key: string]: unknown;
+      amount: string;
+      /** @description amount plus processingFee, reserved at acceptance */
+      totalDebited: string;
+      destinationAddress: string;
+      currency: string;
+      chain: string;
+      externalRef: string | null;
+      metadata: {
+        [key: string]: unknown;
+      };
+      txHash: string | null;
+      failureReason: string | null;
+      isSandbox: boolean;
+      createdAt: string;
+      updatedAt: string;
+      approvedAt: string | null;
+      broadcastAt: string | null;
+      confirmedAt: string | null;
+      failedAt: string | null;
+      cancelledAt: string | null;
     };
     /** @description null unless the item is accepted and waits to be sent; cleared once its transaction is signed */
     OutboundWaiting: {
@@ -4917,8 +4935,15 @@ export interface components {
       /** @description XOF: the provider's or bank's reference */
       providerRef: string | null;
       waiting: components["schemas"]["OutboundWaiting"];
-    } & {
-      [key: string]: unknown;
+      whitelistAddressId: string | null;
+      txHash: string | null;
+      failureReason: string | null;
+      isSandbox: boolean;
+      updatedAt: string;
+      approvedAt: string | null;
+      confirmedAt: string | null;
+      failedAt: string | null;
+      cancelledAt: string | null;
     };
     /** @description One body per wallet currency (absent: USDT_TRC20) */
     CreateWithdrawal: {
@@ -6067,8 +6092,33 @@ export interface components {
       isSandbox: boolean;
       createdAt: string;
       updatedAt: string;
-    } & {
-      [key: string]: unknown;
+      /** @enum {string} */
+      paymentMethod: "USDT_TRC20" | "CARD" | "MOBILE_MONEY";
+      /** @description card and mobile money only */
+      hostedPaymentUrl?: string | null;
+      /**
+       * @description card and mobile money only
+       * @enum {string|null}
+       */
+      nextStep?: "otp" | "approval" | "redirect" | null;
+      /** @description card and mobile money only */
+      operatorCode?: string | null;
+      /** @description the currency it was priced in (a paylink); absent on a USDT pay-in priced in USDT */
+      pricingCurrency?: string | null;
+      pricingAmount?: string | null;
+      /** @description pricing currency to `currency` */
+      fxRate?: string | null;
+      amountExpected: string;
+      networkFee: string;
+      /** @description absent when read with a publishable key */
+      netAmount?: string;
+      expiresAt: string;
+      confirmedAt: string | null;
+      failureReason: string | null;
+      /** @description absent when read with a publishable key */
+      metadata?: {
+        [key: string]: unknown;
+      };
     };
     WebhookEndpointWithSecret: components["schemas"]["WebhookEndpoint"] & {
       /** @description whs_ secret, shown only on create and rotate */
@@ -6717,20 +6767,53 @@ export interface components {
     };
     AdminOutboundItem: {
       /** @enum {string} */
-      kind: "PAYOUT" | "WITHDRAWAL";
+      kind: "PAYOUT";
       merchantId: string;
       isSandbox: boolean;
-      item: {
-        [key: string]: unknown;
-      };
+      item: components["schemas"]["Payout"];
+    } | {
+      /** @enum {string} */
+      kind: "WITHDRAWAL";
+      merchantId: string;
+      isSandbox: boolean;
+      item: components["schemas"]["Withdrawal"];
+    };
+    AdminOutboundItemHistory: {
+      /** @enum {string} */
+      kind: "PAYOUT";
+      merchantId: string;
+      isSandbox: boolean;
+      item: components["schemas"]["Payout"];
+      decisions: {
+        decision: string;
+        reviewer: string;
+        note: string | null;
+        at: string;
+      }[];
+    } | {
+      /** @enum {string} */
+      kind: "WITHDRAWAL";
+      merchantId: string;
+      isSandbox: boolean;
+      item: components["schemas"]["Withdrawal"];
+      decisions: {
+        decision: string;
+        reviewer: string;
+        note: string | null;
+        at: string;
+      }[];
     };
     AdminBulkReviewItem: {
       merchantId: string;
       isSandbox: boolean;
       reviewer: string | null;
-      batch: {
-        [key: string]: unknown;
-      };
+      batch: components["schemas"]["BulkPayment"];
+    };
+    AdminBulkReviewDetail: {
+      merchantId: string;
+      isSandbox: boolean;
+      reviewer: string | null;
+      batch: components["schemas"]["BulkPaymentDetail"];
     };
     Treasury: {
       checkedAt: string;
@@ -10975,7 +11058,7 @@ export interface operations {
            * Format: binary
            * @description the file
            */
-          file: string;
+          file: Blob;
         };
       };
     };
@@ -11193,7 +11276,7 @@ export interface operations {
            * Format: binary
            * @description the file
            */
-          file: string;
+          file: Blob;
         };
       };
     };
@@ -11307,7 +11390,7 @@ export interface operations {
            * Format: binary
            * @description the file
            */
-          file: string;
+          file: Blob;
         };
       };
     };
@@ -11423,9 +11506,9 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "image/png": string;
-          "image/jpeg": string;
-          "image/webp": string;
+          "image/png": Blob;
+          "image/jpeg": Blob;
+          "image/webp": Blob;
         };
       };
       /** @description Not modified (If-None-Match) */
@@ -11962,7 +12045,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+          "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": Blob;
           "text/csv": string;
         };
       };
@@ -12165,10 +12248,10 @@ export interface operations {
       content: {
         "multipart/form-data": {
           /** Format: binary */
-          file?: string;
+          file: Blob;
         };
         "text/csv": string;
-        "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+        "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": Blob;
       };
     };
     responses: {
@@ -18075,7 +18158,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/pdf": string;
+          "application/pdf": Blob;
         };
       };
       /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: VALIDATION_ERROR */
@@ -18177,7 +18260,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/pdf": string;
+          "application/pdf": Blob;
         };
       };
       /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_TRANSACTION_STATUS */
@@ -20259,14 +20342,7 @@ export interface operations {
           "application/json": {
             /** @enum {boolean} */
             success: true;
-            data: components["schemas"]["AdminOutboundItem"] & {
-              decisions: {
-                decision: string;
-                reviewer: string;
-                note: string | null;
-                at: string;
-              }[];
-            };
+            data: components["schemas"]["AdminOutboundItemHistory"];
           };
         };
       };
@@ -20469,7 +20545,7 @@ export interface operations {
           "application/json": {
             /** @enum {boolean} */
             success: true;
-            data: components["schemas"]["AdminBulkReviewItem"];
+            data: components["schemas"]["AdminBulkReviewDetail"];
           };
         };
       };
