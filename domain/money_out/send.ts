@@ -1,6 +1,6 @@
 // Sending a payout or withdrawal to the chain exactly once. The transaction is signed once and stored
 // (with its txID and expiration) before its first broadcast; every later attempt, after a crash or a
-// reorg, re-sends the same bytes; a new one is signed only when the old one's expiration has passed
+// reorg, re-sends the same bytes; a new one is signed only when the chain's head is past the old one's expiration
 // and the node confirms it is not on chain, so two can never both land. Sandbox items never touch a
 // chain: they move through the same states on simulated confirmations.
 import * as outgoing from "../../db/chain_outgoing.ts";
@@ -60,8 +60,20 @@ export async function sendOutbound(deps: SendDeps, outboundId: string): Promise<
     if (!live) return "nothing-to-do";
   }
   if (live.block_number !== null) return "already-sent"; // in a block: the scanner confirms it
-  if (deps.clock.now() >= live.expiration) return await replaceIfAbsent(deps, row, live);
+  if (deps.clock.now() >= live.expiration && await expiredOnChain(deps, live)) {
+    return await replaceIfAbsent(deps, row, live);
+  }
   return await broadcastStored(deps, row, live);
+}
+
+/**
+ * Expired by the chain's clock, not ours: a block can still take the transaction while the node's head is
+ * not past its expiration. A gateway whose clock runs ahead of the chain would otherwise sign a second
+ * transfer while the first one is still pending, and both would be paid.
+ */
+async function expiredOnChain(deps: SendDeps, live: outgoing.OutgoingRow): Promise<boolean> {
+  const head = await deps.tron.getNowBlock();
+  return head.timestamp > live.expiration.getTime();
 }
 
 /**

@@ -6,7 +6,7 @@ import type { Deps } from "../../domain/deps.ts";
 import { sendOutbound } from "../../domain/money_out/send.ts";
 import { hotWallet } from "../../domain/treasury/hot_wallet.ts";
 import type { TronClient } from "../../rails/tron/client.ts";
-import { assertEquals, assertRejects } from "../assert.ts";
+import { assert, assertEquals, assertRejects } from "../assert.ts";
 import { startTestGateway, type TestGateway } from "../helpers.ts";
 import {
   creditUsdt,
@@ -19,9 +19,11 @@ import {
 
 const USDT = 1_000_000n;
 
-async function setup(options: { hotUsdt?: bigint; hotTrx?: bigint } = {}) {
+async function setup(options: { hotUsdt?: bigint; hotTrx?: bigint; chainOnWallClock?: boolean } = {}) {
   const clock = manualClock(new Date());
-  const gw = await startTestGateway({ clock });
+  // The chain keeps the gateway's time unless a test wants the two apart.
+  const devnetNow = options.chainOnWallClock ? undefined : () => clock.now().getTime();
+  const gw = await startTestGateway({ clock, devnetNow });
   const m = await gw.createMerchant("Chain Payout Shop");
   await gw.admin("PATCH", `/admin/api/merchants/${m.merchantId}`, {
     rateLimits: { "POST /v1/payout": 1000 },
@@ -156,7 +158,11 @@ Deno.test("a stored transaction that expired off chain is replaced, never double
     crash.arm();
     await assertRejects(() => sendOutbound(crash.deps, id));
     const [old] = await gw.db.query<{ tx_id: string }>("SELECT tx_id FROM chain_outgoing");
-    clock.advance(10 * 60_000); // well past the node's expiration
+    clock.advance(10 * 60_000); // well past the transaction's expiration...
+    // ...but not by the chain's: its head has not passed it, so nothing new is signed.
+    assert(await sendOutbound(gw.deps, id) !== "resigned");
+    assertEquals((await gw.db.query("SELECT tx_id FROM chain_outgoing")).length, 1);
+    await mine(1); // now the chain's head is past it too: it can never land
     assertEquals(await sendOutbound(gw.deps, id), "resigned");
     const now = await status(id);
     assertEquals(now.status, "BROADCAST");
@@ -169,6 +175,26 @@ Deno.test("a stored transaction that expired off chain is replaced, never double
     await mine(20);
     assertEquals((await status(id)).status, "CONFIRMED");
     assertEquals(await received(), 25_500_000n);
+  } finally {
+    await gw.close();
+  }
+});
+
+Deno.test("a gateway clock two minutes ahead of the chain never pays a payout twice", async () => {
+  const { gw, pay, status, received, clock } = await setup({ chainOnWallClock: true });
+  try {
+    const id = await pay("10");
+    assertEquals(await sendOutbound(gw.deps, id), "sent");
+    clock.advance(2 * 60_000); // the gateway's clock, not the chain's: its transfer is still pending
+    await sendOutbound(gw.deps, id);
+    gw.devnet.mine(1);
+    await sendOutbound(gw.deps, id);
+    gw.devnet.mine(25);
+    await scanChain(gw.deps);
+    assertEquals(await received(), 10_000_000n, "one transfer, not two");
+    const rows = await gw.db.query("SELECT tx_id FROM chain_outgoing");
+    assertEquals(rows.length, 1, "never signed twice");
+    assertEquals((await status(id)).status, "CONFIRMED");
   } finally {
     await gw.close();
   }
