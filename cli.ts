@@ -7,6 +7,8 @@ import { AppError } from "./domain/errors.ts";
 import { createMerchant, issueKey, type KybStatus, revokeKey, setKybStatus } from "./domain/merchants/mod.ts";
 import { generateMnemonic } from "./rails/tron/hd.ts";
 import { openRuntime } from "./runtime.ts";
+import { createOperator } from "./domain/operators/accounts.ts";
+import { type Role, ROLES } from "./domain/operators/roles.ts";
 
 const USAGE = `Usage:
   deno task cli mnemonic            (prints a new 24-word TRON_MNEMONIC; touches nothing)
@@ -16,7 +18,9 @@ const USAGE = `Usage:
   deno task cli key create MERCHANT_ID --kind ${
   Object.keys(KEY_PREFIX).join("|")
 } [--scopes a,b] [--sandbox] [--json]
-  deno task cli key revoke KEY_ID`;
+  deno task cli key revoke KEY_ID
+  deno task cli operator create --email EMAIL --role ${ROLES.join("|")} [--json]
+                                    (prints a chosen password, the TOTP secret and backup codes, once)`;
 
 function fail(message: string): never {
   console.error(message);
@@ -35,6 +39,8 @@ async function run(args: string[]) {
       scopes: { type: "string" },
       sandbox: { type: "boolean" },
       json: { type: "boolean" },
+      email: { type: "string" },
+      role: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -84,6 +90,22 @@ async function run(args: string[]) {
           ? JSON.stringify(issued)
           : `Key ${issued.id} (${issued.kind}, ${issued.mode}): ${issued.key}`,
       );
+    } else if (group === "operator" && action === "create") {
+      if (!values.email) fail("operator create needs --email EMAIL");
+      if (!(ROLES as readonly string[]).includes(values.role ?? "")) {
+        fail(`--role must be ${ROLES.join(", ")}`);
+      }
+      const created = await createOperator(deps, { email: values.email, role: values.role as Role });
+      if (values.json) console.log(JSON.stringify(created));
+      else {
+        console.log(
+          `Operator ${created.id} (${created.email}, ${created.role}) created. Shown once, store them now:`,
+        );
+        console.log(`  password     ${created.password}`);
+        console.log(`  TOTP secret  ${created.totpSecret}   (add it to an authenticator app)`);
+        console.log(`  TOTP URI     ${created.totpUri}`);
+        console.log(`  backup codes ${created.backupCodes.join("  ")}`);
+      }
     } else if (group === "key" && action === "revoke" && target) {
       const row = await revokeKey(deps, target);
       console.log(`Key ${row.id} revoked`);

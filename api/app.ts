@@ -39,6 +39,8 @@ import { adminPayinHoldRoutes } from "./admin/payin_holds.ts";
 import { subscriptionPageRoutes } from "../pages/subscription_routes.ts";
 import { paylinkRoutes } from "./paylinks/routes.ts";
 import { adminPaylinkRoutes } from "./admin/paylink_limits.ts";
+import { adminSessionRoutes } from "./admin/session.ts";
+import { adminOperatorRoutes } from "./admin/operators.ts";
 import { paylinkMediaRoutes } from "./paylinks/media.ts";
 import { paylinkTemplateRoutes } from "./paylinks/templates.ts";
 
@@ -136,6 +138,13 @@ export function createApp(deps: Deps, options: { devnet?: { app: Hono }; simulat
     scheme: "bearer",
     description: "The operator's ADMIN_TOKEN as `Authorization: Bearer <token>`; /admin/api only",
   });
+  app.openAPIRegistry.registerComponent("securitySchemes", "OperatorSession", {
+    type: "apiKey",
+    in: "cookie",
+    name: "__Host-gw_operator",
+    description: "An operator's session cookie from POST /admin/api/session (`gw_operator` on a plain-http " +
+      "development server); a request that changes something also sends the session's X-CSRF-Token",
+  });
   registerWebhooks(app.openAPIRegistry);
 
   app.route("/", healthRoutes());
@@ -159,6 +168,8 @@ export function createApp(deps: Deps, options: { devnet?: { app: Hono }; simulat
   app.route("/v1", shopRoutes());
   app.route("/v1", paylinkOrderRoutes());
   app.route("/v1", subscriptionRoutes());
+  app.route("/admin/api", adminSessionRoutes());
+  app.route("/admin/api", adminOperatorRoutes());
   app.route("/admin/api", adminRoutes());
   app.route("/admin/api", adminReviewRoutes());
   app.route("/admin/api", adminBulkReviewRoutes());

@@ -13,7 +13,7 @@ import { batchDetail } from "../../domain/bulk/view.ts";
 import type { Deps } from "../../domain/deps.ts";
 import { newRouter } from "../router.ts";
 import { errorResponses, idParam, jsonContent, ok, OPERATOR_SECURITY, successSchema } from "../envelope.ts";
-import { requireAdmin } from "../middleware/admin_auth.ts";
+import { requireReviewer, requireViewer } from "../middleware/admin_auth.ts";
 
 const security = OPERATOR_SECURITY;
 const tags = ["Admin"];
@@ -50,7 +50,7 @@ export function adminBulkReviewRoutes() {
       tags,
       summary: "Mobile money batches waiting for an operator (PENDING_REVIEW), oldest first",
       security,
-      middleware: [requireAdmin],
+      middleware: [requireViewer],
       responses: {
         200: jsonContent(successSchema(z.array(BatchReviewSchema)), "The queue"),
         ...errorResponses,
@@ -71,7 +71,7 @@ export function adminBulkReviewRoutes() {
       tags,
       summary: "One batch (any merchant's) with its items, its review reason and decision",
       security,
-      middleware: [requireAdmin],
+      middleware: [requireViewer],
       request: { params: IdParam },
       responses: { 200: jsonContent(successSchema(BatchReviewSchema), "The batch"), ...errorResponses },
     }),
@@ -92,7 +92,7 @@ export function adminBulkReviewRoutes() {
           ? "Approve a batch in PENDING_REVIEW: its items are paid"
           : "Reject a batch in PENDING_REVIEW: its debit returns to the wallet (note required)",
         security,
-        middleware: [requireAdmin],
+        middleware: [requireReviewer],
         request: {
           params: IdParam,
           body: { required: true, content: { "application/json": { schema: DecisionBody } } },

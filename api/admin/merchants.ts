@@ -25,7 +25,7 @@ import {
   OPERATOR_SECURITY,
   successSchema,
 } from "../envelope.ts";
-import { requireAdmin } from "../middleware/admin_auth.ts";
+import { requireAdmin, requireViewer } from "../middleware/admin_auth.ts";
 
 const security = OPERATOR_SECURITY;
 const mw = [requireAdmin];
@@ -117,7 +117,7 @@ export function adminRoutes() {
       summary: "Retrieve a merchant's settings",
       operationId: "adminGetMerchant",
       security,
-      middleware: mw,
+      middleware: [requireViewer],
       request: { params: MerchantIdParam },
       responses: { 200: jsonContent(successSchema(MerchantSchema), "Merchant settings"), ...errorResponses },
     }),

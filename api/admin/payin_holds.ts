@@ -5,7 +5,7 @@ import { listReviewHolds, reviewHold } from "../../domain/payins/review_holds.ts
 import { ID_ALPHABET, ID_BODY_LENGTH, isWellFormedId } from "../../domain/ids.ts";
 import { newRouter } from "../router.ts";
 import { errorResponses, jsonContent, ok, OPERATOR_SECURITY, successSchema } from "../envelope.ts";
-import { requireAdmin } from "../middleware/admin_auth.ts";
+import { requireReviewer, requireViewer } from "../middleware/admin_auth.ts";
 
 const security = OPERATOR_SECURITY;
 const tags = ["Admin"];
@@ -48,7 +48,7 @@ export function adminPayinHoldRoutes() {
       tags,
       summary: "Pay-ins paid while their merchant took no payments (credited, held for review), newest first",
       security,
-      middleware: [requireAdmin],
+      middleware: [requireViewer],
       request: {
         query: z.object({
           merchantId: z.string().max(64).optional(),
@@ -76,7 +76,7 @@ export function adminPayinHoldRoutes() {
       tags,
       summary: "Record that an operator reviewed a held pay-in (once; the money does not move)",
       security,
-      middleware: [requireAdmin],
+      middleware: [requireReviewer],
       request: {
         params: PayinIdParam,
         body: {

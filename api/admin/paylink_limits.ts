@@ -3,8 +3,8 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { getMerchant } from "../../domain/merchants/mod.ts";
 import { getPaylinkLimit, setPaylinkLimit } from "../../domain/paylinks/create.ts";
 import { newRouter } from "../router.ts";
-import { errorResponses, idParam, jsonContent, ok, successSchema } from "../envelope.ts";
-import { requireAdmin } from "../middleware/admin_auth.ts";
+import { errorResponses, idParam, jsonContent, ok, OPERATOR_SECURITY, successSchema } from "../envelope.ts";
+import { requireAdmin, requireViewer } from "../middleware/admin_auth.ts";
 
 const LimitSchema = z.object({ merchantId: z.string(), maxPaylinks: z.number().int() }).openapi(
   "PaylinkPlanLimit",
@@ -20,8 +20,8 @@ export function adminPaylinkRoutes() {
       tags: ["Admin"],
       summary: "A merchant's plan limit on paylinks (per mode)",
       operationId: "adminGetPaylinkLimit",
-      security: [{ OperatorToken: [] }],
-      middleware: [requireAdmin],
+      security: OPERATOR_SECURITY,
+      middleware: [requireViewer],
       request: { params },
       responses: { 200: jsonContent(successSchema(LimitSchema), "The limit"), ...errorResponses },
     }),
@@ -38,7 +38,7 @@ export function adminPaylinkRoutes() {
       tags: ["Admin"],
       summary: "Set a merchant's plan limit on paylinks (LIMIT_EXCEEDED_PAYLINKS past it)",
       operationId: "adminSetPaylinkLimit",
-      security: [{ OperatorToken: [] }],
+      security: OPERATOR_SECURITY,
       middleware: [requireAdmin],
       request: {
         params,

@@ -15,7 +15,7 @@ import type { OutboundRow } from "../../db/outbound.ts";
 import { ID_ALPHABET, ID_BODY_LENGTH, isWellFormedId } from "../../domain/ids.ts";
 import { newRouter } from "../router.ts";
 import { errorResponses, iso, jsonContent, ok, OPERATOR_SECURITY, successSchema } from "../envelope.ts";
-import { requireAdmin } from "../middleware/admin_auth.ts";
+import { requireReviewer, requireViewer } from "../middleware/admin_auth.ts";
 
 const security = OPERATOR_SECURITY;
 const tags = ["Admin"];
@@ -62,7 +62,7 @@ export function adminReviewRoutes() {
       tags,
       summary: "Payouts and withdrawals waiting for an operator, oldest first",
       security,
-      middleware: [requireAdmin],
+      middleware: [requireViewer],
       responses: { 200: jsonContent(successSchema(z.array(ItemSchema)), "The queue"), ...errorResponses },
     }),
     async (c) => ok(c, (await listReviewQueue(c.get("deps"))).map(itemView)),
@@ -79,7 +79,7 @@ export function adminReviewRoutes() {
           ? "Approve a payout or withdrawal (it goes to the chain)"
           : "Reject a payout or withdrawal (the money returns to the wallet; note required)",
         security,
-        middleware: [requireAdmin],
+        middleware: [requireReviewer],
         request: {
           params: IdParam,
           body: { required: true, content: { "application/json": { schema: DecisionBody } } },
@@ -105,7 +105,7 @@ export function adminReviewRoutes() {
         "reason CANCELLED_BY_OPERATOR and `payout.failed` / `withdrawal.failed`. An item whose transaction " +
         "is signed, or in any other state, answers CANNOT_CANCEL.",
       security,
-      middleware: [requireAdmin],
+      middleware: [requireReviewer],
       request: {
         params: IdParam,
         body: { required: true, content: { "application/json": { schema: DecisionBody } } },
@@ -128,7 +128,7 @@ export function adminReviewRoutes() {
       description: "Approves, records the bank transfer and confirms the withdrawal in one step. A USDT or " +
         "mobile money withdrawal answers WITHDRAWAL_NOT_FIAT.",
       security,
-      middleware: [requireAdmin],
+      middleware: [requireReviewer],
       request: {
         params: IdParam,
         body: {
@@ -162,7 +162,7 @@ export function adminReviewRoutes() {
       tags,
       summary: "One payout or withdrawal with every decision taken on it",
       security,
-      middleware: [requireAdmin],
+      middleware: [requireViewer],
       request: { params: IdParam },
       responses: {
         200: jsonContent(

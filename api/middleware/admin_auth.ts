@@ -1,15 +1,102 @@
-import type { MiddlewareHandler } from "hono";
+// Operator routes (/admin/api, /metrics) take either `Authorization: Bearer $ADMIN_TOKEN` (automation,
+// recorded as "token", an admin) or an operator's session cookie. With a session, a request that changes
+// something must carry the session's CSRF token (`X-CSRF-Token`) and must not come from another origin.
+// Each route names the least role it needs: viewer (reads), reviewer (decisions on money), admin (the
+// rest). Failures are throttled per client address; the input guard runs after, so only an operator
+// learns what a route refuses.
+import type { Context, MiddlewareHandler } from "hono";
+import { getCookie } from "hono/cookie";
+import type { Deps } from "../../domain/deps.ts";
 import { authenticateOperator } from "../../domain/auth.ts";
+import { AppError } from "../../domain/errors.ts";
+import { throttleAuthFailure } from "../../domain/limits/rate_limit.ts";
+import { type Role, roleAllows, tokenActor } from "../../domain/operators/roles.ts";
+import { csrfMatches, resumeSession } from "../../domain/operators/sessions.ts";
 import type { AppEnv } from "../../http/env.ts";
 import { authenticatesFirst, checkStorableInput } from "./input_guard.ts";
 import { clientAddress } from "../../http/client_address.ts";
 
-/**
- * Operator routes: `Authorization: Bearer $ADMIN_TOKEN`; failures are throttled per client address. The
- * input guard runs after it, so only the operator learns what a route refuses.
- */
-export const requireAdmin: MiddlewareHandler<AppEnv> = authenticatesFirst(async (c, next) => {
-  await authenticateOperator(c.get("deps"), c.req.header("authorization"), clientAddress(c));
-  await checkStorableInput(c);
-  await next();
-});
+/** Cookies travel only over HTTPS, except on a development server reached over plain http. */
+export function secureCookies(config: Pick<Deps["config"], "appEnv" | "publicUrl">): boolean {
+  return !(config.appEnv === "development" && config.publicUrl.startsWith("http:"));
+}
+
+/** `__Host-` binds the cookie to this host and path / (browsers require Secure for it). */
+export function sessionCookieName(config: Pick<Deps["config"], "appEnv" | "publicUrl">): string {
+  return secureCookies(config) ? "__Host-gw_operator" : "gw_operator";
+}
+
+export const CSRF_HEADER = "x-csrf-token";
+
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/** A browser's request sent from a page of another site (a stolen form, a script elsewhere). */
+function crossOrigin(c: Context<AppEnv>): boolean {
+  if (c.req.header("sec-fetch-site") === "cross-site") return true;
+  const origin = c.req.header("origin");
+  if (!origin) return false;
+  const own = new Set([new URL(c.req.url).origin, new URL(c.get("deps").config.publicUrl).origin]);
+  return !own.has(origin);
+}
+
+/** Who is calling, from the token or the session cookie; sets `operator` (and `operatorSession`). */
+export async function identifyOperator(c: Context<AppEnv>): Promise<void> {
+  const deps = c.get("deps");
+  const address = clientAddress(c);
+  const authorization = c.req.header("authorization");
+  const cookie = getCookie(c, sessionCookieName(deps.config));
+  if (authorization !== undefined || cookie === undefined) {
+    await authenticateOperator(deps, authorization, address);
+    c.set("operator", tokenActor(address));
+    return;
+  }
+  let session;
+  try {
+    session = await resumeSession(deps, cookie, address);
+  } catch (err) {
+    if (err instanceof AppError) await throttleAuthFailure(deps, "admin", address);
+    throw err;
+  }
+  c.set("operator", session.actor);
+  c.set("operatorSession", session);
+}
+
+/** Refuses a session's state-changing request without its CSRF token, or from another origin. */
+export function checkCsrf(c: Context<AppEnv>, presented: string | undefined): void {
+  const session = c.get("operatorSession");
+  if (!session || SAFE_METHODS.has(c.req.method)) return;
+  if (crossOrigin(c)) {
+    throw new AppError("FORBIDDEN", "A request from another site is refused", { reason: "CROSS_ORIGIN" });
+  }
+  if (!csrfMatches(session, presented)) {
+    throw new AppError("FORBIDDEN", "CSRF token missing or wrong: send the session's X-CSRF-Token", {
+      reason: "CSRF_TOKEN_INVALID",
+    });
+  }
+}
+
+export function assertRole(c: Context<AppEnv>, needed: Role): void {
+  const actor = c.get("operator");
+  if (!roleAllows(actor.role, needed)) {
+    throw new AppError("FORBIDDEN", `This needs the ${needed} role; you are ${actor.role}`, {
+      reason: "INSUFFICIENT_ROLE",
+    });
+  }
+}
+
+function requireRole(needed: Role): MiddlewareHandler<AppEnv> {
+  return authenticatesFirst(async (c, next) => {
+    await identifyOperator(c);
+    checkCsrf(c, c.req.header(CSRF_HEADER));
+    assertRole(c, needed);
+    await checkStorableInput(c);
+    await next();
+  });
+}
+
+/** Reads: any operator. */
+export const requireViewer: MiddlewareHandler<AppEnv> = requireRole("viewer");
+/** Decisions on money (approve, reject, cancel, complete): reviewers and admins. */
+export const requireReviewer: MiddlewareHandler<AppEnv> = requireRole("reviewer");
+/** Merchants, keys, limits, operators: admins (and the token). */
+export const requireAdmin: MiddlewareHandler<AppEnv> = requireRole("admin");

@@ -189,7 +189,7 @@ export async function enforceRateLimit(
   return decisions[decisions.length - 1];
 }
 
-type AuthRealm = "api" | "admin";
+type AuthRealm = "api" | "admin" | "operator";
 
 function authFailureKey(deps: Pick<Deps, "clock">, realm: AuthRealm, address: string) {
   const nowMs = deps.clock.now().getTime();
@@ -221,4 +221,24 @@ export async function throttleAuthFailure(
   }
   // An atomic sum: concurrent failures all count.
   await deps.kv.atomic().sum(key, 1n).commit();
+}
+
+/**
+ * Refuses (429) an address that already failed AUTH_FAILURE_LIMIT times this window, without counting:
+ * for a check that costs (an operator's password hash) to be skipped for a guesser.
+ */
+export async function assertAuthNotThrottled(
+  deps: Pick<Deps, "kv" | "clock" | "config">,
+  realm: AuthRealm,
+  address: string,
+): Promise<void> {
+  const { key, retryAfterSeconds } = authFailureKey(deps, realm, address);
+  const count = Number((await deps.kv.get<Deno.KvU64>(key)).value?.value ?? 0n);
+  if (count >= deps.config.authFailureLimit) {
+    throw new AppError(
+      "RATE_LIMIT_EXCEEDED",
+      `Too many failed authentications from this address; retry in ${retryAfterSeconds} s`,
+      { headers: { "Retry-After": String(retryAfterSeconds) } },
+    );
+  }
 }
