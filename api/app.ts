@@ -41,6 +41,7 @@ import { paylinkRoutes } from "./paylinks/routes.ts";
 import { adminPaylinkRoutes } from "./admin/paylink_limits.ts";
 import { adminSessionRoutes } from "./admin/session.ts";
 import { adminOperatorRoutes } from "./admin/operators.ts";
+import { adminAuditRoutes } from "./admin/audit.ts";
 import { paylinkMediaRoutes } from "./paylinks/media.ts";
 import { paylinkTemplateRoutes } from "./paylinks/templates.ts";
 
@@ -170,6 +171,7 @@ export function createApp(deps: Deps, options: { devnet?: { app: Hono }; simulat
   app.route("/v1", subscriptionRoutes());
   app.route("/admin/api", adminSessionRoutes());
   app.route("/admin/api", adminOperatorRoutes());
+  app.route("/admin/api", adminAuditRoutes());
   app.route("/admin/api", adminRoutes());
   app.route("/admin/api", adminReviewRoutes());
   app.route("/admin/api", adminBulkReviewRoutes());

@@ -1,7 +1,7 @@
 // Operators in API tests: create one (domain, as the CLI does), sign in through the API with its TOTP code
 // and call operator routes with its session cookie and CSRF token.
 import { type CreatedOperator, createOperator } from "../domain/operators/accounts.ts";
-import type { Role } from "../domain/operators/roles.ts";
+import { type Role, tokenActor } from "../domain/operators/roles.ts";
 import { totpCode } from "../domain/operators/totp.ts";
 import type { TestGateway } from "./helpers.ts";
 
@@ -11,7 +11,7 @@ export const OPERATOR_TEST_ENV = { OPERATOR_SCRYPT_LOG_N: "10" };
 export const PASSWORD = "correct horse battery staple";
 
 export async function newOperator(gw: TestGateway, role: Role, email?: string): Promise<CreatedOperator> {
-  return await createOperator(gw.deps, {
+  return await createOperator(gw.deps, tokenActor("test"), {
     email: email ?? `${role}-${crypto.randomUUID().slice(0, 8)}@example.com`,
     role,
     password: PASSWORD,

@@ -14,14 +14,12 @@ import type { Deps } from "../../domain/deps.ts";
 import { newRouter } from "../router.ts";
 import { errorResponses, idParam, jsonContent, ok, OPERATOR_SECURITY, successSchema } from "../envelope.ts";
 import { requireReviewer, requireViewer } from "../middleware/admin_auth.ts";
+import { decidedBy, NoteField, ReviewerField } from "./reviewer.ts";
 
 const security = OPERATOR_SECURITY;
 const tags = ["Admin"];
 const IdParam = idParam("blk");
-const DecisionBody = z.strictObject({
-  reviewer: z.string().min(1).max(100).openapi({ description: "who decides (recorded with the decision)" }),
-  note: z.string().max(1000).optional().openapi({ description: "why; required to reject" }),
-});
+const DecisionBody = z.strictObject({ reviewer: ReviewerField, note: NoteField });
 
 const BatchReviewSchema = z.object({
   merchantId: z.string(),
@@ -101,7 +99,8 @@ export function adminBulkReviewRoutes() {
       }),
       async (c) => {
         const deps = c.get("deps");
-        const input = { id: c.req.valid("param").id, ...c.req.valid("json") };
+        const body = c.req.valid("json");
+        const input = { id: c.req.valid("param").id, note: body.note, ...decidedBy(c, body.reviewer) };
         const batch = await (action === "approve" ? approveBatch : rejectBatch)(deps, input);
         return ok(c, await reviewView(deps, batch, false));
       },

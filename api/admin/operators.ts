@@ -74,7 +74,7 @@ export function adminOperatorRoutes() {
         ...errorResponses,
       },
     }),
-    async (c) => ok(c, await createOperator(c.get("deps"), c.req.valid("json")), 201),
+    async (c) => ok(c, await createOperator(c.get("deps"), c.get("operator"), c.req.valid("json")), 201),
   );
 
   r.openapi(
@@ -103,7 +103,8 @@ export function adminOperatorRoutes() {
       responses: { 200: jsonContent(successSchema(OperatorSchema), "Updated"), ...errorResponses },
     }),
     async (c) => {
-      const { after } = await updateOperator(c.get("deps"), c.req.valid("param").id, c.req.valid("json"));
+      const { id } = c.req.valid("param");
+      const { after } = await updateOperator(c.get("deps"), c.get("operator"), id, c.req.valid("json"));
       return ok(c, after);
     },
   );

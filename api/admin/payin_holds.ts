@@ -6,6 +6,7 @@ import { ID_ALPHABET, ID_BODY_LENGTH, isWellFormedId } from "../../domain/ids.ts
 import { newRouter } from "../router.ts";
 import { errorResponses, jsonContent, ok, OPERATOR_SECURITY, successSchema } from "../envelope.ts";
 import { requireReviewer, requireViewer } from "../middleware/admin_auth.ts";
+import { decidedBy, ReviewerField } from "./reviewer.ts";
 
 const security = OPERATOR_SECURITY;
 const tags = ["Admin"];
@@ -84,7 +85,7 @@ export function adminPayinHoldRoutes() {
           content: {
             "application/json": {
               schema: z.strictObject({
-                reviewer: z.string().trim().min(1).max(100),
+                reviewer: ReviewerField,
                 note: z.string().max(1000).optional(),
               }),
             },
@@ -93,7 +94,11 @@ export function adminPayinHoldRoutes() {
       },
       responses: { 200: jsonContent(successSchema(HoldSchema), "Reviewed"), ...errorResponses },
     }),
-    async (c) => ok(c, await reviewHold(c.get("deps"), c.req.valid("param").id, c.req.valid("json"))),
+    async (c) => {
+      const body = c.req.valid("json");
+      const input = { note: body.note, ...decidedBy(c, body.reviewer) };
+      return ok(c, await reviewHold(c.get("deps"), c.req.valid("param").id, input));
+    },
   );
 
   return r;

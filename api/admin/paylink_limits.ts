@@ -1,7 +1,8 @@
 // The operator's plan limit on a merchant's paylinks, under /admin/api.
 import { createRoute, z } from "@hono/zod-openapi";
 import { getMerchant } from "../../domain/merchants/mod.ts";
-import { getPaylinkLimit, setPaylinkLimit } from "../../domain/paylinks/create.ts";
+import { getPaylinkLimit } from "../../domain/paylinks/create.ts";
+import { setPaylinkLimitAs } from "../../domain/operators/merchant_actions.ts";
 import { newRouter } from "../router.ts";
 import { errorResponses, idParam, jsonContent, ok, OPERATOR_SECURITY, successSchema } from "../envelope.ts";
 import { requireAdmin, requireViewer } from "../middleware/admin_auth.ts";
@@ -55,8 +56,8 @@ export function adminPaylinkRoutes() {
     }),
     async (c) => {
       const { id } = c.req.valid("param");
-      await getMerchant(c.get("deps"), id);
-      return ok(c, await setPaylinkLimit(c.get("deps"), id, c.req.valid("json").maxPaylinks));
+      const max = c.req.valid("json").maxPaylinks;
+      return ok(c, await setPaylinkLimitAs(c.get("deps"), c.get("operator"), id, max));
     },
   );
   return r;

@@ -16,6 +16,7 @@ import { ID_ALPHABET, ID_BODY_LENGTH, isWellFormedId } from "../../domain/ids.ts
 import { newRouter } from "../router.ts";
 import { errorResponses, iso, jsonContent, ok, OPERATOR_SECURITY, successSchema } from "../envelope.ts";
 import { requireReviewer, requireViewer } from "../middleware/admin_auth.ts";
+import { decidedBy, NoteField, ReviewerField } from "./reviewer.ts";
 
 const security = OPERATOR_SECURITY;
 const tags = ["Admin"];
@@ -30,10 +31,7 @@ const IdParam = z.object({
     description: "a payout (pout_) or withdrawal (wdr_) id",
   }),
 });
-const DecisionBody = z.strictObject({
-  reviewer: z.string().min(1).max(100).openapi({ description: "who decides (recorded with the decision)" }),
-  note: z.string().max(1000).optional().openapi({ description: "why; required to reject" }),
-});
+const DecisionBody = z.strictObject({ reviewer: ReviewerField, note: NoteField });
 
 const ItemSchema = z.object({
   kind: z.enum(["PAYOUT", "WITHDRAWAL"]),
@@ -87,7 +85,8 @@ export function adminReviewRoutes() {
         responses: { 200: jsonContent(successSchema(ItemSchema), "Decided"), ...errorResponses },
       }),
       async (c) => {
-        const input = { id: c.req.valid("param").id, ...c.req.valid("json") };
+        const body = c.req.valid("json");
+        const input = { id: c.req.valid("param").id, note: body.note, ...decidedBy(c, body.reviewer) };
         const decide = action === "approve" ? approveOutbound : rejectOutbound;
         return ok(c, itemView(await decide(c.get("deps"), input)));
       },
@@ -113,7 +112,8 @@ export function adminReviewRoutes() {
       responses: { 200: jsonContent(successSchema(ItemSchema), "Cancelled"), ...errorResponses },
     }),
     async (c) => {
-      const input = { id: c.req.valid("param").id, ...c.req.valid("json") };
+      const body = c.req.valid("json");
+      const input = { id: c.req.valid("param").id, note: body.note, ...decidedBy(c, body.reviewer) };
       return ok(c, itemView(await cancelUnsentOutbound(c.get("deps"), input)));
     },
   );
@@ -136,7 +136,7 @@ export function adminReviewRoutes() {
           content: {
             "application/json": {
               schema: z.strictObject({
-                reviewer: z.string().min(1).max(100),
+                reviewer: ReviewerField,
                 providerRef: z.string().min(1).max(100).openapi({
                   description: "the bank's transfer reference",
                 }),
@@ -149,7 +149,8 @@ export function adminReviewRoutes() {
       responses: { 200: jsonContent(successSchema(ItemSchema), "Completed"), ...errorResponses },
     }),
     async (c) => {
-      const input = { id: c.req.valid("param").id, ...c.req.valid("json") };
+      const { reviewer, ...body } = c.req.valid("json");
+      const input = { id: c.req.valid("param").id, ...body, ...decidedBy(c, reviewer) };
       return ok(c, itemView(await completeFiatWithdrawal(c.get("deps"), input)));
     },
   );

@@ -125,7 +125,7 @@ export function adminSessionRoutes() {
       const deps = c.get("deps");
       const session = c.get("operatorSession");
       if (!session) throw new AppError("BAD_REQUEST", "The operator token has no session to end");
-      await endSession(deps, session.actor.sessionId!);
+      await endSession(deps, session.actor);
       deleteCookie(c, sessionCookieName(deps.config), { path: "/", secure: secureCookies(deps.config) });
       return ok(c, { signedOut: true as const });
     },

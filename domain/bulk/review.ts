@@ -5,7 +5,9 @@
 // before the decision, with the same release. Every decision names its reviewer.
 import * as store from "../../db/bulk.ts";
 import { findSystemAccount, findWallet } from "../../db/ledger.ts";
+import { appendAudit } from "../audit/trail.ts";
 import type { Deps } from "../deps.ts";
+import type { Actor } from "../operators/roles.ts";
 import { AppError } from "../errors.ts";
 import { isWellFormedId } from "../ids.ts";
 import { postJournal } from "../ledger.ts";
@@ -13,7 +15,24 @@ import { Decimal } from "../money.ts";
 import { assertBatchMove } from "./states.ts";
 
 type ReviewDeps = Pick<Deps, "db" | "queue" | "clock" | "log">;
-export type ReviewDecision = { id: string; reviewer: string; note?: string };
+export type ReviewDecision = { id: string; reviewer: string; note?: string; actor: Actor };
+
+async function auditBatchDecision(
+  deps: Pick<Deps, "db" | "clock">,
+  input: ReviewDecision,
+  verb: "approve" | "reject",
+  before: store.BatchRow,
+  after: store.BatchRow,
+): Promise<void> {
+  await appendAudit(deps, input.actor, {
+    action: `bulk_payment.${verb}`,
+    itemType: "BULK_PAYMENT",
+    itemId: before.id,
+    note: input.note?.trim() || null,
+    before: { status: before.status },
+    after: { status: after.status, reviewer: input.reviewer },
+  });
+}
 
 /** Batches waiting for an operator, oldest first (at most `limit`). */
 export async function listBatchesInReview(deps: Pick<Deps, "db">, limit = 100): Promise<store.BatchRow[]> {
@@ -88,6 +107,7 @@ export async function approveBatch(deps: ReviewDeps, input: ReviewDecision): Pro
       merchantId: locked.merchant_id,
       reviewer: input.reviewer,
     });
+    await auditBatchDecision({ ...deps, db: tx }, input, "approve", locked, moved!);
     return moved!;
   });
 }
@@ -100,10 +120,12 @@ export async function rejectBatch(deps: ReviewDeps, input: ReviewDecision): Prom
   return await deps.db.tx(async (tx) => {
     const locked = (await store.lockBatch(tx, input.id))!;
     const now = deps.clock.now();
-    return await releaseHeldBatch({ ...deps, db: tx }, locked, "REJECTED", {
+    const moved = await releaseHeldBatch({ ...deps, db: tx }, locked, "REJECTED", {
       reviewed_by: input.reviewer,
       reviewed_at: now,
       review_note: note,
     });
+    await auditBatchDecision({ ...deps, db: tx }, input, "reject", locked, moved);
+    return moved;
   });
 }

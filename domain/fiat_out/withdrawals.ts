@@ -3,6 +3,7 @@
 // PENDING_REVIEW); a mobile money one is approved by an operator and paid through the disbursement
 // seam; a bank one is paid by an operator at the bank, who then reports the bank's reference
 // (complete-fiat: the standard approve answers WITHDRAWAL_APPROVE_NOT_SUPPORTED_FOR_FIAT).
+import { auditDecision, type DecisionInput } from "../money_out/review_audit.ts";
 import { findSystemAccount, findWallet } from "../../db/ledger.ts";
 import {
   insertFiatWithdrawal,
@@ -247,7 +248,7 @@ export async function queueFiatWithdrawalPayment(
  */
 export async function completeFiatWithdrawal(
   deps: Pick<Deps, "db" | "queue" | "clock" | "log">,
-  input: { id: string; reviewer: string; providerRef: string; note?: string },
+  input: DecisionInput & { providerRef: string },
 ): Promise<OutboundRow> {
   const providerRef = input.providerRef.trim();
   if (!providerRef) {
@@ -291,7 +292,9 @@ export async function completeFiatWithdrawal(
       now,
     });
     await completeBankDisbursement(txDeps, disbursementId, { status: "SUCCEEDED", providerRef });
-    return (await lockOutbound(tx, row.id))!;
+    const done = (await lockOutbound(tx, row.id))!;
+    await auditDecision(txDeps, input, "complete_fiat", row, done, { providerRef });
+    return done;
   });
 }
 

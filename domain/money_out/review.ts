@@ -1,5 +1,6 @@
 // Operator review and merchant cancellation. Each locks the item first, so an approval racing a cancel
-// (or two operators) lets exactly one win; every decision is appended to review_decisions.
+// (or two operators) lets exactly one win; every decision is appended to review_decisions, and every
+// operator decision to the audit trail, in the decision's own transaction.
 import { liveOutgoing } from "../../db/chain_outgoing.ts";
 import {
   findOutbound,
@@ -11,6 +12,7 @@ import {
   type OutboundRow,
 } from "../../db/outbound.ts";
 import type { Deps } from "../deps.ts";
+import { auditDecision, type DecisionInput } from "./review_audit.ts";
 import { AppError } from "../errors.ts";
 import { assertFiatApprovable, queueFiatWithdrawalPayment } from "../fiat_out/withdrawals.ts";
 import { releaseOutbound } from "./finish.ts";
@@ -18,6 +20,7 @@ import { AWAITING_REVIEW, READY_TO_SEND } from "./states.ts";
 import { transitionOutbound } from "./transition.ts";
 
 type ReviewDeps = Pick<Deps, "db" | "queue" | "clock" | "log">;
+export type { DecisionInput };
 
 function notAwaiting(row: OutboundRow): AppError {
   return new AppError(
@@ -26,10 +29,7 @@ function notAwaiting(row: OutboundRow): AppError {
   );
 }
 
-export async function approveOutbound(
-  deps: ReviewDeps,
-  input: { id: string; reviewer: string; note?: string },
-): Promise<OutboundRow> {
+export async function approveOutbound(deps: ReviewDeps, input: DecisionInput): Promise<OutboundRow> {
   const approved = await deps.db.tx(async (tx) => {
     const row = await lockOutbound(tx, input.id);
     if (!row) throw new AppError("NOT_FOUND", "No payout or withdrawal with this id");
@@ -48,6 +48,7 @@ export async function approveOutbound(
     });
     if (row.currency === "XOF") await queueFiatWithdrawalPayment({ ...deps, db: tx }, moved!);
     else tx.afterCommit(() => deps.queue.enqueue({ type: "outbound.send", outboundId: row.id }));
+    await auditDecision({ ...deps, db: tx }, input, "approve", row, moved!);
     return moved!;
   });
   return approved;
@@ -59,7 +60,7 @@ export async function approveOutbound(
  */
 async function decideAndRelease(
   deps: ReviewDeps,
-  input: { id: string; reviewer: string; note?: string },
+  input: DecisionInput,
   decision: { kind: "REJECT" | "CANCEL"; reason: string; noteNeeded: string },
   check: (tx: ReviewDeps["db"], row: OutboundRow) => Promise<string>,
 ): Promise<OutboundRow> {
@@ -83,15 +84,13 @@ async function decideAndRelease(
       patch: { failure_reason: decision.reason, failed_at: now },
       strict: true,
     });
+    await auditDecision({ ...deps, db: tx }, input, decision.kind.toLowerCase(), row, moved!);
     return moved!;
   });
 }
 
 /** Rejection needs a note; the money returns to the wallet in the same transaction. */
-export async function rejectOutbound(
-  deps: ReviewDeps,
-  input: { id: string; reviewer: string; note?: string },
-): Promise<OutboundRow> {
+export async function rejectOutbound(deps: ReviewDeps, input: DecisionInput): Promise<OutboundRow> {
   return await decideAndRelease(deps, input, {
     kind: "REJECT",
     reason: "REJECTED_BY_REVIEW",
@@ -109,10 +108,7 @@ export async function rejectOutbound(
  * one transaction under the item's lock, so it can never also be signed (signing takes the same lock and
  * looks for a stored transaction). A signed one may still land: it cannot be cancelled.
  */
-export async function cancelUnsentOutbound(
-  deps: ReviewDeps,
-  input: { id: string; reviewer: string; note?: string },
-): Promise<OutboundRow> {
+export async function cancelUnsentOutbound(deps: ReviewDeps, input: DecisionInput): Promise<OutboundRow> {
   return await decideAndRelease(deps, input, {
     kind: "CANCEL",
     reason: "CANCELLED_BY_OPERATOR",

@@ -7,7 +7,8 @@ import { sha256Hex } from "../crypto.ts";
 import { AppError } from "../errors.ts";
 import { newId, randomToken } from "../ids.ts";
 import { hashPassword, passwordProblem } from "./password.ts";
-import type { Role } from "./roles.ts";
+import { appendAudit } from "../audit/trail.ts";
+import type { Actor, Role } from "./roles.ts";
 import { newTotpSecret, totpUri } from "./totp.ts";
 
 const BACKUP_CODES = 10;
@@ -57,8 +58,10 @@ function newBackupCode(): string {
   return randomToken(10).match(/.{4}/g)!.join("-"); // 16 characters, 80 bits
 }
 
+/** Creates an account, recorded in the audit trail as done by `actor` (never with its secrets). */
 export async function createOperator(
   deps: Pick<Deps, "db" | "clock" | "config" | "secrets">,
+  actor: Actor,
   input: { email: string; role: Role; password?: string },
 ): Promise<CreatedOperator> {
   const email = normalEmail(input.email);
@@ -92,6 +95,12 @@ export async function createOperator(
     });
     if (!inserted) throw new AppError("DUPLICATE_RESOURCE", "An operator with this e-mail exists");
     await store.insertBackupCodes(tx, id, hashes);
+    await appendAudit({ db: tx, clock: deps.clock }, actor, {
+      action: "operator.create",
+      itemType: "operator",
+      itemId: id,
+      after: { email, role: input.role },
+    });
     return (await store.findOperator(tx, id))!;
   });
   return {
@@ -111,6 +120,7 @@ export async function listOperators(deps: Pick<Deps, "db" | "clock">): Promise<O
 /** An admin changes a role, disables an account, or re-enables it (which also lifts a lock). */
 export async function updateOperator(
   deps: Pick<Deps, "db" | "clock">,
+  actor: Actor,
   id: string,
   patch: { role?: Role; status?: "ACTIVE" | "DISABLED" },
 ): Promise<{ before: OperatorView; after: OperatorView }> {
@@ -125,6 +135,13 @@ export async function updateOperator(
     }, now);
     // A role change applies at the next request (each reads the role); a disabled account's sessions end.
     if (patch.status === "DISABLED") await store.endOperatorSessions(tx, id, now);
-    return { before: operatorView(before, now), after: operatorView(row!, now) };
+    const change = { before: operatorView(before, now), after: operatorView(row!, now) };
+    await appendAudit({ db: tx, clock: deps.clock }, actor, {
+      action: "operator.update",
+      itemType: "operator",
+      itemId: id,
+      ...change,
+    });
+    return change;
   });
 }

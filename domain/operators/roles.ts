@@ -4,7 +4,8 @@ export const ROLES = ["viewer", "reviewer", "admin"] as const;
 export type Role = typeof ROLES[number];
 
 export type Actor = {
-  kind: "token" | "operator";
+  /** `cli`: `deno task cli` on the server's own machine. */
+  kind: "token" | "operator" | "cli";
   /** "token", or the operator's id (opr_...): what four eyes compares. */
   id: string;
   /** "token", or the operator's e-mail: what the trail shows. */
@@ -18,6 +19,11 @@ export type Actor = {
 
 export function tokenActor(address: string): Actor {
   return { kind: "token", id: "token", label: "token", role: "admin", address };
+}
+
+/** The command line: whoever runs it holds the server's configuration, so an admin. */
+export function cliActor(user: string): Actor {
+  return { kind: "cli", id: "cli", label: `cli:${user}`.slice(0, 100), role: "admin", address: "local" };
 }
 
 /** Whether `role` may do what `needed` allows. */

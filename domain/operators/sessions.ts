@@ -8,6 +8,7 @@ import { sha256Hex, timingSafeEqual } from "../crypto.ts";
 import { AppError } from "../errors.ts";
 import { newId, randomToken } from "../ids.ts";
 import type { Actor } from "./roles.ts";
+import { appendAudit } from "../audit/trail.ts";
 
 export type StartedSession = {
   /** The cookie's value: shown to the browser only. */
@@ -82,6 +83,15 @@ export function csrfMatches(session: ResumedSession, presented: string | undefin
   return presented !== undefined && timingSafeEqual(presented, session.csrfToken);
 }
 
-export async function endSession(deps: Pick<Deps, "db" | "clock">, sessionId: string): Promise<void> {
-  await store.endSession(deps.db, sessionId, deps.clock.now());
+/** Signing out: the session ends, recorded in the audit trail. */
+export async function endSession(deps: Pick<Deps, "db" | "clock">, actor: Actor): Promise<void> {
+  await deps.db.tx(async (tx) => {
+    await store.endSession(tx, actor.sessionId!, deps.clock.now());
+    await appendAudit({ db: tx, clock: deps.clock }, actor, {
+      action: "operator.sign_out",
+      itemType: "operator",
+      itemId: actor.id,
+      after: { session: actor.sessionId },
+    });
+  });
 }

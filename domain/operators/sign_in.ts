@@ -4,6 +4,7 @@
 // again. Wrong answers also count against the client address (AUTH_FAILURE_LIMIT a minute), checked before
 // the password is hashed. An unknown e-mail costs the same hash as a known one.
 import * as store from "../../db/operators.ts";
+import { appendAudit } from "../audit/trail.ts";
 import type { Deps } from "../deps.ts";
 import { sha256Hex } from "../crypto.ts";
 import { AppError } from "../errors.ts";
@@ -109,6 +110,19 @@ export async function signIn(
     }
     await store.clearFailedSignIns(tx, row.id, now);
     const session = await startSession({ ...deps, db: tx }, row.id, input.clientAddress);
+    await appendAudit({ db: tx, clock: deps.clock }, {
+      kind: "operator",
+      id: row.id,
+      label: row.email,
+      role: row.role,
+      address: input.clientAddress,
+      sessionId: session.id,
+    }, {
+      action: "operator.sign_in",
+      itemType: "operator",
+      itemId: row.id,
+      after: { session: session.id, with: input.backupCode !== undefined ? "backup code" : "totp" },
+    });
     return { operator: operatorView({ ...row, failed_attempts: 0, locked_until: null }, now), session };
   });
 }
