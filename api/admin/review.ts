@@ -17,6 +17,8 @@ import { newRouter } from "../router.ts";
 import { errorResponses, iso, jsonContent, ok, OPERATOR_SECURITY, successSchema } from "../envelope.ts";
 import { requireReviewer, requireViewer } from "../middleware/admin_auth.ts";
 import { decidedBy, NoteField, ReviewerField } from "./reviewer.ts";
+import { approvalsOf } from "../../domain/money_out/four_eyes.ts";
+import type { Deps } from "../../domain/deps.ts";
 
 const security = OPERATOR_SECURITY;
 const tags = ["Admin"];
@@ -38,15 +40,26 @@ const ItemSchema = z.object({
   merchantId: z.string(),
   isSandbox: z.boolean(),
   item: z.record(z.string(), z.unknown()),
+  approvals: z.object({
+    needed: z.number().int().openapi({ description: "2 above the four-eyes threshold, else 1" }),
+    given: z.number().int().openapi({ description: "first approvals given while the item waits" }),
+    by: z.array(z.string()).openapi({ description: "who gave them" }),
+  }),
 }).openapi("AdminOutboundItem");
 
-function itemView(row: OutboundRow) {
-  return {
+async function itemViews(deps: Deps, rows: OutboundRow[]) {
+  const approvals = await approvalsOf(deps, rows);
+  return rows.map((row) => ({
     kind: row.kind,
     merchantId: row.merchant_id,
     isSandbox: row.is_sandbox,
     item: row.kind === "PAYOUT" ? payoutView(row, null) : withdrawalView(row),
-  };
+    approvals: approvals.get(row.id)!,
+  }));
+}
+
+async function itemView(deps: Deps, row: OutboundRow) {
+  return (await itemViews(deps, [row]))[0];
 }
 
 export function adminReviewRoutes() {
@@ -63,7 +76,7 @@ export function adminReviewRoutes() {
       middleware: [requireViewer],
       responses: { 200: jsonContent(successSchema(z.array(ItemSchema)), "The queue"), ...errorResponses },
     }),
-    async (c) => ok(c, (await listReviewQueue(c.get("deps"))).map(itemView)),
+    async (c) => ok(c, await itemViews(c.get("deps"), await listReviewQueue(c.get("deps")))),
   );
 
   for (const action of ["approve", "reject"] as const) {
@@ -74,8 +87,14 @@ export function adminReviewRoutes() {
         operationId: action === "approve" ? "adminApproveOutbound" : "adminRejectOutbound",
         tags,
         summary: action === "approve"
-          ? "Approve a payout or withdrawal (it goes to the chain)"
+          ? "Approve a payout or withdrawal (it goes to the chain; above the four-eyes threshold, the first " +
+            "approval is recorded and a second reviewer sends it)"
           : "Reject a payout or withdrawal (the money returns to the wallet; note required)",
+        description: action === "approve"
+          ? "Above FOUR_EYES_ABOVE_USDT / FOUR_EYES_ABOVE_XOF an item needs two different reviewers: the " +
+            "first approval leaves it waiting (`approvals.given` 1 of `needed` 2); the same reviewer (or the " +
+            "token again) answers FORBIDDEN with cause SAME_APPROVER."
+          : undefined,
         security,
         middleware: [requireReviewer],
         request: {
@@ -88,7 +107,7 @@ export function adminReviewRoutes() {
         const body = c.req.valid("json");
         const input = { id: c.req.valid("param").id, note: body.note, ...decidedBy(c, body.reviewer) };
         const decide = action === "approve" ? approveOutbound : rejectOutbound;
-        return ok(c, itemView(await decide(c.get("deps"), input)));
+        return ok(c, await itemView(c.get("deps"), await decide(c.get("deps"), input)));
       },
     );
   }
@@ -114,7 +133,7 @@ export function adminReviewRoutes() {
     async (c) => {
       const body = c.req.valid("json");
       const input = { id: c.req.valid("param").id, note: body.note, ...decidedBy(c, body.reviewer) };
-      return ok(c, itemView(await cancelUnsentOutbound(c.get("deps"), input)));
+      return ok(c, await itemView(c.get("deps"), await cancelUnsentOutbound(c.get("deps"), input)));
     },
   );
 
@@ -151,7 +170,7 @@ export function adminReviewRoutes() {
     async (c) => {
       const { reviewer, ...body } = c.req.valid("json");
       const input = { id: c.req.valid("param").id, ...body, ...decidedBy(c, reviewer) };
-      return ok(c, itemView(await completeFiatWithdrawal(c.get("deps"), input)));
+      return ok(c, await itemView(c.get("deps"), await completeFiatWithdrawal(c.get("deps"), input)));
     },
   );
 
@@ -189,7 +208,7 @@ export function adminReviewRoutes() {
         note: d.note,
         at: iso(d.created_at)!,
       }));
-      return ok(c, { ...itemView(row), decisions });
+      return ok(c, { ...await itemView(c.get("deps"), row), decisions });
     },
   );
   return r;

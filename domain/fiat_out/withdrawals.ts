@@ -3,6 +3,7 @@
 // PENDING_REVIEW); a mobile money one is approved by an operator and paid through the disbursement
 // seam; a bank one is paid by an operator at the bank, who then reports the bank's reference
 // (complete-fiat: the standard approve answers WITHDRAWAL_APPROVE_NOT_SUPPORTED_FOR_FIAT).
+import { approvalStep } from "../money_out/four_eyes.ts";
 import { auditDecision, type DecisionInput } from "../money_out/review_audit.ts";
 import { findSystemAccount, findWallet } from "../../db/ledger.ts";
 import {
@@ -247,7 +248,7 @@ export async function queueFiatWithdrawalPayment(
  * the finisher, BROADCAST and CONFIRMED with the money settled. A USDT withdrawal: WITHDRAWAL_NOT_FIAT.
  */
 export async function completeFiatWithdrawal(
-  deps: Pick<Deps, "db" | "queue" | "clock" | "log">,
+  deps: Pick<Deps, "db" | "queue" | "clock" | "log" | "config">,
   input: DecisionInput & { providerRef: string },
 ): Promise<OutboundRow> {
   const providerRef = input.providerRef.trim();
@@ -271,6 +272,14 @@ export async function completeFiatWithdrawal(
     if (row.status !== "PENDING_REVIEW") {
       throw new AppError("WITHDRAWAL_NOT_PENDING_REVIEW", `Withdrawal is ${row.status}, not awaiting review`);
     }
+    // Above the four-eyes threshold another reviewer approves first; completing is the second approval.
+    if (await approvalStep({ db: tx, config: deps.config }, row, input.actor.id) === "first") {
+      throw new AppError(
+        "FORBIDDEN",
+        "This withdrawal needs two reviewers: another reviewer approves it before the transfer is completed",
+        { reason: "FIRST_APPROVAL_REQUIRED" },
+      );
+    }
     const now = deps.clock.now();
     const txDeps = { ...deps, db: tx };
     await insertReviewDecision(tx, {
@@ -279,6 +288,7 @@ export async function completeFiatWithdrawal(
       operator: input.reviewer,
       note: `bank transfer ${providerRef}${input.note ? `: ${input.note}` : ""}`,
       now,
+      actor: input.actor.id,
     });
     await transitionOutbound(txDeps, row, "APPROVED", { approved_at: now });
     const disbursementId = await queueDisbursement(tx, {

@@ -13,13 +13,14 @@ import {
 } from "../../db/outbound.ts";
 import type { Deps } from "../deps.ts";
 import { auditDecision, type DecisionInput } from "./review_audit.ts";
+import { approvalsNeeded, approvalStep } from "./four_eyes.ts";
 import { AppError } from "../errors.ts";
 import { assertFiatApprovable, queueFiatWithdrawalPayment } from "../fiat_out/withdrawals.ts";
 import { releaseOutbound } from "./finish.ts";
 import { AWAITING_REVIEW, READY_TO_SEND } from "./states.ts";
 import { transitionOutbound } from "./transition.ts";
 
-type ReviewDeps = Pick<Deps, "db" | "queue" | "clock" | "log">;
+type ReviewDeps = Pick<Deps, "db" | "queue" | "clock" | "log" | "config">;
 export type { DecisionInput };
 
 function notAwaiting(row: OutboundRow): AppError {
@@ -29,20 +30,26 @@ function notAwaiting(row: OutboundRow): AppError {
   );
 }
 
+/**
+ * An approval. Above the four-eyes threshold the first one is recorded and the item keeps waiting (a bank
+ * withdrawal takes its first approval here, its second is complete-fiat); the second, by another
+ * reviewer, sends it on.
+ */
 export async function approveOutbound(deps: ReviewDeps, input: DecisionInput): Promise<OutboundRow> {
   const approved = await deps.db.tx(async (tx) => {
     const row = await lockOutbound(tx, input.id);
     if (!row) throw new AppError("NOT_FOUND", "No payout or withdrawal with this id");
-    assertFiatApprovable(row);
+    if (approvalsNeeded(deps.config, row) === 1) assertFiatApprovable(row);
     if (row.status !== AWAITING_REVIEW[row.kind]) throw notAwaiting(row);
     const now = deps.clock.now();
-    await insertReviewDecision(tx, {
-      outboundId: row.id,
-      decision: "APPROVE",
-      operator: input.reviewer,
-      note: input.note ?? null,
-      now,
-    });
+    const decision = { outboundId: row.id, operator: input.reviewer, note: input.note ?? null, now };
+    if (await approvalStep({ db: tx, config: deps.config }, row, input.actor.id) === "first") {
+      await insertReviewDecision(tx, { ...decision, decision: "FIRST_APPROVAL", actor: input.actor.id });
+      await auditDecision({ ...deps, db: tx }, input, "first_approval", row, row, { approvals: "1 of 2" });
+      return row;
+    }
+    assertFiatApprovable(row);
+    await insertReviewDecision(tx, { ...decision, decision: "APPROVE", actor: input.actor.id });
     const moved = await transitionOutbound({ ...deps, db: tx }, row, READY_TO_SEND[row.kind], {
       approved_at: now,
     });
@@ -77,6 +84,7 @@ async function decideAndRelease(
       operator: input.reviewer,
       note,
       now,
+      actor: input.actor.id,
     });
     const moved = await releaseOutbound({ ...deps, db: tx }, {
       id: row.id,
