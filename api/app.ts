@@ -42,6 +42,7 @@ import { adminPaylinkRoutes } from "./admin/paylink_limits.ts";
 import { adminSessionRoutes } from "./admin/session.ts";
 import { adminOperatorRoutes } from "./admin/operators.ts";
 import { adminAuditRoutes } from "./admin/audit.ts";
+import { adminSearchRoutes } from "./admin/search.ts";
 import { paylinkMediaRoutes } from "./paylinks/media.ts";
 import { paylinkTemplateRoutes } from "./paylinks/templates.ts";
 
@@ -172,6 +173,7 @@ export function createApp(deps: Deps, options: { devnet?: { app: Hono }; simulat
   app.route("/admin/api", adminSessionRoutes());
   app.route("/admin/api", adminOperatorRoutes());
   app.route("/admin/api", adminAuditRoutes());
+  app.route("/admin/api", adminSearchRoutes());
   app.route("/admin/api", adminRoutes());
   app.route("/admin/api", adminReviewRoutes());
   app.route("/admin/api", adminBulkReviewRoutes());

@@ -40,7 +40,7 @@ const CreatedMerchantSchema = z.object({
   }),
 });
 
-const MerchantSchema = z.object({
+export const MerchantSchema = z.object({
   id: z.string(),
   name: z.string(),
   status: z.string(),
@@ -54,7 +54,7 @@ const MerchantSchema = z.object({
   updatedAt: z.string(),
 }).openapi("AdminMerchant");
 
-function merchantView(m: MerchantRow) {
+export function merchantView(m: MerchantRow) {
   return {
     id: m.id,
     name: m.name,
