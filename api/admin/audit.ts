@@ -60,7 +60,7 @@ export function adminAuditRoutes() {
       path: "/audit/export",
       operationId: "adminExportAudit",
       tags,
-      summary: "The audit records of a period [from, to) as CSV, in chain order (streamed; at most 366 days)",
+      summary: "The audit records of a period [from, to) as CSV, in chain order (streamed)",
       security,
       middleware: [requireAdmin],
       request: { query: z.object({ from: IsoTime, to: IsoTime }) },

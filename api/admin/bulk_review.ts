@@ -14,7 +14,7 @@ import type { Deps } from "../../domain/deps.ts";
 import { newRouter } from "../router.ts";
 import { errorResponses, idParam, jsonContent, ok, OPERATOR_SECURITY, successSchema } from "../envelope.ts";
 import { requireReviewer, requireViewer } from "../middleware/admin_auth.ts";
-import { decidedBy, NoteField, ReviewerField } from "./reviewer.ts";
+import { NoteField, ReviewerField } from "./reviewer.ts";
 
 const security = OPERATOR_SECURITY;
 const tags = ["Admin"];
@@ -100,7 +100,12 @@ export function adminBulkReviewRoutes() {
       async (c) => {
         const deps = c.get("deps");
         const body = c.req.valid("json");
-        const input = { id: c.req.valid("param").id, note: body.note, ...decidedBy(c, body.reviewer) };
+        const input = {
+          id: c.req.valid("param").id,
+          note: body.note,
+          reviewer: body.reviewer,
+          actor: c.get("operator"),
+        };
         const batch = await (action === "approve" ? approveBatch : rejectBatch)(deps, input);
         return ok(c, await reviewView(deps, batch, false));
       },

@@ -61,7 +61,7 @@ export function adminOperatorRoutes() {
           content: {
             "application/json": {
               schema: z.strictObject({
-                email: z.string().max(254).openapi({ example: "awa@example.com" }),
+                email: z.string().email().max(254).openapi({ example: "awa@example.com" }),
                 role: z.enum(ROLES),
                 password: z.string().min(12).max(200).optional(),
               }),
@@ -95,7 +95,12 @@ export function adminOperatorRoutes() {
               schema: z.strictObject({
                 role: z.enum(ROLES).optional(),
                 status: z.enum(["ACTIVE", "DISABLED"]).optional(),
-              }).refine((b) => b.role !== undefined || b.status !== undefined, "role or status"),
+              }).refine((b) => b.role !== undefined || b.status !== undefined, "role or status")
+                .openapi({
+                  minProperties: 1,
+                  description: "at least one of role or status",
+                  example: { role: "reviewer" },
+                }),
             },
           },
         },

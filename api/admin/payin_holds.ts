@@ -6,7 +6,7 @@ import { ID_ALPHABET, ID_BODY_LENGTH, isWellFormedId } from "../../domain/ids.ts
 import { newRouter } from "../router.ts";
 import { errorResponses, jsonContent, ok, OPERATOR_SECURITY, successSchema } from "../envelope.ts";
 import { requireReviewer, requireViewer } from "../middleware/admin_auth.ts";
-import { decidedBy, ReviewerField } from "./reviewer.ts";
+import { ReviewerField } from "./reviewer.ts";
 
 const security = OPERATOR_SECURITY;
 const tags = ["Admin"];
@@ -96,7 +96,7 @@ export function adminPayinHoldRoutes() {
     }),
     async (c) => {
       const body = c.req.valid("json");
-      const input = { note: body.note, ...decidedBy(c, body.reviewer) };
+      const input = { note: body.note, reviewer: body.reviewer, actor: c.get("operator") };
       return ok(c, await reviewHold(c.get("deps"), c.req.valid("param").id, input));
     },
   );

@@ -16,7 +16,7 @@ import { ID_ALPHABET, ID_BODY_LENGTH, isWellFormedId } from "../../domain/ids.ts
 import { newRouter } from "../router.ts";
 import { errorResponses, iso, jsonContent, ok, OPERATOR_SECURITY, successSchema } from "../envelope.ts";
 import { requireReviewer, requireViewer } from "../middleware/admin_auth.ts";
-import { decidedBy, NoteField, ReviewerField } from "./reviewer.ts";
+import { NoteField, ReviewerField } from "./reviewer.ts";
 import { approvalsOf } from "../../domain/money_out/four_eyes.ts";
 import type { Deps } from "../../domain/deps.ts";
 
@@ -105,7 +105,12 @@ export function adminReviewRoutes() {
       }),
       async (c) => {
         const body = c.req.valid("json");
-        const input = { id: c.req.valid("param").id, note: body.note, ...decidedBy(c, body.reviewer) };
+        const input = {
+          id: c.req.valid("param").id,
+          note: body.note,
+          reviewer: body.reviewer,
+          actor: c.get("operator"),
+        };
         const decide = action === "approve" ? approveOutbound : rejectOutbound;
         return ok(c, await itemView(c.get("deps"), await decide(c.get("deps"), input)));
       },
@@ -132,7 +137,12 @@ export function adminReviewRoutes() {
     }),
     async (c) => {
       const body = c.req.valid("json");
-      const input = { id: c.req.valid("param").id, note: body.note, ...decidedBy(c, body.reviewer) };
+      const input = {
+        id: c.req.valid("param").id,
+        note: body.note,
+        reviewer: body.reviewer,
+        actor: c.get("operator"),
+      };
       return ok(c, await itemView(c.get("deps"), await cancelUnsentOutbound(c.get("deps"), input)));
     },
   );
@@ -169,7 +179,7 @@ export function adminReviewRoutes() {
     }),
     async (c) => {
       const { reviewer, ...body } = c.req.valid("json");
-      const input = { id: c.req.valid("param").id, ...body, ...decidedBy(c, reviewer) };
+      const input = { id: c.req.valid("param").id, ...body, reviewer, actor: c.get("operator") };
       return ok(c, await itemView(c.get("deps"), await completeFiatWithdrawal(c.get("deps"), input)));
     },
   );

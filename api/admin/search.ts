@@ -50,7 +50,7 @@ export function adminSearchRoutes() {
         "e-mail (any case) or phone (with or without +), recipient or deposit address; newest first, at most 50.",
       security,
       middleware: [requireViewer],
-      request: { query: z.object({ q: z.string().min(1).max(200) }) },
+      request: { query: z.object({ q: z.string().min(3).max(200) }) },
       responses: {
         200: jsonContent(successSchema(z.object({ items: z.array(FoundSchema) })), "What was found"),
         ...errorResponses,

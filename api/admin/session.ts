@@ -20,10 +20,7 @@ const SignInBody = z.strictObject({
   backupCode: z.string().max(64).optional().openapi({
     description: "instead of totp: one of the backup codes given at creation (each works once)",
   }),
-}).refine((b) => !(b.totp !== undefined && b.backupCode !== undefined), {
-  message: "send totp or backupCode, not both",
-  path: ["backupCode"],
-});
+}).openapi({ description: "totp or backupCode, not both (VALIDATION_ERROR once the password is right)" });
 
 const SignedInOperator = z.object({
   id: z.string().openapi({ description: 'an operator id, or "token" for ADMIN_TOKEN' }),
@@ -54,6 +51,7 @@ export function adminSessionRoutes() {
         "TOTP_INVALID (a code already used as well), a wrong backup code BACKUP_CODE_INVALID. Failures in a " +
         "row slow the next try down and lock the account for 15 minutes at the fifth (RATE_LIMIT_EXCEEDED " +
         "with Retry-After).",
+      security: [],
       request: { body: { required: true, content: { "application/json": { schema: SignInBody } } } },
       responses: {
         201: {

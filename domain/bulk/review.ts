@@ -7,7 +7,7 @@ import * as store from "../../db/bulk.ts";
 import { findSystemAccount, findWallet } from "../../db/ledger.ts";
 import { appendAudit } from "../audit/trail.ts";
 import type { Deps } from "../deps.ts";
-import type { Actor } from "../operators/roles.ts";
+import { type Actor, recordedReviewer } from "../operators/roles.ts";
 import { AppError } from "../errors.ts";
 import { isWellFormedId } from "../ids.ts";
 import { postJournal } from "../ledger.ts";
@@ -15,11 +15,13 @@ import { Decimal } from "../money.ts";
 import { assertBatchMove } from "./states.ts";
 
 type ReviewDeps = Pick<Deps, "db" | "queue" | "clock" | "log">;
-export type ReviewDecision = { id: string; reviewer: string; note?: string; actor: Actor };
+/** `reviewer`: the name the caller gives (required with the token; see recordedReviewer). */
+export type ReviewDecision = { id: string; reviewer?: string; note?: string; actor: Actor };
+type Resolved = ReviewDecision & { reviewer: string };
 
 async function auditBatchDecision(
   deps: Pick<Deps, "db" | "clock">,
-  input: ReviewDecision,
+  input: Resolved,
   verb: "approve" | "reject",
   before: store.BatchRow,
   after: store.BatchRow,
@@ -89,8 +91,9 @@ export async function releaseHeldBatch(
 }
 
 /** PENDING_REVIEW -> PROCESSING: the items are queued (attempt 1) and the run starts after commit. */
-export async function approveBatch(deps: ReviewDeps, input: ReviewDecision): Promise<store.BatchRow> {
-  await findBatchForOperator(deps, input.id);
+export async function approveBatch(deps: ReviewDeps, given: ReviewDecision): Promise<store.BatchRow> {
+  await findBatchForOperator(deps, given.id);
+  const input = { ...given, reviewer: recordedReviewer(given.actor, given.reviewer) };
   return await deps.db.tx(async (tx) => {
     const locked = (await store.lockBatch(tx, input.id))!;
     assertBatchMove(locked.status, "PROCESSING", "approved");
@@ -113,8 +116,9 @@ export async function approveBatch(deps: ReviewDeps, input: ReviewDecision): Pro
 }
 
 /** PENDING_REVIEW -> REJECTED with a note saying why; the money returns to the wallet. */
-export async function rejectBatch(deps: ReviewDeps, input: ReviewDecision): Promise<store.BatchRow> {
-  await findBatchForOperator(deps, input.id);
+export async function rejectBatch(deps: ReviewDeps, given: ReviewDecision): Promise<store.BatchRow> {
+  await findBatchForOperator(deps, given.id);
+  const input = { ...given, reviewer: recordedReviewer(given.actor, given.reviewer) };
   const note = input.note?.trim();
   if (!note) throw new AppError("REASON_NOTE_REQUIRED", "A rejection needs a note saying why");
   return await deps.db.tx(async (tx) => {

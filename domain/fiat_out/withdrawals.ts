@@ -4,7 +4,7 @@
 // seam; a bank one is paid by an operator at the bank, who then reports the bank's reference
 // (complete-fiat: the standard approve answers WITHDRAWAL_APPROVE_NOT_SUPPORTED_FOR_FIAT).
 import { approvalStep } from "../money_out/four_eyes.ts";
-import { auditDecision, type DecisionInput } from "../money_out/review_audit.ts";
+import { auditDecision, type DecisionInput, resolveDecision } from "../money_out/review_audit.ts";
 import { findSystemAccount, findWallet } from "../../db/ledger.ts";
 import {
   insertFiatWithdrawal,
@@ -249,17 +249,18 @@ export async function queueFiatWithdrawalPayment(
  */
 export async function completeFiatWithdrawal(
   deps: Pick<Deps, "db" | "queue" | "clock" | "log" | "config">,
-  input: DecisionInput & { providerRef: string },
+  given: DecisionInput & { providerRef: string },
 ): Promise<OutboundRow> {
-  const providerRef = input.providerRef.trim();
+  const providerRef = given.providerRef.trim();
   if (!providerRef) {
     throw new AppError("VALIDATION_ERROR", "providerRef is required", {
       details: [{ field: "providerRef", reason: "the bank's reference of the transfer" }],
     });
   }
   return await deps.db.tx(async (tx) => {
-    const row = await lockOutbound(tx, input.id);
+    const row = await lockOutbound(tx, given.id);
     if (!row || row.kind !== "WITHDRAWAL") throw new AppError("NOT_FOUND", "No withdrawal with this id");
+    const input = resolveDecision(given);
     if (row.currency !== "XOF") {
       throw new AppError("WITHDRAWAL_NOT_FIAT", "This is a USDT withdrawal: approve it instead");
     }

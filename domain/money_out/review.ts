@@ -12,7 +12,7 @@ import {
   type OutboundRow,
 } from "../../db/outbound.ts";
 import type { Deps } from "../deps.ts";
-import { auditDecision, type DecisionInput } from "./review_audit.ts";
+import { auditDecision, type DecisionInput, resolveDecision } from "./review_audit.ts";
 import { approvalsNeeded, approvalStep } from "./four_eyes.ts";
 import { AppError } from "../errors.ts";
 import { assertFiatApprovable, queueFiatWithdrawalPayment } from "../fiat_out/withdrawals.ts";
@@ -35,10 +35,11 @@ function notAwaiting(row: OutboundRow): AppError {
  * withdrawal takes its first approval here, its second is complete-fiat); the second, by another
  * reviewer, sends it on.
  */
-export async function approveOutbound(deps: ReviewDeps, input: DecisionInput): Promise<OutboundRow> {
+export async function approveOutbound(deps: ReviewDeps, given: DecisionInput): Promise<OutboundRow> {
   const approved = await deps.db.tx(async (tx) => {
-    const row = await lockOutbound(tx, input.id);
+    const row = await lockOutbound(tx, given.id);
     if (!row) throw new AppError("NOT_FOUND", "No payout or withdrawal with this id");
+    const input = resolveDecision(given);
     if (approvalsNeeded(deps.config, row) === 1) assertFiatApprovable(row);
     if (row.status !== AWAITING_REVIEW[row.kind]) throw notAwaiting(row);
     const now = deps.clock.now();
@@ -67,14 +68,15 @@ export async function approveOutbound(deps: ReviewDeps, input: DecisionInput): P
  */
 async function decideAndRelease(
   deps: ReviewDeps,
-  input: DecisionInput,
+  given: DecisionInput,
   decision: { kind: "REJECT" | "CANCEL"; reason: string; noteNeeded: string },
   check: (tx: ReviewDeps["db"], row: OutboundRow) => Promise<string>,
 ): Promise<OutboundRow> {
-  const note = input.note?.trim();
+  const note = given.note?.trim();
   return await deps.db.tx(async (tx) => {
-    const row = await lockOutbound(tx, input.id);
+    const row = await lockOutbound(tx, given.id);
     if (!row) throw new AppError("NOT_FOUND", "No payout or withdrawal with this id");
+    const input = resolveDecision(given);
     if (!note) throw new AppError("REASON_NOTE_REQUIRED", decision.noteNeeded);
     const to = await check(tx, row);
     const now = deps.clock.now();

@@ -3,15 +3,24 @@
 import type { OutboundRow } from "../../db/outbound.ts";
 import { appendAudit } from "../audit/trail.ts";
 import type { Deps } from "../deps.ts";
-import type { Actor } from "../operators/roles.ts";
+import { type Actor, recordedReviewer } from "../operators/roles.ts";
 
-/** An operator's decision: `reviewer` is the name recorded with it, `actor` who is signed in. */
-export type DecisionInput = { id: string; reviewer: string; note?: string; actor: Actor };
+/**
+ * An operator's decision: `actor` is who is signed in, `reviewer` the name the caller gives (required with
+ * the token; see recordedReviewer), resolved once the item is found.
+ */
+export type DecisionInput = { id: string; reviewer?: string; note?: string; actor: Actor };
+export type ResolvedDecision = DecisionInput & { reviewer: string };
+
+/** The decision with the name it is recorded under (VALIDATION_ERROR when the token names nobody). */
+export function resolveDecision(input: DecisionInput): ResolvedDecision {
+  return { ...input, reviewer: recordedReviewer(input.actor, input.reviewer) };
+}
 
 /** The audit record of a decision on a payout or withdrawal, last in its transaction. */
 export async function auditDecision(
   deps: Pick<Deps, "db" | "clock">,
-  input: DecisionInput,
+  input: ResolvedDecision,
   verb: string,
   before: OutboundRow,
   after: OutboundRow,

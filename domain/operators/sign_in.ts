@@ -80,6 +80,11 @@ export async function signIn(
   if (!row || row.disabled_at || !passwordOk) {
     return await fail(new AppError("UNAUTHORIZED", "E-mail or password wrong"));
   }
+  if (input.backupCode !== undefined && input.totp !== undefined) {
+    throw new AppError("VALIDATION_ERROR", "Send totp or backupCode, not both", {
+      details: [{ field: "backupCode", reason: "not with totp" }],
+    });
+  }
   if (input.backupCode !== undefined) {
     const hash = await sha256Hex(normalBackupCode(input.backupCode));
     if (!await store.useBackupCode(deps.db, row.id, hash, now)) {

@@ -9,7 +9,7 @@ import type { PayinRow } from "../../db/payins.ts";
 import * as holdsDb from "../../db/payin_review_holds.ts";
 import { appendAudit } from "../audit/trail.ts";
 import type { Deps } from "../deps.ts";
-import type { Actor } from "../operators/roles.ts";
+import { type Actor, recordedReviewer } from "../operators/roles.ts";
 import { AppError } from "../errors.ts";
 import { formatAmount } from "../money.ts";
 import { takesPayments } from "../merchants/availability.ts";
@@ -93,13 +93,17 @@ export async function listReviewHolds(
 export async function reviewHold(
   deps: Pick<Deps, "db" | "clock">,
   payinId: string,
-  input: { reviewer: string; note?: string | null; actor: Actor },
+  input: { reviewer?: string; note?: string | null; actor: Actor },
 ): Promise<ReviewHoldView> {
   const now = deps.clock.now();
   return await deps.db.tx(async (tx) => {
+    if (!await holdsDb.findReviewHold(tx, payinId)) {
+      throw new AppError("NOT_FOUND", "No pay-in held for review with this id");
+    }
+    const reviewer = recordedReviewer(input.actor, input.reviewer);
     const done = await holdsDb.markReviewed(tx, {
       payinId,
-      reviewer: input.reviewer,
+      reviewer,
       note: input.note ?? null,
       now,
     });
@@ -112,7 +116,7 @@ export async function reviewHold(
       itemId: payinId,
       note: input.note ?? null,
       before: { reviewed: false },
-      after: { reviewed: true, reviewer: input.reviewer },
+      after: { reviewed: true, reviewer },
     });
     return view(row);
   });
