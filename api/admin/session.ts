@@ -9,7 +9,8 @@ import { endSession } from "../../domain/operators/sessions.ts";
 import { clientAddress } from "../../http/client_address.ts";
 import { newRouter } from "../router.ts";
 import { errorResponses, iso, jsonContent, ok, OPERATOR_SECURITY, successSchema } from "../envelope.ts";
-import { requireViewer, secureCookies, sessionCookieName } from "../middleware/admin_auth.ts";
+import { requireViewer } from "../middleware/admin_auth.ts";
+import { secureCookies, sessionCookieName, sessionCookieOptions } from "../../http/operator_session.ts";
 
 const tags = ["Admin"];
 
@@ -65,13 +66,7 @@ export function adminSessionRoutes() {
       const deps = c.get("deps");
       const body = c.req.valid("json");
       const { operator, session } = await signIn(deps, { ...body, clientAddress: clientAddress(c) });
-      setCookie(c, sessionCookieName(deps.config), session.token, {
-        httpOnly: true,
-        secure: secureCookies(deps.config),
-        sameSite: "Strict",
-        path: "/",
-        maxAge: deps.config.operators.sessionMaxHours * 3600,
-      });
+      setCookie(c, sessionCookieName(deps.config), session.token, sessionCookieOptions(deps.config));
       const idle = deps.clock.now().getTime() + deps.config.operators.sessionIdleMinutes * 60_000;
       return ok(c, {
         operator: { id: operator.id, email: operator.email, role: operator.role },

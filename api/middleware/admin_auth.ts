@@ -3,10 +3,10 @@
 // something must carry the session's CSRF token (`X-CSRF-Token`) and must not come from another origin.
 // Each route names the least role it needs: viewer (reads), reviewer (decisions on money), admin (the
 // rest). Failures are throttled per client address; the input guard runs after, so only an operator
-// learns what a route refuses.
+// learns what a route refuses. The cookie's name and flags are in http/operator_session.ts.
 import type { Context, MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
-import type { Deps } from "../../domain/deps.ts";
+import { crossOrigin, sessionCookieName } from "../../http/operator_session.ts";
 import { authenticateOperator } from "../../domain/auth.ts";
 import { AppError } from "../../domain/errors.ts";
 import { throttleAuthFailure } from "../../domain/limits/rate_limit.ts";
@@ -16,28 +16,9 @@ import type { AppEnv } from "../../http/env.ts";
 import { authenticatesFirst, checkStorableInput } from "./input_guard.ts";
 import { clientAddress } from "../../http/client_address.ts";
 
-/** Cookies travel only over HTTPS, except on a development server reached over plain http. */
-export function secureCookies(config: Pick<Deps["config"], "appEnv" | "publicUrl">): boolean {
-  return !(config.appEnv === "development" && config.publicUrl.startsWith("http:"));
-}
-
-/** `__Host-` binds the cookie to this host and path / (browsers require Secure for it). */
-export function sessionCookieName(config: Pick<Deps["config"], "appEnv" | "publicUrl">): string {
-  return secureCookies(config) ? "__Host-gw_operator" : "gw_operator";
-}
-
 export const CSRF_HEADER = "x-csrf-token";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
-
-/** A browser's request sent from a page of another site (a stolen form, a script elsewhere). */
-function crossOrigin(c: Context<AppEnv>): boolean {
-  if (c.req.header("sec-fetch-site") === "cross-site") return true;
-  const origin = c.req.header("origin");
-  if (!origin) return false;
-  const own = new Set([new URL(c.req.url).origin, new URL(c.get("deps").config.publicUrl).origin]);
-  return !own.has(origin);
-}
 
 /** Who is calling, from the token or the session cookie; sets `operator` (and `operatorSession`). */
 export async function identifyOperator(c: Context<AppEnv>): Promise<void> {
