@@ -79,3 +79,25 @@ export async function listMerchantRows(
   );
   return { rows, total: total[0].n };
 }
+
+export type QueueCounts = {
+  withdrawals_in_review: number;
+  payouts_awaiting_approval: number;
+  waiting_to_send: number;
+  bulk_in_review: number;
+  payin_holds_open: number;
+};
+
+/** What waits for operators, counted with one indexed look each; `waitingSince`: the alarm's bar. */
+export async function countQueue(db: Db, waitingSince: Date): Promise<QueueCounts> {
+  return (await db.query<QueueCounts>(
+    `SELECT
+       (SELECT count(*) FROM outbound_transfers WHERE status = 'PENDING_REVIEW')::int AS withdrawals_in_review,
+       (SELECT count(*) FROM outbound_transfers WHERE status = 'PENDING')::int AS payouts_awaiting_approval,
+       (SELECT count(*) FROM outbound_transfers WHERE waiting_reason IS NOT NULL AND waiting_since <= $1)::int
+         AS waiting_to_send,
+       (SELECT count(*) FROM bulk_batches WHERE status = 'PENDING_REVIEW')::int AS bulk_in_review,
+       (SELECT count(*) FROM payin_review_holds WHERE reviewed_at IS NULL)::int AS payin_holds_open`,
+    [waitingSince],
+  ))[0];
+}

@@ -46,8 +46,9 @@ const ItemSchema = z.object({
     by: z.array(z.string()).openapi({ description: "who gave them" }),
   }),
 }).openapi("AdminOutboundItem");
+export { ItemSchema as AdminOutboundItemSchema };
 
-async function itemViews(deps: Deps, rows: OutboundRow[]) {
+export async function itemViews(deps: Deps, rows: OutboundRow[]) {
   const approvals = await approvalsOf(deps, rows);
   return rows.map((row) => ({
     kind: row.kind,

@@ -16,6 +16,8 @@ import {
 } from "../envelope.ts";
 import { requireViewer } from "../middleware/admin_auth.ts";
 import { MerchantSchema, merchantView } from "./merchants.ts";
+import { AdminOutboundItemSchema, itemViews } from "./review.ts";
+import { operatorQueue } from "../../domain/operators/queue.ts";
 
 const tags = ["Admin"];
 const security = OPERATOR_SECURITY;
@@ -57,6 +59,41 @@ export function adminSearchRoutes() {
       },
     }),
     async (c) => ok(c, { items: await searchRecords(c.get("deps"), c.req.valid("query").q) }),
+  );
+
+  r.openapi(
+    createRoute({
+      method: "get",
+      path: "/queue",
+      operationId: "adminGetQueue",
+      tags,
+      summary: "What waits for operators, counted, and the payouts and withdrawals in review (oldest first)",
+      security,
+      middleware: [requireViewer],
+      responses: {
+        200: jsonContent(
+          successSchema(z.object({
+            counts: z.object({
+              withdrawalsInReview: z.number().int(),
+              payoutsAwaitingApproval: z.number().int(),
+              waitingToSend: z.number().int().openapi({
+                description: "waiting for the hot wallet longer than OUTBOUND_WAIT_ALARM_SECONDS",
+              }),
+              bulkInReview: z.number().int(),
+              payinHoldsOpen: z.number().int(),
+            }),
+            items: z.array(AdminOutboundItemSchema),
+          })),
+          "The queue",
+        ),
+        ...errorResponses,
+      },
+    }),
+    async (c) => {
+      const deps = c.get("deps");
+      const queue = await operatorQueue(deps);
+      return ok(c, { counts: queue.counts, items: await itemViews(deps, queue.items.map((i) => i.row)) });
+    },
   );
 
   r.openapi(

@@ -12,3 +12,5 @@ CREATE INDEX bulk_items_by_tx_hash ON bulk_items (tx_hash) WHERE tx_hash IS NOT 
 CREATE INDEX bulk_items_by_recipient ON bulk_items (wallet_address);
 CREATE INDEX bulk_items_by_reference ON bulk_items (reference) WHERE reference IS NOT NULL;
 CREATE INDEX merchants_by_created ON merchants (created_at DESC, id DESC);
+-- The operator's queue: what waits for a reviewer, counted and listed oldest first.
+CREATE INDEX outbound_awaiting_review ON outbound_transfers (created_at, id) WHERE status IN ('PENDING', 'PENDING_REVIEW');

@@ -1511,6 +1511,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/admin/api/queue": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** What waits for operators, counted, and the payouts and withdrawals in review (oldest first) */
+    get: operations["adminGetQueue"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/admin/api/merchants": {
     parameters: {
       query?: never;
@@ -6098,6 +6115,23 @@ export interface components {
       /** @description the field that matched: id, txHash, externalRef, providerRef, customerEmail, customerPhone, destination, reference, recipient or address */
       matched: string;
     };
+    AdminOutboundItem: {
+      /** @enum {string} */
+      kind: "PAYOUT" | "WITHDRAWAL";
+      merchantId: string;
+      isSandbox: boolean;
+      item: {
+        [key: string]: unknown;
+      };
+      approvals: {
+        /** @description 2 above the four-eyes threshold, else 1 */
+        needed: number;
+        /** @description first approvals given while the item waits */
+        given: number;
+        /** @description who gave them */
+        by: string[];
+      };
+    };
     AdminMerchant: {
       id: string;
       name: string;
@@ -6116,23 +6150,6 @@ export interface components {
       logoUrl: string | null;
       createdAt: string;
       updatedAt: string;
-    };
-    AdminOutboundItem: {
-      /** @enum {string} */
-      kind: "PAYOUT" | "WITHDRAWAL";
-      merchantId: string;
-      isSandbox: boolean;
-      item: {
-        [key: string]: unknown;
-      };
-      approvals: {
-        /** @description 2 above the four-eyes threshold, else 1 */
-        needed: number;
-        /** @description first approvals given while the item waits */
-        given: number;
-        /** @description who gave them */
-        by: string[];
-      };
     };
     AdminBulkReviewItem: {
       merchantId: string;
@@ -17704,6 +17721,116 @@ export interface operations {
             success: true;
             data: {
               items: components["schemas"]["AdminFoundRecord"][];
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  adminGetQueue: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The queue */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              counts: {
+                withdrawalsInReview: number;
+                payoutsAwaitingApproval: number;
+                /** @description waiting for the hot wallet longer than OUTBOUND_WAIT_ALARM_SECONDS */
+                waitingToSend: number;
+                bulkInReview: number;
+                payinHoldsOpen: number;
+              };
+              items: components["schemas"]["AdminOutboundItem"][];
             };
           };
         };
