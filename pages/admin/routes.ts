@@ -38,6 +38,8 @@ function langOf(c: Context<AppEnv>): Lang {
 function page(c: Context<AppEnv>, html: string, nonce: string, status = 200) {
   return c.html(html, status as 200, {
     ...securityHeaders(nonce, { forms: true }),
+    // With no-referrer, a browser posts this page's forms with `Origin: null`, which reads as another site.
+    "Referrer-Policy": "same-origin",
     "Content-Language": langOf(c),
     Vary: "Accept-Language, Cookie",
   });

@@ -37,7 +37,8 @@ function shell(lang: Lang, nonce: string, title: string, body: ComponentChildren
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width,initial-scale=1" />
         <meta name="robots" content="noindex" />
-        <meta name="referrer" content="no-referrer" />
+        {/* same-origin, not no-referrer: Chromium then sends the page's Origin with its forms (checked). */}
+        <meta name="referrer" content="same-origin" />
         <title>{title}</title>
         <style nonce={nonce} dangerouslySetInnerHTML={{ __html: CSS }} />
       </head>
@@ -249,8 +250,8 @@ export function renderItem(
             <dd class="mono">{row.tx_hash ?? "—"}</dd>
             <dt>{t.created}</dt>
             <dd>{row.created_at.toISOString()}</dd>
-            <dt>{t.approvals}</dt>
-            <dd>{approvals.given}/{approvals.needed} {approvals.by.join(", ")}</dd>
+            {waiting && <dt>{t.approvals}</dt>}
+            {waiting && <dd>{approvals.given}/{approvals.needed} {approvals.by.join(", ")}</dd>}
           </dl>
         </div>
         {waiting && (
