@@ -1,5 +1,6 @@
 // The only module that reads the environment. Everything else receives a typed `Config`.
 import { z } from "zod";
+import { Decimal } from "decimal.js";
 
 const boolFromEnv = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
 
@@ -68,7 +69,19 @@ export const EnvSchema = z.object({
   S3_SECRET_ACCESS_KEY: z.string().optional(),
   // No default here: 86400 (the specification's 24 hours) in production, 0 in development (see parseConfig).
   FIAT_DESTINATION_COOLDOWN_SECONDS: z.coerce.number().int().min(0).max(30 * 86_400).optional(),
+  // Operator accounts (issue 22). Production refuses a scrypt cost below the default.
+  OPERATOR_SCRYPT_LOG_N: z.coerce.number().int().min(10).max(20).default(15),
+  OPERATOR_SESSION_IDLE_MINUTES: z.coerce.number().int().min(1).max(1440).default(30),
+  OPERATOR_SESSION_MAX_HOURS: z.coerce.number().int().min(1).max(168).default(12),
+  OPERATOR_SESSION_BIND_ADDRESS: boolFromEnv.default(false),
+  FOUR_EYES_ABOVE_USDT: z.string().regex(/^\d{1,12}(\.\d{1,6})?$/, "must be a USDT amount").default("50000"),
+  FOUR_EYES_ABOVE_XOF: z.string().regex(/^\d{1,15}$/, "must be a whole XOF amount").optional(),
 });
+
+/** OWASP's scrypt setting for passwords (N=2^15, r=8, p=3): production never hashes with less. */
+export const SPEC_OPERATOR_SCRYPT_LOG_N = 15;
+/** The XOF/EUR peg (also in rails/fx): the default XOF four-eyes threshold is derived through it. */
+const XOF_PER_EUR = "655.957";
 
 /** Specification, Part 2 limits: "whitelist and fiat destination cooldown: 24 hours". */
 export const SPEC_FIAT_DESTINATION_COOLDOWN_SECONDS = 86_400;
@@ -150,6 +163,21 @@ export type Config = {
   mail?: MailConfig;
   /** Hours a renewal stays payable before it is `subscription.failed` (default 72). */
   subscriptionGraceHours?: number;
+  operators: OperatorConfig;
+};
+
+/** Operator accounts, sessions and four eyes (issue 22). */
+export type OperatorConfig = {
+  /** log2 of scrypt's N for new passwords (15 by default; development may lower it, tests do). */
+  scryptLogN: number;
+  /** A session unused this long has ended. */
+  sessionIdleMinutes: number;
+  /** A session ends this long after sign-in, however busy. */
+  sessionMaxHours: number;
+  /** A session's cookie is refused from any other client address than the one that signed in. */
+  sessionBindAddress: boolean;
+  /** Approving a payout or withdrawal of more than this needs two different reviewers (decimal strings). */
+  fourEyesAbove: { USDT_TRC20: string; XOF: string };
 };
 
 /** Development keeps messages in the outbox; production sends them by SMTP. */
@@ -237,6 +265,11 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       `Invalid configuration: FIAT_DESTINATION_COOLDOWN_SECONDS below ${SPEC_FIAT_DESTINATION_COOLDOWN_SECONDS} is for development only`,
     );
   }
+  if (e.APP_ENV === "production" && e.OPERATOR_SCRYPT_LOG_N < SPEC_OPERATOR_SCRYPT_LOG_N) {
+    throw new ConfigError(
+      `Invalid configuration: OPERATOR_SCRYPT_LOG_N below ${SPEC_OPERATOR_SCRYPT_LOG_N} is for development only`,
+    );
+  }
   const publicUrl = (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, "");
   return {
     port: e.PORT,
@@ -294,7 +327,24 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     mail: { transport: e.MAIL_TRANSPORT, smtpUrl: e.SMTP_URL, from: e.MAIL_FROM },
     subscriptionGraceHours: e.SUBSCRIPTION_GRACE_HOURS,
     storage: storageConfig(e),
+    operators: {
+      scryptLogN: e.OPERATOR_SCRYPT_LOG_N,
+      sessionIdleMinutes: e.OPERATOR_SESSION_IDLE_MINUTES,
+      sessionMaxHours: e.OPERATOR_SESSION_MAX_HOURS,
+      sessionBindAddress: e.OPERATOR_SESSION_BIND_ADDRESS,
+      fourEyesAbove: { USDT_TRC20: e.FOUR_EYES_ABOVE_USDT, XOF: e.FOUR_EYES_ABOVE_XOF ?? xofThreshold(e) },
+    },
   };
+}
+
+/**
+ * The XOF equivalent of the USDT four-eyes threshold at the fixed rate (FX_FIXED_USDT_EUR through the
+ * XOF/EUR peg), rounded down: 50,000 USDT at 0.92 EUR is 30,174,022 XOF. A moving rate would move the
+ * threshold under an item waiting for review, so it is fixed when the process starts.
+ */
+function xofThreshold(e: z.infer<typeof EnvSchema>): string {
+  const xof = new Decimal(e.FOUR_EYES_ABOVE_USDT).times(e.FX_FIXED_USDT_EUR).times(XOF_PER_EUR);
+  return xof.toDecimalPlaces(0, Decimal.ROUND_DOWN).toFixed(0);
 }
 
 function storageConfig(e: z.infer<typeof EnvSchema>): StorageConfig {

@@ -37,10 +37,15 @@ import { subscriptionRoutes } from "./subscriptions/routes.ts";
 import { adminMailRoutes } from "./admin/mail.ts";
 import { adminPayinHoldRoutes } from "./admin/payin_holds.ts";
 import { subscriptionPageRoutes } from "../pages/subscription_routes.ts";
+import { adminPageRoutes } from "../pages/admin/routes.ts";
 import { paylinkRoutes } from "./paylinks/routes.ts";
 import { adminPaylinkRoutes } from "./admin/paylink_limits.ts";
 import { apiKeyRoutes } from "./keys/routes.ts";
 import { ipAllowlistRoutes } from "./keys/allowlist.ts";
+import { adminSessionRoutes } from "./admin/session.ts";
+import { adminOperatorRoutes } from "./admin/operators.ts";
+import { adminAuditRoutes } from "./admin/audit.ts";
+import { adminSearchRoutes } from "./admin/search.ts";
 import { paylinkMediaRoutes } from "./paylinks/media.ts";
 import { paylinkTemplateRoutes } from "./paylinks/templates.ts";
 import { statementRoutes } from "./statements/routes.ts";
@@ -142,6 +147,13 @@ export function createApp(deps: Deps, options: { devnet?: { app: Hono }; simulat
     scheme: "bearer",
     description: "The operator's ADMIN_TOKEN as `Authorization: Bearer <token>`; /admin/api only",
   });
+  app.openAPIRegistry.registerComponent("securitySchemes", "OperatorSession", {
+    type: "apiKey",
+    in: "cookie",
+    name: "__Host-gw_operator",
+    description: "An operator's session cookie from POST /admin/api/session (`gw_operator` on a plain-http " +
+      "development server); a request that changes something also sends the session's X-CSRF-Token",
+  });
   registerWebhooks(app.openAPIRegistry);
 
   app.route("/", healthRoutes());
@@ -171,6 +183,10 @@ export function createApp(deps: Deps, options: { devnet?: { app: Hono }; simulat
   app.route("/v1", invoiceRoutes());
   app.route("/v1", analyticsRoutes());
   app.route("/v1", usageRoutes());
+  app.route("/admin/api", adminSessionRoutes());
+  app.route("/admin/api", adminOperatorRoutes());
+  app.route("/admin/api", adminAuditRoutes());
+  app.route("/admin/api", adminSearchRoutes());
   app.route("/admin/api", adminRoutes());
   app.route("/admin/api", adminReviewRoutes());
   app.route("/admin/api", adminBulkReviewRoutes());
@@ -182,6 +198,7 @@ export function createApp(deps: Deps, options: { devnet?: { app: Hono }; simulat
   app.route("/", checkoutRoutes());
   app.route("/", shopPageRoutes());
   app.route("/", subscriptionPageRoutes());
+  app.route("/", adminPageRoutes());
   // Browsers ask every page's host for an icon; an empty answer keeps a 404 out of the customer's console.
   app.get("/favicon.ico", (c) => c.body(null, 204, { "cache-control": "public, max-age=86400" }));
   // Development only: the TRON node's controls (/devnet) and the simulators' pages (/simulators, where a

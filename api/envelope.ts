@@ -181,5 +181,10 @@ export function iso(date: Date | string | null | undefined): string | null {
 /** OpenAPI security of routes that take an API key (X-Api-Key or Authorization: Bearer). */
 export const KEY_SECURITY: Array<Record<string, string[]>> = [{ ApiKey: [] }, { Bearer: [] }];
 
-/** OpenAPI security of every /admin/api route: the operator's ADMIN_TOKEN, never a merchant's key. */
-export const OPERATOR_SECURITY: Array<Record<string, string[]>> = [{ OperatorToken: [] }];
+/**
+ * OpenAPI security of every /admin/api route: the operator's ADMIN_TOKEN or an operator's session, never a
+ * merchant's key.
+ */
+export const OPERATOR_SECURITY: Array<Record<string, string[]>> = [{ OperatorToken: [] }, {
+  OperatorSession: [],
+}];

@@ -183,15 +183,30 @@ export async function insertReviewDecision(
   db: Db,
   d: {
     outboundId: string;
-    decision: "APPROVE" | "REJECT" | "CANCEL";
+    decision: "FIRST_APPROVAL" | "APPROVE" | "REJECT" | "CANCEL";
     operator: string;
     note: string | null;
     now: Date;
+    /** Who decided: "token", "cli" or an operator's id (four eyes compares these). */
+    actor?: string;
   },
 ): Promise<void> {
   await db.query(
-    `INSERT INTO review_decisions (outbound_id, decision, operator, note, created_at) VALUES ($1, $2, $3, $4, $5)`,
-    [d.outboundId, d.decision, d.operator, d.note, d.now],
+    `INSERT INTO review_decisions (outbound_id, decision, operator, note, created_at, actor)
+     VALUES ($1, $2, $3, $4, $5, $6)`,
+    [d.outboundId, d.decision, d.operator, d.note, d.now, d.actor ?? null],
+  );
+}
+
+/** The first approvals given to items, by item: who (actor) and under which name. */
+export async function firstApprovals(
+  db: Db,
+  outboundIds: string[],
+): Promise<Array<{ outbound_id: string; actor: string | null; operator: string }>> {
+  return await db.query(
+    `SELECT outbound_id, actor, operator FROM review_decisions
+      WHERE outbound_id = ANY($1::text[]) AND decision = 'FIRST_APPROVAL' ORDER BY id`,
+    [outboundIds],
   );
 }
 

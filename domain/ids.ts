@@ -30,6 +30,8 @@ export type IdPrefix =
   | "sub"
   | "srn"
   | "eml"
+  | "opr"
+  | "ses"
   | "req";
 
 function encodeTime(ms: number): string {

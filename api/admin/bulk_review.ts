@@ -14,15 +14,13 @@ import type { Deps } from "../../domain/deps.ts";
 import { newRouter } from "../router.ts";
 import { BatchSchema, BatchWithItems } from "../bulk/schemas.ts";
 import { errorResponses, idParam, jsonContent, ok, OPERATOR_SECURITY, successSchema } from "../envelope.ts";
-import { requireAdmin } from "../middleware/admin_auth.ts";
+import { requireReviewer, requireViewer } from "../middleware/admin_auth.ts";
+import { NoteField, ReviewerField } from "./reviewer.ts";
 
 const security = OPERATOR_SECURITY;
 const tags = ["Admin"];
 const IdParam = idParam("blk");
-const DecisionBody = z.strictObject({
-  reviewer: z.string().min(1).max(100).openapi({ description: "who decides (recorded with the decision)" }),
-  note: z.string().max(1000).optional().openapi({ description: "why; required to reject" }),
-});
+const DecisionBody = z.strictObject({ reviewer: ReviewerField, note: NoteField });
 
 const ReviewFields = { merchantId: z.string(), isSandbox: z.boolean(), reviewer: z.string().nullable() };
 const BatchReviewSchema = z.object({ ...ReviewFields, batch: BatchSchema }).openapi("AdminBulkReviewItem");
@@ -50,7 +48,7 @@ export function adminBulkReviewRoutes() {
       tags,
       summary: "Mobile money batches waiting for an operator (PENDING_REVIEW), oldest first",
       security,
-      middleware: [requireAdmin],
+      middleware: [requireViewer],
       responses: {
         200: jsonContent(successSchema(z.array(BatchReviewSchema)), "The queue"),
         ...errorResponses,
@@ -71,7 +69,7 @@ export function adminBulkReviewRoutes() {
       tags,
       summary: "One batch (any merchant's) with its items, its review reason and decision",
       security,
-      middleware: [requireAdmin],
+      middleware: [requireViewer],
       request: { params: IdParam },
       responses: { 200: jsonContent(successSchema(BatchReviewDetail), "The batch"), ...errorResponses },
     }),
@@ -92,7 +90,7 @@ export function adminBulkReviewRoutes() {
           ? "Approve a batch in PENDING_REVIEW: its items are paid"
           : "Reject a batch in PENDING_REVIEW: its debit returns to the wallet (note required)",
         security,
-        middleware: [requireAdmin],
+        middleware: [requireReviewer],
         request: {
           params: IdParam,
           body: { required: true, content: { "application/json": { schema: DecisionBody } } },
@@ -101,7 +99,13 @@ export function adminBulkReviewRoutes() {
       }),
       async (c) => {
         const deps = c.get("deps");
-        const input = { id: c.req.valid("param").id, ...c.req.valid("json") };
+        const body = c.req.valid("json");
+        const input = {
+          id: c.req.valid("param").id,
+          note: body.note,
+          reviewer: body.reviewer,
+          actor: c.get("operator"),
+        };
         const batch = await (action === "approve" ? approveBatch : rejectBatch)(deps, input);
         return ok(c, await reviewView(deps, batch, false));
       },

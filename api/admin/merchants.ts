@@ -2,17 +2,16 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { KEY_PREFIX, SCOPES } from "../../domain/keys/api_keys.ts";
 import { effectiveFees, FeeSchedulePatchSchema } from "../../domain/fees.ts";
+import { getMerchant, RAILS } from "../../domain/merchants/mod.ts";
 import {
-  createMerchant,
-  getMerchant,
-  issueKey,
-  RAILS,
-  revokeKey,
-  setKybStatus,
-  updateMerchantSettings,
-} from "../../domain/merchants/mod.ts";
+  createMerchantAs,
+  issueKeyAs,
+  revokeKeyAs,
+  setKybStatusAs,
+  updateMerchantAs,
+} from "../../domain/operators/merchant_actions.ts";
 import { DEFAULT_LIMITS } from "../../domain/limits/rate_limit.ts";
-import { brandingOf, updateMerchantBranding } from "../../domain/merchants/branding.ts";
+import { brandingOf } from "../../domain/merchants/branding.ts";
 import { DisplayNameSchema, LogoUrlSchema } from "../merchants/profile.ts";
 import type { MerchantRow } from "../../db/merchants.ts";
 import { newRouter } from "../router.ts";
@@ -25,7 +24,7 @@ import {
   OPERATOR_SECURITY,
   successSchema,
 } from "../envelope.ts";
-import { requireAdmin } from "../middleware/admin_auth.ts";
+import { requireAdmin, requireViewer } from "../middleware/admin_auth.ts";
 
 const security = OPERATOR_SECURITY;
 const mw = [requireAdmin];
@@ -41,7 +40,7 @@ const CreatedMerchantSchema = z.object({
   }),
 });
 
-const MerchantSchema = z.object({
+export const MerchantSchema = z.object({
   id: z.string(),
   name: z.string(),
   status: z.string(),
@@ -55,7 +54,7 @@ const MerchantSchema = z.object({
   updatedAt: z.string(),
 }).openapi("AdminMerchant");
 
-function merchantView(m: MerchantRow) {
+export function merchantView(m: MerchantRow) {
   return {
     id: m.id,
     name: m.name,
@@ -106,7 +105,7 @@ export function adminRoutes() {
         ...errorResponses,
       },
     }),
-    async (c) => ok(c, await createMerchant(c.get("deps"), c.req.valid("json")), 201),
+    async (c) => ok(c, await createMerchantAs(c.get("deps"), c.get("operator"), c.req.valid("json")), 201),
   );
 
   r.openapi(
@@ -117,7 +116,7 @@ export function adminRoutes() {
       summary: "Retrieve a merchant's settings",
       operationId: "adminGetMerchant",
       security,
-      middleware: mw,
+      middleware: [requireViewer],
       request: { params: MerchantIdParam },
       responses: { 200: jsonContent(successSchema(MerchantSchema), "Merchant settings"), ...errorResponses },
     }),
@@ -155,14 +154,15 @@ export function adminRoutes() {
     }),
     async (c) => {
       const body = c.req.valid("json");
-      const row = await updateMerchantSettings(c.get("deps"), c.req.valid("param").id, {
+      const row = await updateMerchantAs(c.get("deps"), c.get("operator"), c.req.valid("param").id, {
         status: body.status,
         enabledRails: body.enabledRails ? [...new Set(body.enabledRails)] : undefined,
         feeSchedule: body.feeSchedule as Record<string, string> | undefined,
         rateLimits: body.rateLimits as Record<string, number> | undefined,
+        displayName: body.displayName,
+        logoUrl: body.logoUrl,
       });
-      if (body.displayName === undefined && body.logoUrl === undefined) return ok(c, merchantView(row));
-      return ok(c, merchantView(await updateMerchantBranding(c.get("deps"), row.id, body)));
+      return ok(c, merchantView(row));
     },
   );
 
@@ -191,7 +191,14 @@ export function adminRoutes() {
     async (c) =>
       ok(
         c,
-        merchantView(await setKybStatus(c.get("deps"), c.req.valid("param").id, c.req.valid("json").status)),
+        merchantView(
+          await setKybStatusAs(
+            c.get("deps"),
+            c.get("operator"),
+            c.req.valid("param").id,
+            c.req.valid("json").status,
+          ),
+        ),
       ),
   );
 
@@ -237,7 +244,8 @@ export function adminRoutes() {
     }),
     async (c) => {
       const body = c.req.valid("json");
-      return ok(c, await issueKey(c.get("deps"), { merchantId: c.req.valid("param").id, ...body }), 201);
+      const input = { merchantId: c.req.valid("param").id, ...body };
+      return ok(c, await issueKeyAs(c.get("deps"), c.get("operator"), input), 201);
     },
   );
 
@@ -257,7 +265,7 @@ export function adminRoutes() {
       },
     }),
     async (c) => {
-      const row = await revokeKey(c.get("deps"), c.req.valid("param").id);
+      const row = await revokeKeyAs(c.get("deps"), c.get("operator"), c.req.valid("param").id);
       return ok(c, { id: row.id, revokedAt: iso(row.revoked_at)! });
     },
   );

@@ -5,7 +5,8 @@ import { listReviewHolds, reviewHold } from "../../domain/payins/review_holds.ts
 import { ID_ALPHABET, ID_BODY_LENGTH, isWellFormedId } from "../../domain/ids.ts";
 import { newRouter } from "../router.ts";
 import { errorResponses, jsonContent, ok, OPERATOR_SECURITY, successSchema } from "../envelope.ts";
-import { requireAdmin } from "../middleware/admin_auth.ts";
+import { requireReviewer, requireViewer } from "../middleware/admin_auth.ts";
+import { ReviewerField } from "./reviewer.ts";
 
 const security = OPERATOR_SECURITY;
 const tags = ["Admin"];
@@ -48,7 +49,7 @@ export function adminPayinHoldRoutes() {
       tags,
       summary: "Pay-ins paid while their merchant took no payments (credited, held for review), newest first",
       security,
-      middleware: [requireAdmin],
+      middleware: [requireViewer],
       request: {
         query: z.object({
           merchantId: z.string().max(64).optional(),
@@ -76,7 +77,7 @@ export function adminPayinHoldRoutes() {
       tags,
       summary: "Record that an operator reviewed a held pay-in (once; the money does not move)",
       security,
-      middleware: [requireAdmin],
+      middleware: [requireReviewer],
       request: {
         params: PayinIdParam,
         body: {
@@ -84,7 +85,7 @@ export function adminPayinHoldRoutes() {
           content: {
             "application/json": {
               schema: z.strictObject({
-                reviewer: z.string().trim().min(1).max(100),
+                reviewer: ReviewerField,
                 note: z.string().max(1000).optional(),
               }),
             },
@@ -93,7 +94,11 @@ export function adminPayinHoldRoutes() {
       },
       responses: { 200: jsonContent(successSchema(HoldSchema), "Reviewed"), ...errorResponses },
     }),
-    async (c) => ok(c, await reviewHold(c.get("deps"), c.req.valid("param").id, c.req.valid("json"))),
+    async (c) => {
+      const body = c.req.valid("json");
+      const input = { note: body.note, reviewer: body.reviewer, actor: c.get("operator") };
+      return ok(c, await reviewHold(c.get("deps"), c.req.valid("param").id, input));
+    },
   );
 
   return r;

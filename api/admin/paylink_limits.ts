@@ -1,10 +1,11 @@
 // The operator's plan limit on a merchant's paylinks, under /admin/api.
 import { createRoute, z } from "@hono/zod-openapi";
 import { getMerchant } from "../../domain/merchants/mod.ts";
-import { getPaylinkLimit, setPaylinkLimit } from "../../domain/paylinks/create.ts";
+import { getPaylinkLimit } from "../../domain/paylinks/create.ts";
+import { setPaylinkLimitAs } from "../../domain/operators/merchant_actions.ts";
 import { newRouter } from "../router.ts";
-import { errorResponses, idParam, jsonContent, ok, successSchema } from "../envelope.ts";
-import { requireAdmin } from "../middleware/admin_auth.ts";
+import { errorResponses, idParam, jsonContent, ok, OPERATOR_SECURITY, successSchema } from "../envelope.ts";
+import { requireAdmin, requireViewer } from "../middleware/admin_auth.ts";
 
 const LimitSchema = z.object({ merchantId: z.string(), maxPaylinks: z.number().int() }).openapi(
   "PaylinkPlanLimit",
@@ -20,8 +21,8 @@ export function adminPaylinkRoutes() {
       tags: ["Admin"],
       summary: "A merchant's plan limit on paylinks (per mode)",
       operationId: "adminGetPaylinkLimit",
-      security: [{ OperatorToken: [] }],
-      middleware: [requireAdmin],
+      security: OPERATOR_SECURITY,
+      middleware: [requireViewer],
       request: { params },
       responses: { 200: jsonContent(successSchema(LimitSchema), "The limit"), ...errorResponses },
     }),
@@ -38,7 +39,7 @@ export function adminPaylinkRoutes() {
       tags: ["Admin"],
       summary: "Set a merchant's plan limit on paylinks (LIMIT_EXCEEDED_PAYLINKS past it)",
       operationId: "adminSetPaylinkLimit",
-      security: [{ OperatorToken: [] }],
+      security: OPERATOR_SECURITY,
       middleware: [requireAdmin],
       request: {
         params,
@@ -55,8 +56,8 @@ export function adminPaylinkRoutes() {
     }),
     async (c) => {
       const { id } = c.req.valid("param");
-      await getMerchant(c.get("deps"), id);
-      return ok(c, await setPaylinkLimit(c.get("deps"), id, c.req.valid("json").maxPaylinks));
+      const max = c.req.valid("json").maxPaylinks;
+      return ok(c, await setPaylinkLimitAs(c.get("deps"), c.get("operator"), id, max));
     },
   );
   return r;

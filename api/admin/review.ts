@@ -17,7 +17,10 @@ import { newRouter } from "../router.ts";
 import { PayoutSchema } from "../money_out/payouts.ts";
 import { WithdrawalSchema } from "../money_out/withdrawals.ts";
 import { errorResponses, iso, jsonContent, ok, OPERATOR_SECURITY, successSchema } from "../envelope.ts";
-import { requireAdmin } from "../middleware/admin_auth.ts";
+import { requireReviewer, requireViewer } from "../middleware/admin_auth.ts";
+import { NoteField, ReviewerField } from "./reviewer.ts";
+import { approvalsOf } from "../../domain/money_out/four_eyes.ts";
+import type { Deps } from "../../domain/deps.ts";
 
 const security = OPERATOR_SECURITY;
 const tags = ["Admin"];
@@ -32,10 +35,7 @@ const IdParam = z.object({
     description: "a payout (pout_) or withdrawal (wdr_) id",
   }),
 });
-const DecisionBody = z.strictObject({
-  reviewer: z.string().min(1).max(100).openapi({ description: "who decides (recorded with the decision)" }),
-  note: z.string().max(1000).optional().openapi({ description: "why; required to reject" }),
-});
+const DecisionBody = z.strictObject({ reviewer: ReviewerField, note: NoteField });
 
 /** A payout or a withdrawal with its merchant (and `extra`): `kind` says which record `item` is. */
 const itemSchema = <E extends z.ZodRawShape>(extra: E) =>
@@ -45,6 +45,7 @@ const itemSchema = <E extends z.ZodRawShape>(extra: E) =>
       merchantId: z.string(),
       isSandbox: z.boolean(),
       item: PayoutSchema,
+      ...Approvals,
       ...extra,
     }),
     z.object({
@@ -52,10 +53,19 @@ const itemSchema = <E extends z.ZodRawShape>(extra: E) =>
       merchantId: z.string(),
       isSandbox: z.boolean(),
       item: WithdrawalSchema,
+      ...Approvals,
       ...extra,
     }),
   ]);
+const Approvals = {
+  approvals: z.object({
+    needed: z.number().int().openapi({ description: "2 above the four-eyes threshold, else 1" }),
+    given: z.number().int().openapi({ description: "first approvals given while the item waits" }),
+    by: z.array(z.string()).openapi({ description: "who gave them" }),
+  }),
+};
 const ItemSchema = itemSchema({}).openapi("AdminOutboundItem");
+export { ItemSchema as AdminOutboundItemSchema };
 const ItemWithDecisions = itemSchema({
   decisions: z.array(z.object({
     decision: z.string(),
@@ -65,13 +75,19 @@ const ItemWithDecisions = itemSchema({
   })),
 }).openapi("AdminOutboundItemHistory");
 
-function itemView(row: OutboundRow) {
-  return {
+export async function itemViews(deps: Deps, rows: OutboundRow[]) {
+  const approvals = await approvalsOf(deps, rows);
+  return rows.map((row) => ({
     kind: row.kind,
     merchantId: row.merchant_id,
     isSandbox: row.is_sandbox,
     item: row.kind === "PAYOUT" ? payoutView(row, null) : withdrawalView(row),
-  };
+    approvals: approvals.get(row.id)!,
+  }));
+}
+
+async function itemView(deps: Deps, row: OutboundRow) {
+  return (await itemViews(deps, [row]))[0];
 }
 
 export function adminReviewRoutes() {
@@ -85,10 +101,10 @@ export function adminReviewRoutes() {
       tags,
       summary: "Payouts and withdrawals waiting for an operator, oldest first",
       security,
-      middleware: [requireAdmin],
+      middleware: [requireViewer],
       responses: { 200: jsonContent(successSchema(z.array(ItemSchema)), "The queue"), ...errorResponses },
     }),
-    async (c) => ok(c, (await listReviewQueue(c.get("deps"))).map(itemView)),
+    async (c) => ok(c, await itemViews(c.get("deps"), await listReviewQueue(c.get("deps")))),
   );
 
   for (const action of ["approve", "reject"] as const) {
@@ -99,10 +115,16 @@ export function adminReviewRoutes() {
         operationId: action === "approve" ? "adminApproveOutbound" : "adminRejectOutbound",
         tags,
         summary: action === "approve"
-          ? "Approve a payout or withdrawal (it goes to the chain)"
+          ? "Approve a payout or withdrawal (it goes to the chain; above the four-eyes threshold, the first " +
+            "approval is recorded and a second reviewer sends it)"
           : "Reject a payout or withdrawal (the money returns to the wallet; note required)",
+        description: action === "approve"
+          ? "Above FOUR_EYES_ABOVE_USDT / FOUR_EYES_ABOVE_XOF an item needs two different reviewers: the " +
+            "first approval leaves it waiting (`approvals.given` 1 of `needed` 2); the same reviewer (or the " +
+            "token again) answers FORBIDDEN with cause SAME_APPROVER."
+          : undefined,
         security,
-        middleware: [requireAdmin],
+        middleware: [requireReviewer],
         request: {
           params: IdParam,
           body: { required: true, content: { "application/json": { schema: DecisionBody } } },
@@ -110,9 +132,15 @@ export function adminReviewRoutes() {
         responses: { 200: jsonContent(successSchema(ItemSchema), "Decided"), ...errorResponses },
       }),
       async (c) => {
-        const input = { id: c.req.valid("param").id, ...c.req.valid("json") };
+        const body = c.req.valid("json");
+        const input = {
+          id: c.req.valid("param").id,
+          note: body.note,
+          reviewer: body.reviewer,
+          actor: c.get("operator"),
+        };
         const decide = action === "approve" ? approveOutbound : rejectOutbound;
-        return ok(c, itemView(await decide(c.get("deps"), input)));
+        return ok(c, await itemView(c.get("deps"), await decide(c.get("deps"), input)));
       },
     );
   }
@@ -128,7 +156,7 @@ export function adminReviewRoutes() {
         "reason CANCELLED_BY_OPERATOR and `payout.failed` / `withdrawal.failed`. An item whose transaction " +
         "is signed, or in any other state, answers CANNOT_CANCEL.",
       security,
-      middleware: [requireAdmin],
+      middleware: [requireReviewer],
       request: {
         params: IdParam,
         body: { required: true, content: { "application/json": { schema: DecisionBody } } },
@@ -136,8 +164,14 @@ export function adminReviewRoutes() {
       responses: { 200: jsonContent(successSchema(ItemSchema), "Cancelled"), ...errorResponses },
     }),
     async (c) => {
-      const input = { id: c.req.valid("param").id, ...c.req.valid("json") };
-      return ok(c, itemView(await cancelUnsentOutbound(c.get("deps"), input)));
+      const body = c.req.valid("json");
+      const input = {
+        id: c.req.valid("param").id,
+        note: body.note,
+        reviewer: body.reviewer,
+        actor: c.get("operator"),
+      };
+      return ok(c, await itemView(c.get("deps"), await cancelUnsentOutbound(c.get("deps"), input)));
     },
   );
 
@@ -151,7 +185,7 @@ export function adminReviewRoutes() {
       description: "Approves, records the bank transfer and confirms the withdrawal in one step. A USDT or " +
         "mobile money withdrawal answers WITHDRAWAL_NOT_FIAT.",
       security,
-      middleware: [requireAdmin],
+      middleware: [requireReviewer],
       request: {
         params: IdParam,
         body: {
@@ -159,7 +193,7 @@ export function adminReviewRoutes() {
           content: {
             "application/json": {
               schema: z.strictObject({
-                reviewer: z.string().min(1).max(100),
+                reviewer: ReviewerField,
                 providerRef: z.string().min(1).max(100).openapi({
                   description: "the bank's transfer reference",
                 }),
@@ -172,8 +206,9 @@ export function adminReviewRoutes() {
       responses: { 200: jsonContent(successSchema(ItemSchema), "Completed"), ...errorResponses },
     }),
     async (c) => {
-      const input = { id: c.req.valid("param").id, ...c.req.valid("json") };
-      return ok(c, itemView(await completeFiatWithdrawal(c.get("deps"), input)));
+      const { reviewer, ...body } = c.req.valid("json");
+      const input = { id: c.req.valid("param").id, ...body, reviewer, actor: c.get("operator") };
+      return ok(c, await itemView(c.get("deps"), await completeFiatWithdrawal(c.get("deps"), input)));
     },
   );
 
@@ -185,7 +220,7 @@ export function adminReviewRoutes() {
       tags,
       summary: "One payout or withdrawal with every decision taken on it",
       security,
-      middleware: [requireAdmin],
+      middleware: [requireViewer],
       request: { params: IdParam },
       responses: {
         200: jsonContent(
@@ -204,7 +239,7 @@ export function adminReviewRoutes() {
         note: d.note,
         at: iso(d.created_at)!,
       }));
-      return ok(c, { ...itemView(row), decisions });
+      return ok(c, { ...await itemView(c.get("deps"), row), decisions });
     },
   );
   return r;

@@ -3,7 +3,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { treasuryReport } from "../../domain/treasury/reconcile.ts";
 import { newRouter } from "../router.ts";
 import { errorResponses, jsonContent, ok, OPERATOR_SECURITY, successSchema } from "../envelope.ts";
-import { requireAdmin } from "../middleware/admin_auth.ts";
+import { requireViewer } from "../middleware/admin_auth.ts";
 
 const TreasurySchema = z.object({
   checkedAt: z.string(),
@@ -64,7 +64,7 @@ export function adminTreasuryRoutes() {
       tags: ["Admin"],
       summary: "Hot wallet, unswept deposits, and what merchants are owed against what the chain holds",
       security: OPERATOR_SECURITY,
-      middleware: [requireAdmin],
+      middleware: [requireViewer],
       responses: { 200: jsonContent(successSchema(TreasurySchema), "The live treasury"), ...errorResponses },
     }),
     async (c) => ok(c, await treasuryReport(c.get("deps"))),

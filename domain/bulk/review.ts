@@ -5,7 +5,9 @@
 // before the decision, with the same release. Every decision names its reviewer.
 import * as store from "../../db/bulk.ts";
 import { findSystemAccount, findWallet } from "../../db/ledger.ts";
+import { appendAudit } from "../audit/trail.ts";
 import type { Deps } from "../deps.ts";
+import { type Actor, recordedReviewer } from "../operators/roles.ts";
 import { AppError } from "../errors.ts";
 import { isWellFormedId } from "../ids.ts";
 import { postJournal } from "../ledger.ts";
@@ -13,7 +15,26 @@ import { Decimal } from "../money.ts";
 import { assertBatchMove } from "./states.ts";
 
 type ReviewDeps = Pick<Deps, "db" | "queue" | "clock" | "log">;
-export type ReviewDecision = { id: string; reviewer: string; note?: string };
+/** `reviewer`: the name the caller gives (required with the token; see recordedReviewer). */
+export type ReviewDecision = { id: string; reviewer?: string; note?: string; actor: Actor };
+type Resolved = ReviewDecision & { reviewer: string };
+
+async function auditBatchDecision(
+  deps: Pick<Deps, "db" | "clock">,
+  input: Resolved,
+  verb: "approve" | "reject",
+  before: store.BatchRow,
+  after: store.BatchRow,
+): Promise<void> {
+  await appendAudit(deps, input.actor, {
+    action: `bulk_payment.${verb}`,
+    itemType: "BULK_PAYMENT",
+    itemId: before.id,
+    note: input.note?.trim() || null,
+    before: { status: before.status },
+    after: { status: after.status, reviewer: input.reviewer },
+  });
+}
 
 /** Batches waiting for an operator, oldest first (at most `limit`). */
 export async function listBatchesInReview(deps: Pick<Deps, "db">, limit = 100): Promise<store.BatchRow[]> {
@@ -70,8 +91,9 @@ export async function releaseHeldBatch(
 }
 
 /** PENDING_REVIEW -> PROCESSING: the items are queued (attempt 1) and the run starts after commit. */
-export async function approveBatch(deps: ReviewDeps, input: ReviewDecision): Promise<store.BatchRow> {
-  await findBatchForOperator(deps, input.id);
+export async function approveBatch(deps: ReviewDeps, given: ReviewDecision): Promise<store.BatchRow> {
+  await findBatchForOperator(deps, given.id);
+  const input = { ...given, reviewer: recordedReviewer(given.actor, given.reviewer) };
   return await deps.db.tx(async (tx) => {
     const locked = (await store.lockBatch(tx, input.id))!;
     assertBatchMove(locked.status, "PROCESSING", "approved");
@@ -88,22 +110,26 @@ export async function approveBatch(deps: ReviewDeps, input: ReviewDecision): Pro
       merchantId: locked.merchant_id,
       reviewer: input.reviewer,
     });
+    await auditBatchDecision({ ...deps, db: tx }, input, "approve", locked, moved!);
     return moved!;
   });
 }
 
 /** PENDING_REVIEW -> REJECTED with a note saying why; the money returns to the wallet. */
-export async function rejectBatch(deps: ReviewDeps, input: ReviewDecision): Promise<store.BatchRow> {
-  await findBatchForOperator(deps, input.id);
+export async function rejectBatch(deps: ReviewDeps, given: ReviewDecision): Promise<store.BatchRow> {
+  await findBatchForOperator(deps, given.id);
+  const input = { ...given, reviewer: recordedReviewer(given.actor, given.reviewer) };
   const note = input.note?.trim();
   if (!note) throw new AppError("REASON_NOTE_REQUIRED", "A rejection needs a note saying why");
   return await deps.db.tx(async (tx) => {
     const locked = (await store.lockBatch(tx, input.id))!;
     const now = deps.clock.now();
-    return await releaseHeldBatch({ ...deps, db: tx }, locked, "REJECTED", {
+    const moved = await releaseHeldBatch({ ...deps, db: tx }, locked, "REJECTED", {
       reviewed_by: input.reviewer,
       reviewed_at: now,
       review_note: note,
     });
+    await auditBatchDecision({ ...deps, db: tx }, input, "reject", locked, moved);
+    return moved;
   });
 }

@@ -3,6 +3,8 @@
 // PENDING_REVIEW); a mobile money one is approved by an operator and paid through the disbursement
 // seam; a bank one is paid by an operator at the bank, who then reports the bank's reference
 // (complete-fiat: the standard approve answers WITHDRAWAL_APPROVE_NOT_SUPPORTED_FOR_FIAT).
+import { approvalStep } from "../money_out/four_eyes.ts";
+import { auditDecision, type DecisionInput, resolveDecision } from "../money_out/review_audit.ts";
 import { findSystemAccount, findWallet } from "../../db/ledger.ts";
 import {
   insertFiatWithdrawal,
@@ -246,18 +248,19 @@ export async function queueFiatWithdrawalPayment(
  * the finisher, BROADCAST and CONFIRMED with the money settled. A USDT withdrawal: WITHDRAWAL_NOT_FIAT.
  */
 export async function completeFiatWithdrawal(
-  deps: Pick<Deps, "db" | "queue" | "clock" | "log">,
-  input: { id: string; reviewer: string; providerRef: string; note?: string },
+  deps: Pick<Deps, "db" | "queue" | "clock" | "log" | "config">,
+  given: DecisionInput & { providerRef: string },
 ): Promise<OutboundRow> {
-  const providerRef = input.providerRef.trim();
+  const providerRef = given.providerRef.trim();
   if (!providerRef) {
     throw new AppError("VALIDATION_ERROR", "providerRef is required", {
       details: [{ field: "providerRef", reason: "the bank's reference of the transfer" }],
     });
   }
   return await deps.db.tx(async (tx) => {
-    const row = await lockOutbound(tx, input.id);
+    const row = await lockOutbound(tx, given.id);
     if (!row || row.kind !== "WITHDRAWAL") throw new AppError("NOT_FOUND", "No withdrawal with this id");
+    const input = resolveDecision(given);
     if (row.currency !== "XOF") {
       throw new AppError("WITHDRAWAL_NOT_FIAT", "This is a USDT withdrawal: approve it instead");
     }
@@ -270,6 +273,14 @@ export async function completeFiatWithdrawal(
     if (row.status !== "PENDING_REVIEW") {
       throw new AppError("WITHDRAWAL_NOT_PENDING_REVIEW", `Withdrawal is ${row.status}, not awaiting review`);
     }
+    // Above the four-eyes threshold another reviewer approves first; completing is the second approval.
+    if (await approvalStep({ db: tx, config: deps.config }, row, input.actor.id) === "first") {
+      throw new AppError(
+        "FORBIDDEN",
+        "This withdrawal needs two reviewers: another reviewer approves it before the transfer is completed",
+        { reason: "FIRST_APPROVAL_REQUIRED" },
+      );
+    }
     const now = deps.clock.now();
     const txDeps = { ...deps, db: tx };
     await insertReviewDecision(tx, {
@@ -278,6 +289,7 @@ export async function completeFiatWithdrawal(
       operator: input.reviewer,
       note: `bank transfer ${providerRef}${input.note ? `: ${input.note}` : ""}`,
       now,
+      actor: input.actor.id,
     });
     await transitionOutbound(txDeps, row, "APPROVED", { approved_at: now });
     const disbursementId = await queueDisbursement(tx, {
@@ -291,7 +303,9 @@ export async function completeFiatWithdrawal(
       now,
     });
     await completeBankDisbursement(txDeps, disbursementId, { status: "SUCCEEDED", providerRef });
-    return (await lockOutbound(tx, row.id))!;
+    const done = (await lockOutbound(tx, row.id))!;
+    await auditDecision(txDeps, input, "complete_fiat", row, done, { providerRef });
+    return done;
   });
 }
 

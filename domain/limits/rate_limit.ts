@@ -184,7 +184,7 @@ export async function enforceRateLimit(
   return decisions[decisions.length - 1];
 }
 
-type AuthRealm = "api" | "admin";
+type AuthRealm = "api" | "admin" | "operator";
 
 function authFailureKey(deps: Pick<Deps, "clock">, realm: AuthRealm, address: string) {
   const nowMs = deps.clock.now().getTime();
@@ -269,4 +269,24 @@ export async function peekRateLimits(
       resetSeconds: Math.max(1, Math.ceil((resetMs - nowMs) / 1000)),
     };
   });
+}
+
+/**
+ * Refuses (429) an address that already failed AUTH_FAILURE_LIMIT times this window, without counting:
+ * for a check that costs (an operator's password hash) to be skipped for a guesser.
+ */
+export async function assertAuthNotThrottled(
+  deps: Pick<Deps, "kv" | "db" | "clock" | "config">,
+  realm: AuthRealm,
+  address: string,
+): Promise<void> {
+  const { window, bucket, retryAfterSeconds } = authFailureKey(deps, realm, address);
+  const count = await countersOf(deps).read(window, bucket);
+  if (count >= deps.config.authFailureLimit) {
+    throw new AppError(
+      "RATE_LIMIT_EXCEEDED",
+      `Too many failed authentications from this address; retry in ${retryAfterSeconds} s`,
+      { headers: { "Retry-After": String(retryAfterSeconds) } },
+    );
+  }
 }

@@ -1,5 +1,6 @@
 // Operator review and merchant cancellation. Each locks the item first, so an approval racing a cancel
-// (or two operators) lets exactly one win; every decision is appended to review_decisions.
+// (or two operators) lets exactly one win; every decision is appended to review_decisions, and every
+// operator decision to the audit trail, in the decision's own transaction.
 import { liveOutgoing } from "../../db/chain_outgoing.ts";
 import {
   findOutbound,
@@ -11,13 +12,16 @@ import {
   type OutboundRow,
 } from "../../db/outbound.ts";
 import type { Deps } from "../deps.ts";
+import { auditDecision, type DecisionInput, resolveDecision } from "./review_audit.ts";
+import { approvalsNeeded, approvalStep } from "./four_eyes.ts";
 import { AppError } from "../errors.ts";
 import { assertFiatApprovable, queueFiatWithdrawalPayment } from "../fiat_out/withdrawals.ts";
 import { releaseOutbound } from "./finish.ts";
 import { AWAITING_REVIEW, READY_TO_SEND } from "./states.ts";
 import { transitionOutbound } from "./transition.ts";
 
-type ReviewDeps = Pick<Deps, "db" | "queue" | "clock" | "log">;
+type ReviewDeps = Pick<Deps, "db" | "queue" | "clock" | "log" | "config">;
+export type { DecisionInput };
 
 function notAwaiting(row: OutboundRow): AppError {
   return new AppError(
@@ -26,28 +30,33 @@ function notAwaiting(row: OutboundRow): AppError {
   );
 }
 
-export async function approveOutbound(
-  deps: ReviewDeps,
-  input: { id: string; reviewer: string; note?: string },
-): Promise<OutboundRow> {
+/**
+ * An approval. Above the four-eyes threshold the first one is recorded and the item keeps waiting (a bank
+ * withdrawal takes its first approval here, its second is complete-fiat); the second, by another
+ * reviewer, sends it on.
+ */
+export async function approveOutbound(deps: ReviewDeps, given: DecisionInput): Promise<OutboundRow> {
   const approved = await deps.db.tx(async (tx) => {
-    const row = await lockOutbound(tx, input.id);
+    const row = await lockOutbound(tx, given.id);
     if (!row) throw new AppError("NOT_FOUND", "No payout or withdrawal with this id");
-    assertFiatApprovable(row);
+    const input = resolveDecision(given);
+    if (approvalsNeeded(deps.config, row) === 1) assertFiatApprovable(row);
     if (row.status !== AWAITING_REVIEW[row.kind]) throw notAwaiting(row);
     const now = deps.clock.now();
-    await insertReviewDecision(tx, {
-      outboundId: row.id,
-      decision: "APPROVE",
-      operator: input.reviewer,
-      note: input.note ?? null,
-      now,
-    });
+    const decision = { outboundId: row.id, operator: input.reviewer, note: input.note ?? null, now };
+    if (await approvalStep({ db: tx, config: deps.config }, row, input.actor.id) === "first") {
+      await insertReviewDecision(tx, { ...decision, decision: "FIRST_APPROVAL", actor: input.actor.id });
+      await auditDecision({ ...deps, db: tx }, input, "first_approval", row, row, { approvals: "1 of 2" });
+      return row;
+    }
+    assertFiatApprovable(row);
+    await insertReviewDecision(tx, { ...decision, decision: "APPROVE", actor: input.actor.id });
     const moved = await transitionOutbound({ ...deps, db: tx }, row, READY_TO_SEND[row.kind], {
       approved_at: now,
     });
     if (row.currency === "XOF") await queueFiatWithdrawalPayment({ ...deps, db: tx }, moved!);
     else tx.afterCommit(() => deps.queue.enqueue({ type: "outbound.send", outboundId: row.id }));
+    await auditDecision({ ...deps, db: tx }, input, "approve", row, moved!);
     return moved!;
   });
   return approved;
@@ -59,14 +68,15 @@ export async function approveOutbound(
  */
 async function decideAndRelease(
   deps: ReviewDeps,
-  input: { id: string; reviewer: string; note?: string },
+  given: DecisionInput,
   decision: { kind: "REJECT" | "CANCEL"; reason: string; noteNeeded: string },
   check: (tx: ReviewDeps["db"], row: OutboundRow) => Promise<string>,
 ): Promise<OutboundRow> {
-  const note = input.note?.trim();
+  const note = given.note?.trim();
   return await deps.db.tx(async (tx) => {
-    const row = await lockOutbound(tx, input.id);
+    const row = await lockOutbound(tx, given.id);
     if (!row) throw new AppError("NOT_FOUND", "No payout or withdrawal with this id");
+    const input = resolveDecision(given);
     if (!note) throw new AppError("REASON_NOTE_REQUIRED", decision.noteNeeded);
     const to = await check(tx, row);
     const now = deps.clock.now();
@@ -76,6 +86,7 @@ async function decideAndRelease(
       operator: input.reviewer,
       note,
       now,
+      actor: input.actor.id,
     });
     const moved = await releaseOutbound({ ...deps, db: tx }, {
       id: row.id,
@@ -83,15 +94,13 @@ async function decideAndRelease(
       patch: { failure_reason: decision.reason, failed_at: now },
       strict: true,
     });
+    await auditDecision({ ...deps, db: tx }, input, decision.kind.toLowerCase(), row, moved!);
     return moved!;
   });
 }
 
 /** Rejection needs a note; the money returns to the wallet in the same transaction. */
-export async function rejectOutbound(
-  deps: ReviewDeps,
-  input: { id: string; reviewer: string; note?: string },
-): Promise<OutboundRow> {
+export async function rejectOutbound(deps: ReviewDeps, input: DecisionInput): Promise<OutboundRow> {
   return await decideAndRelease(deps, input, {
     kind: "REJECT",
     reason: "REJECTED_BY_REVIEW",
@@ -109,10 +118,7 @@ export async function rejectOutbound(
  * one transaction under the item's lock, so it can never also be signed (signing takes the same lock and
  * looks for a stored transaction). A signed one may still land: it cannot be cancelled.
  */
-export async function cancelUnsentOutbound(
-  deps: ReviewDeps,
-  input: { id: string; reviewer: string; note?: string },
-): Promise<OutboundRow> {
+export async function cancelUnsentOutbound(deps: ReviewDeps, input: DecisionInput): Promise<OutboundRow> {
   return await decideAndRelease(deps, input, {
     kind: "CANCEL",
     reason: "CANCELLED_BY_OPERATOR",

@@ -7,7 +7,9 @@ import type { MerchantRow } from "../../db/merchants.ts";
 import type { Db } from "../../db/mod.ts";
 import type { PayinRow } from "../../db/payins.ts";
 import * as holdsDb from "../../db/payin_review_holds.ts";
+import { appendAudit } from "../audit/trail.ts";
 import type { Deps } from "../deps.ts";
+import { type Actor, recordedReviewer } from "../operators/roles.ts";
 import { AppError } from "../errors.ts";
 import { formatAmount } from "../money.ts";
 import { takesPayments } from "../merchants/availability.ts";
@@ -84,21 +86,38 @@ export async function listReviewHolds(
   return (await holdsDb.listReviewHolds(deps.db, filter)).map(view);
 }
 
-/** The operator's decision is recorded once; reviewing twice is INVALID_STATE, an unknown id NOT_FOUND. */
+/**
+ * The operator's decision is recorded once, with its audit record; reviewing twice is INVALID_STATE, an
+ * unknown id NOT_FOUND.
+ */
 export async function reviewHold(
   deps: Pick<Deps, "db" | "clock">,
   payinId: string,
-  input: { reviewer: string; note?: string | null },
+  input: { reviewer?: string; note?: string | null; actor: Actor },
 ): Promise<ReviewHoldView> {
   const now = deps.clock.now();
-  const done = await holdsDb.markReviewed(deps.db, {
-    payinId,
-    reviewer: input.reviewer,
-    note: input.note ?? null,
-    now,
+  return await deps.db.tx(async (tx) => {
+    if (!await holdsDb.findReviewHold(tx, payinId)) {
+      throw new AppError("NOT_FOUND", "No pay-in held for review with this id");
+    }
+    const reviewer = recordedReviewer(input.actor, input.reviewer);
+    const done = await holdsDb.markReviewed(tx, {
+      payinId,
+      reviewer,
+      note: input.note ?? null,
+      now,
+    });
+    const row = await holdsDb.findReviewHold(tx, payinId);
+    if (!row) throw new AppError("NOT_FOUND", "No pay-in held for review with this id");
+    if (!done) throw new AppError("INVALID_STATE", "This pay-in was already reviewed");
+    await appendAudit({ db: tx, clock: deps.clock }, input.actor, {
+      action: "payin_hold.review",
+      itemType: "PAYIN",
+      itemId: payinId,
+      note: input.note ?? null,
+      before: { reviewed: false },
+      after: { reviewed: true, reviewer },
+    });
+    return view(row);
   });
-  const row = await holdsDb.findReviewHold(deps.db, payinId);
-  if (!row) throw new AppError("NOT_FOUND", "No pay-in held for review with this id");
-  if (!done) throw new AppError("INVALID_STATE", "This pay-in was already reviewed");
-  return view(row);
 }

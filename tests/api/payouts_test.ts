@@ -2,6 +2,7 @@
 // approval above 50,000, bad input that reserves nothing, and 100 concurrent payouts on one balance.
 import { assert, assertEquals, assertMatch } from "../assert.ts";
 import { startTestGateway } from "../helpers.ts";
+import { OPERATOR_TEST_ENV, operatorClient } from "../operator_helpers.ts";
 import {
   creditUsdt,
   eventTypes,
@@ -13,7 +14,7 @@ import {
 } from "../money_out_helpers.ts";
 
 Deno.test("payouts: acceptance, reservation, estimate, review, bad input", async (t) => {
-  const gw = await startTestGateway();
+  const gw = await startTestGateway({ env: OPERATOR_TEST_ENV });
   try {
     const m = await gw.createMerchant("Payout Shop");
     const key = m.keys.liveSecret;
@@ -120,7 +121,7 @@ Deno.test("payouts: acceptance, reservation, estimate, review, bad input", async
       assertEquals(await usdtBalance(gw, m.merchantId, false), "67.500000");
     });
 
-    await t.step("above 50,000 a payout waits in PENDING; an operator approves it", async () => {
+    await t.step("above 50,000 a payout waits in PENDING; two different reviewers approve it", async () => {
       await creditUsdt(gw, m.merchantId, false, "60000");
       const res = await post({ amount: "50000.000001", destinationAddress: dest });
       assertEquals([res.status, res.json.data.status, res.json.data.requiresManualApproval], [
@@ -131,14 +132,31 @@ Deno.test("payouts: acceptance, reservation, estimate, review, bad input", async
       const id = res.json.data.transactionId;
       const queue = await gw.admin("GET", "/admin/api/review");
       assert(queue.json.data.some((q: { item: { transactionId: string } }) => q.item.transactionId === id));
-      const noReviewer = await gw.admin("POST", `/admin/api/review/${id}/approve`, {});
-      assertEquals(noReviewer.json.error.code, "VALIDATION_ERROR");
-      const approved = await gw.admin("POST", `/admin/api/review/${id}/approve`, { reviewer: "awa" });
-      assertEquals(approved.json.data.item.status, "PROCESSING");
+      // Four eyes (FOUR_EYES_ABOVE_USDT, 50,000 by default): the first approval is recorded, the payout waits.
+      const first = await gw.admin("POST", `/admin/api/review/${id}/approve`, { reviewer: "awa" });
+      assertEquals([first.json.data.item.status, first.json.data.approvals], ["PENDING", {
+        needed: 2,
+        given: 1,
+        by: ["awa"],
+      }]);
+      // The token is one person, whatever name it gives.
+      const sameToken = await gw.admin("POST", `/admin/api/review/${id}/approve`, { reviewer: "moussa" });
+      assertEquals([sameToken.status, sameToken.json.error.cause], [403, "SAME_APPROVER"]);
+      const second = await operatorClient(gw, "reviewer");
+      const approved = await second.call("POST", `/admin/api/review/${id}/approve`, {});
+      assertEquals([approved.json.data.item.status, approved.json.data.approvals.needed], ["PROCESSING", 2]);
       const again = await gw.admin("POST", `/admin/api/review/${id}/approve`, { reviewer: "awa" });
       assertEquals(again.json.error.code, "INVALID_TRANSACTION_STATUS");
       const history = await gw.admin("GET", `/admin/api/review/${id}`);
-      assertEquals(history.json.data.decisions.map((d: { reviewer: string }) => d.reviewer), ["awa"]);
+      assertEquals(
+        history.json.data.decisions.map((
+          d: { decision: string; reviewer: string },
+        ) => [d.decision, d.reviewer]),
+        [
+          ["FIRST_APPROVAL", "awa"],
+          ["APPROVE", second.operator.email],
+        ],
+      );
       const forged = await gw.request("POST", `/admin/api/review/${id}/approve`, {
         key,
         body: { reviewer: "me" },

@@ -1,0 +1,103 @@
+// SQL of the operator's search and merchant list (migration 031): one indexed lookup per kind of record.
+import type { Db } from "./mod.ts";
+import type { MerchantRow } from "./merchants.ts";
+
+export type FoundRow = {
+  type: "PAYIN" | "PAYOUT" | "WITHDRAWAL" | "CONVERSION" | "BULK_ITEM" | "SWEEP";
+  id: string;
+  merchant_id: string | null;
+  is_sandbox: boolean | null;
+  status: string;
+  amount: string;
+  currency: string;
+  created_at: Date;
+  matched: string;
+};
+
+/**
+ * Every record whose id, transaction hash, externalRef, provider reference, customer e-mail or phone,
+ * recipient or address is `q` (`phones`: the forms a phone number may be stored in). Newest first.
+ */
+export async function findRecords(db: Db, q: string, phones: string[], limit: number): Promise<FoundRow[]> {
+  return await db.query<FoundRow>(
+    `SELECT * FROM (
+       SELECT 'PAYIN' AS type, id, merchant_id, is_sandbox, status, amount::text AS amount, currency, created_at,
+              CASE WHEN id = $1 THEN 'id' WHEN tx_hash = $1 THEN 'txHash' WHEN external_ref = $1 THEN 'externalRef'
+                   WHEN provider_ref = $1 THEN 'providerRef' WHEN lower(customer_email) = lower($1)
+                   THEN 'customerEmail' ELSE 'customerPhone' END AS matched
+         FROM payins
+        WHERE id = $1 OR tx_hash = $1 OR external_ref = $1 OR provider_ref = $1
+           OR lower(customer_email) = lower($1) OR customer_phone = ANY($2::text[])
+       UNION ALL
+       SELECT kind, id, merchant_id, is_sandbox, status, amount::text, currency, created_at,
+              CASE WHEN id = $1 THEN 'id' WHEN tx_hash = $1 THEN 'txHash' WHEN external_ref = $1 THEN 'externalRef'
+                   WHEN provider_ref = $1 THEN 'providerRef' ELSE 'destination' END
+         FROM outbound_transfers
+        WHERE id = $1 OR tx_hash = $1 OR external_ref = $1 OR provider_ref = $1
+           OR destination_address = $1 OR destination_address = ANY($2::text[])
+       UNION ALL
+       SELECT 'CONVERSION', id, merchant_id, is_sandbox, status, from_amount::text, from_currency, created_at, 'id'
+         FROM conversions WHERE id = $1
+       UNION ALL
+       SELECT 'BULK_ITEM', i.id, b.merchant_id, b.is_sandbox, i.status, i.amount::text, b.currency, i.created_at,
+              CASE WHEN i.id = $1 THEN 'id' WHEN i.tx_hash = $1 THEN 'txHash' WHEN i.reference = $1 THEN 'reference'
+                   ELSE 'recipient' END
+         FROM bulk_items i JOIN bulk_batches b ON b.id = i.batch_id
+        WHERE i.id = $1 OR i.tx_hash = $1 OR i.reference = $1 OR i.wallet_address = $1
+           OR i.wallet_address = ANY($2::text[])
+       UNION ALL
+       SELECT 'SWEEP', id, NULL, NULL, status, (units / 1000000)::text, 'USDT_TRC20', created_at,
+              CASE WHEN id = $1 THEN 'id' WHEN address = $1 THEN 'address' ELSE 'txHash' END
+         FROM sweeps WHERE id = $1 OR address = $1 OR step_tx_id = $1 OR $1 = ANY(tx_ids)
+     ) found ORDER BY created_at DESC, id DESC LIMIT $3`,
+    [q, phones, limit],
+  );
+}
+
+/** `q`: an id or part of a name (`pattern`, an escaped ILIKE pattern of it); null for every merchant. */
+export async function listMerchantRows(
+  db: Db,
+  f: {
+    q: string | null;
+    pattern: string | null;
+    status: string | null;
+    kybStatus: string | null;
+    limit: number;
+    offset: number;
+  },
+): Promise<{ rows: MerchantRow[]; total: number }> {
+  const where = `($1::text IS NULL OR id = $1 OR name ILIKE $2 OR display_name ILIKE $2)
+    AND ($3::text IS NULL OR status = $3) AND ($4::text IS NULL OR kyb_status = $4)`;
+  const params = [f.q, f.pattern, f.status, f.kybStatus];
+  const rows = await db.query<MerchantRow>(
+    `SELECT * FROM merchants WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $5 OFFSET $6`,
+    [...params, f.limit, f.offset],
+  );
+  const total = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM merchants WHERE ${where}`,
+    params,
+  );
+  return { rows, total: total[0].n };
+}
+
+export type QueueCounts = {
+  withdrawals_in_review: number;
+  payouts_awaiting_approval: number;
+  waiting_to_send: number;
+  bulk_in_review: number;
+  payin_holds_open: number;
+};
+
+/** What waits for operators, counted with one indexed look each; `waitingSince`: the alarm's bar. */
+export async function countQueue(db: Db, waitingSince: Date): Promise<QueueCounts> {
+  return (await db.query<QueueCounts>(
+    `SELECT
+       (SELECT count(*) FROM outbound_transfers WHERE status = 'PENDING_REVIEW')::int AS withdrawals_in_review,
+       (SELECT count(*) FROM outbound_transfers WHERE status = 'PENDING')::int AS payouts_awaiting_approval,
+       (SELECT count(*) FROM outbound_transfers WHERE waiting_reason IS NOT NULL AND waiting_since <= $1)::int
+         AS waiting_to_send,
+       (SELECT count(*) FROM bulk_batches WHERE status = 'PENDING_REVIEW')::int AS bulk_in_review,
+       (SELECT count(*) FROM payin_review_holds WHERE reviewed_at IS NULL)::int AS payin_holds_open`,
+    [waitingSince],
+  ))[0];
+}

@@ -1,0 +1,223 @@
+// The operator page at /admin: sign-in (password and code), the queue with its counts, search, and one
+// item's story with approve / reject. Server-rendered forms, no script; the same session cookie and CSRF
+// token as the operator API, and the same domain functions (every decision in the audit trail).
+import { type Context, Hono } from "hono";
+import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import { AppError } from "../../domain/errors.ts";
+import { approveOutbound, rejectOutbound } from "../../domain/money_out/review.ts";
+import { operatorQueue } from "../../domain/operators/queue.ts";
+import { roleAllows } from "../../domain/operators/roles.ts";
+import { searchRecords } from "../../domain/operators/search.ts";
+import {
+  csrfMatches,
+  endSession,
+  type ResumedSession,
+  resumeSession,
+} from "../../domain/operators/sessions.ts";
+import { signIn } from "../../domain/operators/sign_in.ts";
+import { itemStory } from "../../domain/operators/story.ts";
+import { clientAddress } from "../../http/client_address.ts";
+import type { AppEnv } from "../../http/env.ts";
+import {
+  crossOrigin,
+  secureCookies,
+  sessionCookieName,
+  sessionCookieOptions,
+} from "../../http/operator_session.ts";
+import { type Lang, pickLang } from "../i18n.ts";
+import { newNonce, securityHeaders } from "../layout.tsx";
+import { adminWords, errorLine } from "./i18n.ts";
+import { renderItem, renderQueue, renderSearch, renderSignIn } from "./views.tsx";
+
+const ITEM_ID = /^(pout|wdr)_[0-9a-z]{26}$/;
+
+function langOf(c: Context<AppEnv>): Lang {
+  return pickLang(c.req.header("accept-language"), c.req.query("lang"));
+}
+
+function page(c: Context<AppEnv>, html: string, nonce: string, status = 200) {
+  return c.html(html, status as 200, {
+    ...securityHeaders(nonce, { forms: true }),
+    // With no-referrer, a browser posts this page's forms with `Origin: null`, which reads as another site.
+    "Referrer-Policy": "same-origin",
+    "Content-Language": langOf(c),
+    Vary: "Accept-Language, Cookie",
+  });
+}
+
+/** Text PostgreSQL can store, within `max` characters; anything else is refused before use. */
+function field(form: Record<string, unknown>, name: string, max: number): string | undefined {
+  const value = form[name];
+  if (typeof value !== "string") return undefined;
+  if (value.length > max || value.includes("\u0000") || !value.isWellFormed()) {
+    throw new AppError("VALIDATION_ERROR", `${name}: at most ${max} characters, no NUL or lone surrogate`);
+  }
+  return value;
+}
+
+async function formOf(c: Context<AppEnv>): Promise<Record<string, unknown>> {
+  try {
+    return await c.req.parseBody();
+  } catch {
+    return {};
+  }
+}
+
+/** The signed-in operator, or undefined (the page then shows sign-in). */
+async function sessionOf(c: Context<AppEnv>): Promise<ResumedSession | undefined> {
+  const deps = c.get("deps");
+  const cookie = getCookie(c, sessionCookieName(deps.config));
+  if (!cookie) return undefined;
+  try {
+    return await resumeSession(deps, cookie, clientAddress(c));
+  } catch (err) {
+    if (err instanceof AppError) return undefined;
+    throw err;
+  }
+}
+
+function toSignIn(c: Context<AppEnv>) {
+  return c.redirect(`/admin/sign-in?lang=${langOf(c)}`, 303);
+}
+
+function refused(c: Context<AppEnv>, status: 403 | 400, message: string) {
+  const nonce = newNonce();
+  return page(c, renderSignIn({ lang: langOf(c), nonce, error: message }), nonce, status);
+}
+
+export function adminPageRoutes() {
+  const r = new Hono<AppEnv>();
+
+  const home = async (c: Context<AppEnv>) =>
+    await sessionOf(c) ? c.redirect(`/admin/queue?lang=${langOf(c)}`, 303) : toSignIn(c);
+  r.get("/admin", home);
+  r.get("/admin/", home);
+
+  r.get("/admin/sign-in", (c) => {
+    const nonce = newNonce();
+    return page(c, renderSignIn({ lang: langOf(c), nonce }), nonce);
+  });
+
+  r.post("/admin/sign-in", async (c) => {
+    const lang = langOf(c);
+    if (crossOrigin(c)) return refused(c, 403, errorLine(lang, "FORBIDDEN"));
+    const deps = c.get("deps");
+    const form = await formOf(c);
+    let email: string | undefined;
+    try {
+      email = field(form, "email", 254) ?? "";
+      const password = field(form, "password", 200) ?? "";
+      const code = (field(form, "code", 64) ?? "").trim();
+      const { session } = await signIn(deps, {
+        email,
+        password,
+        ...(/^\d{6}$/.test(code) ? { totp: code } : code ? { backupCode: code } : {}),
+        clientAddress: clientAddress(c),
+      });
+      setCookie(c, sessionCookieName(deps.config), session.token, sessionCookieOptions(deps.config));
+      return c.redirect(`/admin/queue?lang=${lang}`, 303);
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      const nonce = newNonce();
+      for (const [name, value] of Object.entries(err.headers ?? {})) c.header(name, value);
+      const error = `${errorLine(lang, err.code)} ${err.code === "VALIDATION_ERROR" ? err.message : ""}`
+        .trim();
+      return page(c, renderSignIn({ lang, nonce, error, email }), nonce, err.status);
+    }
+  });
+
+  r.post("/admin/sign-out", async (c) => {
+    const session = await sessionOf(c);
+    if (!session) return toSignIn(c);
+    const form = await formOf(c);
+    if (crossOrigin(c) || !csrfMatches(session, typeof form._csrf === "string" ? form._csrf : undefined)) {
+      return refused(c, 403, errorLine(langOf(c), "FORBIDDEN"));
+    }
+    const deps = c.get("deps");
+    await endSession(deps, session.actor);
+    deleteCookie(c, sessionCookieName(deps.config), { path: "/", secure: secureCookies(deps.config) });
+    return toSignIn(c);
+  });
+
+  r.get("/admin/queue", async (c) => {
+    const session = await sessionOf(c);
+    if (!session) return toSignIn(c);
+    const nonce = newNonce();
+    const queue = await operatorQueue(c.get("deps"));
+    const frame = { lang: langOf(c), nonce, actor: session.actor, csrf: session.csrfToken };
+    return page(c, renderQueue({ ...frame, queue }), nonce);
+  });
+
+  r.get("/admin/search", async (c) => {
+    const session = await sessionOf(c);
+    if (!session) return toSignIn(c);
+    const nonce = newNonce();
+    const q = (c.req.query("q") ?? "").slice(0, 200);
+    const frame = { lang: langOf(c), nonce, actor: session.actor, csrf: session.csrfToken };
+    try {
+      return page(c, renderSearch({ ...frame, q, found: await searchRecords(c.get("deps"), q) }), nonce);
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      return page(c, renderSearch({ ...frame, q, found: [], error: err.message }), nonce, err.status);
+    }
+  });
+
+  const showItem = async (
+    c: Context<AppEnv>,
+    session: ResumedSession,
+    extra: { error?: string; notice?: string; status?: number },
+  ) => {
+    const id = c.req.param("id") ?? "";
+    const nonce = newNonce();
+    const lang = langOf(c);
+    const frame = { lang, nonce, actor: session.actor, csrf: session.csrfToken };
+    const canDecide = roleAllows(session.actor.role, "reviewer");
+    const story = await itemStory(c.get("deps"), ITEM_ID.test(id) ? id : "none");
+    const { status, ...shown } = extra;
+    return page(c, renderItem({ ...frame, story, canDecide, ...shown }), nonce, status ?? 200);
+  };
+
+  r.get("/admin/items/:id", async (c) => {
+    const session = await sessionOf(c);
+    if (!session) return toSignIn(c);
+    const t = adminWords(langOf(c));
+    const done = c.req.query("done");
+    const notice = done === "first" ? t.firstApproval : done === "decided" ? t.decided : undefined;
+    try {
+      return await showItem(c, session, { notice });
+    } catch (err) {
+      if (err instanceof AppError && err.code === "NOT_FOUND") return c.text("Not found", 404);
+      throw err;
+    }
+  });
+
+  r.post("/admin/items/:id/decide", async (c) => {
+    const session = await sessionOf(c);
+    if (!session) return toSignIn(c);
+    const lang = langOf(c);
+    const form = await formOf(c);
+    if (crossOrigin(c) || !csrfMatches(session, typeof form._csrf === "string" ? form._csrf : undefined)) {
+      return refused(c, 403, errorLine(lang, "FORBIDDEN"));
+    }
+    const id = c.req.param("id");
+    if (!ITEM_ID.test(id)) return c.text("Not found", 404);
+    try {
+      if (!roleAllows(session.actor.role, "reviewer")) {
+        throw new AppError("FORBIDDEN", adminWords(lang).viewerOnly, { reason: "INSUFFICIENT_ROLE" });
+      }
+      const note = field(form, "note", 1000)?.trim() || undefined;
+      const input = { id, note, actor: session.actor };
+      const deps = c.get("deps");
+      const action = form.action === "reject" ? "reject" : "approve";
+      const row = await (action === "reject" ? rejectOutbound(deps, input) : approveOutbound(deps, input));
+      const first = action === "approve" && (row.status === "PENDING" || row.status === "PENDING_REVIEW");
+      return c.redirect(`/admin/items/${id}?lang=${lang}&done=${first ? "first" : "decided"}`, 303);
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      if (err.code === "NOT_FOUND") return c.text("Not found", 404);
+      const error = `${errorLine(lang, err.code)} ${err.message}`;
+      return await showItem(c, session, { error, status: err.status });
+    }
+  });
+  return r;
+}
