@@ -40,6 +40,8 @@ import { adminMailRoutes } from "./admin_mail.ts";
 import { adminPayinHoldRoutes } from "./admin_payin_holds.ts";
 import { subscriptionPageRoutes } from "../pages/subscription_routes.ts";
 import { paylinkRoutes } from "./paylinks.ts";
+import { transactionRoutes } from "./transactions/routes.ts";
+import { exportRoutes } from "./exports/routes.ts";
 import { adminPaylinkRoutes, paylinkMediaRoutes, paylinkTemplateRoutes } from "./paylink_extras.ts";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -164,6 +166,8 @@ export function createApp(deps: Deps, options: { devnet?: Devnet; simulators?: {
   app.route("/v1", shopRoutes());
   app.route("/v1", paylinkOrderRoutes());
   app.route("/v1", subscriptionRoutes());
+  app.route("/v1", transactionRoutes());
+  app.route("/v1", exportRoutes());
   app.route("/admin/api", adminRoutes());
   app.route("/admin/api", adminReviewRoutes());
   app.route("/admin/api", adminBulkReviewRoutes());

@@ -1,5 +1,7 @@
 // Embedded Postgres (WASM). One connection: PGlite queues statements and transactions itself.
 import { PGlite, type Transaction } from "@electric-sql/pglite";
+import { btree_gin } from "@electric-sql/pglite/contrib/btree_gin";
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { type Db, runAfterCommit } from "./mod.ts";
 
 type Queryable = PGlite | Transaction;
@@ -33,10 +35,16 @@ function wrap(conn: Queryable, root: PGlite, pending: Array<() => void | Promise
   return db;
 }
 
+/**
+ * The contrib extensions migrations create (026: trigram search over the transaction history). PGlite
+ * bundles them but only makes an extension creatable when it is handed to the constructor.
+ */
+const EXTENSIONS = { pg_trgm, btree_gin };
+
 /** `dataDir` undefined means in memory (tests). */
 export async function openPglite(dataDir?: string): Promise<Db> {
   if (dataDir) await Deno.mkdir(dataDir, { recursive: true });
-  const pg = dataDir ? new PGlite(dataDir) : new PGlite();
+  const pg = dataDir ? new PGlite(dataDir, { extensions: EXTENSIONS }) : new PGlite({ extensions: EXTENSIONS });
   await pg.waitReady;
   return wrap(pg, pg, null);
 }

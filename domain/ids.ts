@@ -30,6 +30,7 @@ export type IdPrefix =
   | "sub"
   | "srn"
   | "eml"
+  | "exp"
   | "req";
 
 function encodeTime(ms: number): string {

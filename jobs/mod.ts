@@ -9,6 +9,7 @@ import {
   handleRateLimitPurge,
 } from "./maintenance.ts";
 import { handleBulkAdvance, handleBulkSweep } from "./bulk.ts";
+import { handleExportPurge, handleExportRun, handleExportSweep } from "./exports.ts";
 import { handleDisbursementSweep, handleFiatDisburse } from "./fiat_out.ts";
 import { handleOutboundSend, handleOutboundSweep } from "./money_out.ts";
 import { handlePaylinkReleaseSweep } from "./paylinks.ts";
@@ -41,6 +42,8 @@ export async function dispatchJob(message: JobMessage, deps: Deps): Promise<void
       return await handleSubscriptionRenew(message, deps);
     case "mail.send":
       return await handleMailSend(message, deps);
+    case "export.run":
+      return await handleExportRun(message, deps);
     default:
       deps.log.warn("unknown job message dropped", { message });
   }
@@ -82,6 +85,8 @@ export function registerJobs(deps: Deps): { stop(): void } {
   cron("paylink-release-sweep", "* * * * *", handlePaylinkReleaseSweep);
   cron("subscription-renewals", "* * * * *", handleSubscriptionCron);
   cron("mail-outbox-sweep", "* * * * *", handleMailSweep);
+  cron("export-sweep", "* * * * *", handleExportSweep);
+  cron("export-purge", "23 * * * *", handleExportPurge);
   cron("idempotency-purge", "17 * * * *", handleIdempotencyPurge);
   cron("rate-lock-purge", "41 * * * *", handleRateLockPurge);
   cron("rate-limit-purge", "*/5 * * * *", handleRateLimitPurge);
