@@ -32,14 +32,48 @@ export function seeded(seed: number): () => number {
 }
 
 export const FIRST_NAMES = [
-  "Awa", "Moussa", "Fatimata", "Issouf", "Aminata", "Boukary", "Salif", "Mariam", "Éloïse", "Zoé",
-  "Ousmane", "Rasmata", "Δημήτρης", "李雷", "O'Brien", "100%_Pure", "Back\\slash", "=HYPERLINK(\"x\")",
-  "@handle", "-minus", "(.*)", "[abc]",
+  "Awa",
+  "Moussa",
+  "Fatimata",
+  "Issouf",
+  "Aminata",
+  "Boukary",
+  "Salif",
+  "Mariam",
+  "Éloïse",
+  "Zoé",
+  "Ousmane",
+  "Rasmata",
+  "Δημήτρης",
+  "李雷",
+  "O'Brien",
+  "100%_Pure",
+  "Back\\slash",
+  '=HYPERLINK("x")',
+  "@handle",
+  "-minus",
+  "(.*)",
+  "[abc]",
 ];
-export const LAST_NAMES = ["Ouedraogo", "Sawadogo", "Traoré", "Kaboré", "Zongo", "Compaoré", "Diallo", "Nikiéma"];
+export const LAST_NAMES = [
+  "Ouedraogo",
+  "Sawadogo",
+  "Traoré",
+  "Kaboré",
+  "Zongo",
+  "Compaoré",
+  "Diallo",
+  "Nikiéma",
+];
 const DOMAINS = ["gmail.com", "yahoo.fr", "orange.bf", "example.com", "entreprise.bf"];
 const NOTES = [
-  "Commande boutique", "Facture n°12", "50% acompte", "a_b_c", "=1+1", "+33 rappel", "Livraison Ouaga",
+  "Commande boutique",
+  "Facture n°12",
+  "50% acompte",
+  "a_b_c",
+  "=1+1",
+  "+33 rappel",
+  "Livraison Ouaga",
   "café\tcrème",
 ];
 
@@ -158,9 +192,21 @@ export async function generateHistory(db: Db, o: HistoryOptions): Promise<Genera
       const method = pick(["USDT_TRC20", "CARD", "MOBILE_MONEY"]);
       const isUsdt = method === "USDT_TRC20";
       const amount = isUsdt ? usdt(r, 5, 2_000) : xof(r, 500, 500_000);
-      const status = pick(["AWAITING_PAYMENT", "CONFIRMED", "CONFIRMED", "CONFIRMED", "EXPIRED", "FAILED", "UNDERPAID", "OVERPAID", "CONFIRMING"]);
+      const status = pick([
+        "AWAITING_PAYMENT",
+        "CONFIRMED",
+        "CONFIRMED",
+        "CONFIRMED",
+        "EXPIRED",
+        "FAILED",
+        "UNDERPAID",
+        "OVERPAID",
+        "CONFIRMING",
+      ]);
       const email = r() < 0.8 ? `${name.split(" ")[0].toLowerCase()}.${n}@${pick(DOMAINS)}` : null;
-      const phone = method === "MOBILE_MONEY" || r() < 0.3 ? `+2267${String(Math.floor(r() * 1e7)).padStart(7, "0")}` : null;
+      const phone = method === "MOBILE_MONEY" || r() < 0.3
+        ? `+2267${String(Math.floor(r() * 1e7)).padStart(7, "0")}`
+        : null;
       const ref = r() < 0.8 ? `ORD-${seq}-${n}` : null;
       const customerName = r() < 0.9 ? name : null;
       const id = newId("pay");
@@ -198,7 +244,16 @@ export async function generateHistory(db: Db, o: HistoryOptions): Promise<Genera
       const xofOut = withdrawal && r() < 0.4;
       const kind = withdrawal ? "WITHDRAWAL" : "PAYOUT";
       const statuses = withdrawal
-        ? ["PENDING_REVIEW", "APPROVED", "BROADCAST", "CONFIRMED", "CONFIRMED", "REJECTED", "FAILED", "CANCELLED"]
+        ? [
+          "PENDING_REVIEW",
+          "APPROVED",
+          "BROADCAST",
+          "CONFIRMED",
+          "CONFIRMED",
+          "REJECTED",
+          "FAILED",
+          "CANCELLED",
+        ]
         : ["PENDING", "PROCESSING", "BROADCAST", "CONFIRMED", "CONFIRMED", "FAILED"];
       const status = pick(statuses);
       const amount = xofOut ? xof(r, 5_000, 1_000_000) : usdt(r, 5, 5_000);

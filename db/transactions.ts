@@ -78,15 +78,16 @@ function whereOf(f: TransactionFilter, params: unknown[]): string {
   return clauses.join(" AND ");
 }
 
+export type Statement = { text: string; params: unknown[] };
+
 /**
  * One page, newest first: after `after` (keyset) when given, else skipping `offset` rows. Asks for
  * `limit` rows; the caller asks one more than it shows to learn whether another page follows.
  */
-export async function listTransactionRows(
-  db: Db,
+export function listStatement(
   filter: TransactionFilter,
   page: { limit: number; offset?: number; after?: Keyset },
-): Promise<TransactionRow[]> {
+): Statement {
   const params: unknown[] = [];
   let where = whereOf(filter, params);
   if (page.after) {
@@ -94,22 +95,36 @@ export async function listTransactionRows(
     where += ` AND (created_at, id) < ($${params.length - 1}, $${params.length})`;
   }
   params.push(page.limit, page.offset ?? 0);
-  return await db.query<TransactionRow>(
-    `SELECT ${COLUMNS} FROM transactions WHERE ${where}
+  return {
+    text: `SELECT ${COLUMNS} FROM transactions WHERE ${where}
       ORDER BY created_at DESC, id DESC LIMIT $${params.length - 1} OFFSET $${params.length}`,
     params,
-  );
+  };
 }
 
 /** How many rows match, counting no further than `cap` (a count of a million rows is not a list's job). */
-export async function countTransactionRows(db: Db, filter: TransactionFilter, cap: number): Promise<number> {
+export function countStatement(filter: TransactionFilter, cap: number): Statement {
   const params: unknown[] = [];
   const where = whereOf(filter, params);
   params.push(cap);
-  const [row] = await db.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM (SELECT 1 FROM transactions WHERE ${where} LIMIT $${params.length}) t`,
+  return {
+    text: `SELECT count(*)::int AS n FROM (SELECT 1 FROM transactions WHERE ${where} LIMIT $${params.length}) t`,
     params,
-  );
+  };
+}
+
+export async function listTransactionRows(
+  db: Db,
+  filter: TransactionFilter,
+  page: { limit: number; offset?: number; after?: Keyset },
+): Promise<TransactionRow[]> {
+  const { text, params } = listStatement(filter, page);
+  return await db.query<TransactionRow>(text, params);
+}
+
+export async function countTransactionRows(db: Db, filter: TransactionFilter, cap: number): Promise<number> {
+  const { text, params } = countStatement(filter, cap);
+  const [row] = await db.query<{ n: number }>(text, params);
   return row.n;
 }
 
