@@ -136,8 +136,9 @@ export async function generateHistory(db: Db, o: HistoryOptions): Promise<Genera
     if (o.collect) out.push(t);
   };
   for (let n = 0; n < o.count; n++) {
-    // A few rows share a second (keyset ties are broken by id); most have their own millisecond.
-    let at = endMs - Math.floor(r() * spanMs);
+    // Written in time order as a live history is (with a minute of jitter, so neighbours interleave); a few
+    // rows share a second (keyset ties are broken by id), most have their own millisecond.
+    let at = Math.min(endMs, endMs - spanMs + Math.floor((n / o.count) * spanMs + (r() - 0.5) * 120_000));
     if (r() < 0.05) at -= at % 1000;
     const iso = new Date(at).toISOString();
     const roll = r();

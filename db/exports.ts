@@ -32,7 +32,11 @@ export async function lockMerchantExports(db: Db, merchantId: string): Promise<v
   await db.query(`SELECT pg_advisory_xact_lock(hashtext('export_jobs:' || $1))`, [merchantId]);
 }
 
-export async function findOpenJob(db: Db, scope: Scope, paramsKey: string): Promise<ExportJobRow | undefined> {
+export async function findOpenJob(
+  db: Db,
+  scope: Scope,
+  paramsKey: string,
+): Promise<ExportJobRow | undefined> {
   return (await db.query<ExportJobRow>(
     `SELECT * FROM export_jobs WHERE merchant_id = $1 AND is_sandbox = $2 AND params_key = $3
         AND status IN ('QUEUED', 'RUNNING')`,
@@ -82,7 +86,10 @@ export async function claimJob(db: Db, id: string, token: string, now: Date, lea
   ))[0];
 }
 
-/** Appends one chunk and moves the job's position, if the runner still holds it (else writes nothing). */
+/**
+ * Appends one chunk and moves the job's position, in one statement, if the runner still holds the job at
+ * the position it read (else writes nothing and answers false).
+ */
 export async function appendChunk(
   db: Db,
   c: {
@@ -90,38 +97,32 @@ export async function appendChunk(
     token: string;
     seq: number;
     rows: number;
-    bytes: Uint8Array;
+    text: string;
     cursor: unknown;
     now: Date;
     leaseMs: number;
   },
 ): Promise<boolean> {
-  return await db.tx(async (tx) => {
-    const moved = await tx.query(
-      `UPDATE export_jobs SET cursor = $3::text::jsonb, chunk_count = chunk_count + 1,
-              rows_written = rows_written + $4, bytes_written = bytes_written + $5,
+  const written = await db.query(
+    `WITH moved AS (
+       UPDATE export_jobs SET cursor = $3::text::jsonb, chunk_count = chunk_count + 1,
+              rows_written = rows_written + $4, bytes_written = bytes_written + octet_length($5::text),
               lease_until = $6, updated_at = $7
-        WHERE id = $1 AND lease_token = $2 AND status = 'RUNNING' AND chunk_count = $8 RETURNING 1`,
-      [
-        c.jobId,
-        c.token,
-        JSON.stringify(c.cursor),
-        c.rows,
-        c.bytes.length,
-        new Date(c.now.getTime() + c.leaseMs),
-        c.now,
-        c.seq,
-      ],
-    );
-    if (moved.length === 0) return false;
-    await tx.query(`INSERT INTO export_chunks (job_id, seq, rows, bytes) VALUES ($1, $2, $3, $4)`, [
+        WHERE id = $1 AND lease_token = $2 AND status = 'RUNNING' AND chunk_count = $8 RETURNING id
+     )
+     INSERT INTO export_chunks (job_id, seq, rows, body) SELECT id, $8, $4, $5 FROM moved RETURNING 1`,
+    [
       c.jobId,
-      c.seq,
+      c.token,
+      JSON.stringify(c.cursor),
       c.rows,
-      c.bytes,
-    ]);
-    return true;
-  });
+      c.text,
+      new Date(c.now.getTime() + c.leaseMs),
+      c.now,
+      c.seq,
+    ],
+  );
+  return written.length > 0;
 }
 
 /** COMPLETED, kept until `expiresAt`; only by the lease holder. */
@@ -180,12 +181,12 @@ export async function listDueJobs(db: Db, now: Date, limit: number): Promise<str
   return rows.map((r) => r.id);
 }
 
-export async function readChunk(db: Db, jobId: string, seq: number): Promise<Uint8Array | undefined> {
-  const [row] = await db.query<{ bytes: Uint8Array }>(
-    `SELECT bytes FROM export_chunks WHERE job_id = $1 AND seq = $2`,
+export async function readChunk(db: Db, jobId: string, seq: number): Promise<string | undefined> {
+  const [row] = await db.query<{ body: string }>(
+    `SELECT body FROM export_chunks WHERE job_id = $1 AND seq = $2`,
     [jobId, seq],
   );
-  return row ? new Uint8Array(row.bytes) : undefined;
+  return row?.body;
 }
 
 /** Files past their time: chunks deleted, the job kept as EXPIRED (its status still answers). */

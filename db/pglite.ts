@@ -44,7 +44,9 @@ const EXTENSIONS = { pg_trgm, btree_gin };
 /** `dataDir` undefined means in memory (tests). */
 export async function openPglite(dataDir?: string): Promise<Db> {
   if (dataDir) await Deno.mkdir(dataDir, { recursive: true });
-  const pg = dataDir ? new PGlite(dataDir, { extensions: EXTENSIONS }) : new PGlite({ extensions: EXTENSIONS });
+  const pg = dataDir
+    ? new PGlite(dataDir, { extensions: EXTENSIONS })
+    : new PGlite({ extensions: EXTENSIONS });
   await pg.waitReady;
   return wrap(pg, pg, null);
 }

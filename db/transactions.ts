@@ -108,7 +108,8 @@ export function countStatement(filter: TransactionFilter, cap: number): Statemen
   const where = whereOf(filter, params);
   params.push(cap);
   return {
-    text: `SELECT count(*)::int AS n FROM (SELECT 1 FROM transactions WHERE ${where} LIMIT $${params.length}) t`,
+    text:
+      `SELECT count(*)::int AS n FROM (SELECT 1 FROM transactions WHERE ${where} LIMIT $${params.length}) t`,
     params,
   };
 }

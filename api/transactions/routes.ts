@@ -53,7 +53,8 @@ export function transactionRoutes() {
         ...errorResponsesWith(["VALIDATION_ERROR", "RATE_LIMITED"]),
       },
     }),
-    async (c) => ok(c, await startTransactionsExport(c.get("deps"), c.get("auth"), c.req.valid("query")), 202),
+    async (c) =>
+      ok(c, await startTransactionsExport(c.get("deps"), c.get("auth"), c.req.valid("query")), 202),
   );
 
   r.openapi(

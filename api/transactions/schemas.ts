@@ -101,8 +101,10 @@ export const TransactionPageSchema = successSchema(z.object({
   meta: z.object({
     page: z.number().int().nullable().openapi({ description: "null when paging by cursor" }),
     limit: z.number().int(),
-    total: z.number().int().openapi({ description: "matching rows, counted up to 10,000" }),
-    totalExact: z.boolean().openapi({ description: "false: more than 10,000 rows match" }),
+    total: z.number().int().openapi({ description: "matching rows, counted up to 1,000" }),
+    totalExact: z.boolean().openapi({
+      description: "false: more than 1,000 rows match (total and totalPages are then lower bounds)",
+    }),
     totalPages: z.number().int(),
     hasNext: z.boolean(),
     hasPrev: z.boolean(),

@@ -34,10 +34,11 @@ CREATE INDEX export_jobs_open ON export_jobs (lease_until NULLS FIRST) WHERE sta
 CREATE INDEX export_jobs_expiring ON export_jobs (expires_at) WHERE status IN ('COMPLETED', 'FAILED');
 CREATE INDEX export_jobs_by_merchant ON export_jobs (merchant_id, is_sandbox, created_at DESC);
 
+-- Export forms are text (CSV): a chunk is sent and stored as text, with no bytea hex encoding on the way.
 CREATE TABLE export_chunks (
   job_id text NOT NULL REFERENCES export_jobs(id) ON DELETE CASCADE,
   seq integer NOT NULL,
   rows integer NOT NULL,
-  bytes bytea NOT NULL,
+  body text NOT NULL,
   PRIMARY KEY (job_id, seq)
 );

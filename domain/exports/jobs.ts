@@ -99,16 +99,17 @@ export async function openExportDownload(deps: Pick<Deps, "db">, caller: Caller,
   const kind = exportKind(job.kind);
   if (!kind) throw new Error(`export job ${job.id} has an unknown kind ${job.kind}`);
   let seq = 0;
+  const encoder = new TextEncoder();
   const stream = new ReadableStream<Uint8Array>({
     async pull(controller) {
       if (seq >= job.chunk_count) {
         controller.close();
         return;
       }
-      const bytes = await store.readChunk(deps.db, job.id, seq++);
+      const text = await store.readChunk(deps.db, job.id, seq++);
       // Chunks go only with the job (expiry), so a missing one means the file was purged meanwhile.
-      if (!bytes) controller.error(new Error(`export ${job.id} lost chunk ${seq - 1}`));
-      else controller.enqueue(bytes);
+      if (text === undefined) controller.error(new Error(`export ${job.id} lost chunk ${seq - 1}`));
+      else controller.enqueue(encoder.encode(text));
     },
   });
   return {

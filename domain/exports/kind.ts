@@ -5,10 +5,11 @@ import type { Deps } from "../deps.ts";
 
 export type ExportScope = { merchantId: string; isSandbox: boolean };
 
-/** One page of the file: its bytes (the header comes with the first), its rows, and where it ended. */
-export type ExportPage = { bytes: Uint8Array; rows: number; cursor: unknown; done: boolean };
+/** One page of the file: its text (the header comes with the first), its rows, and where it ended. */
+export type ExportPage = { text: string; rows: number; cursor: unknown; done: boolean };
 
 export interface ExportKind {
+  /** A text type (files are stored and sent as UTF-8 text), e.g. `text/csv; charset=utf-8`. */
   contentType: string;
   /** The download's file name, from the job's stored params. */
   filename(params: Record<string, unknown>): string;

@@ -54,13 +54,13 @@ export async function runExportJob(
       const page = await kind.nextPage(deps, scope, job.params, cursor, pageRows);
       const now = deps.clock.now();
       // An empty last page of a file that already has chunks adds nothing; the first one is the header.
-      if (page.bytes.length > 0 || seq === 0) {
+      if (page.text.length > 0 || seq === 0) {
         const kept = await store.appendChunk(deps.db, {
           jobId: job.id,
           token,
           seq,
           rows: page.rows,
-          bytes: page.bytes,
+          text: page.text,
           cursor: page.cursor,
           now,
           leaseMs: EXPORT_LEASE_MS,
@@ -70,7 +70,13 @@ export async function runExportJob(
       }
       cursor = page.cursor;
       if (page.done) {
-        const done = await store.completeJob(deps.db, job.id, token, now, new Date(now.getTime() + KEEP_FILES_MS));
+        const done = await store.completeJob(
+          deps.db,
+          job.id,
+          token,
+          now,
+          new Date(now.getTime() + KEEP_FILES_MS),
+        );
         if (done) deps.log.info("export completed", { jobId: job.id, kind: job.kind, chunks: seq });
         return done ? "COMPLETED" : "BUSY";
       }

@@ -84,8 +84,6 @@ export type TransactionsExportParams = { from: string; to: string; fromAt: strin
 type Params = TransactionsExportParams;
 type Cursor = { at: number; id: string } | null;
 
-const encoder = new TextEncoder();
-
 export const transactionsCsv: ExportKind = {
   contentType: "text/csv; charset=utf-8",
   filename(params) {
@@ -105,7 +103,7 @@ export const transactionsCsv: ExportKind = {
     const text = stringify(rows.map(csvRow), { header: after === null, columns: [...CSV_COLUMNS] });
     const last = rows[rows.length - 1];
     return {
-      bytes: encoder.encode(text),
+      text,
       rows: rows.length,
       cursor: last ? { at: last.created_at.getTime(), id: last.id } : c,
       done: rows.length < maxRows,

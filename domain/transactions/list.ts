@@ -1,15 +1,11 @@
 // GET /v1/transactions and /v1/transactions/:id: the caller's own history in the caller's mode (a live
 // key reads live rows, a sandbox key sandbox rows), never anyone else's.
-import {
-  countTransactionRows,
-  findTransactionRow,
-  listTransactionRows,
-} from "../../db/transactions.ts";
+import { countTransactionRows, findTransactionRow, listTransactionRows } from "../../db/transactions.ts";
 import type { Caller } from "../auth.ts";
 import type { Deps } from "../deps.ts";
 import { AppError } from "../errors.ts";
 import { COUNT_CAP, encodeCursor, isTransactionId, type ListQuery, planList } from "./query.ts";
-import { transactionView, type TransactionView } from "./view.ts";
+import { type TransactionView, transactionView } from "./view.ts";
 
 export type TransactionPage = {
   items: TransactionView[];
@@ -33,12 +29,18 @@ export async function listTransactions(
   q: ListQuery,
 ): Promise<TransactionPage> {
   const plan = planList(scopeOf(caller), q);
-  // One row more than shown says whether a next page exists; the count stops at the cap.
-  const [rows, counted] = await Promise.all([
-    listTransactionRows(deps.db, plan.filter, { limit: plan.limit + 1, offset: plan.offset, after: plan.after }),
-    countTransactionRows(deps.db, plan.filter, COUNT_CAP + 1),
-  ]);
+  // One row more than shown says whether a next page exists.
+  const rows = await listTransactionRows(deps.db, plan.filter, {
+    limit: plan.limit + 1,
+    offset: plan.offset,
+    after: plan.after,
+  });
   const hasNext = rows.length > plan.limit;
+  // An offset page that ends the list says the total itself (a rare search term then reads its index
+  // once); otherwise count, stopping at the cap.
+  const counted = plan.page !== null && !hasNext && rows.length > 0
+    ? plan.offset + rows.length
+    : await countTransactionRows(deps.db, plan.filter, COUNT_CAP + 1);
   const shown = hasNext ? rows.slice(0, plan.limit) : rows;
   const last = shown[shown.length - 1];
   const total = Math.min(counted, COUNT_CAP);

@@ -30,8 +30,8 @@ export function isTransactionId(value: string): boolean {
 
 /** Offset pages reach this many rows; past them the keyset cursor goes on (and is cheap at any depth). */
 export const OFFSET_WINDOW = 10_000;
-/** `total` is exact up to this count; beyond it the list says `totalExact: false`. */
-export const COUNT_CAP = 10_000;
+/** `total` is exact up to this count; beyond it the list says `totalExact: false` (a count of a million rows is not a page's job: hasNext and nextCursor say whether more follow). */
+export const COUNT_CAP = 1_000;
 
 export const SEARCH_MIN = 3;
 export const SEARCH_MAX = 100;
@@ -61,7 +61,10 @@ function realCalendarFields(text: string): boolean {
 function parseBound(field: string, text: string): { at: number; dateOnly: boolean } {
   const dateOnly = DATE_ONLY.test(text);
   if (!dateOnly && !DATE_TIME.test(text)) {
-    throw fieldError(field, "must be an ISO 8601 date (2025-01-31) or date-time with a zone (2025-01-31T12:00:00Z)");
+    throw fieldError(
+      field,
+      "must be an ISO 8601 date (2025-01-31) or date-time with a zone (2025-01-31T12:00:00Z)",
+    );
   }
   const at = Date.parse(dateOnly ? `${text}T00:00:00Z` : text);
   if (!Number.isFinite(at) || !realCalendarFields(text) || at < EARLIEST || at >= LATEST) {

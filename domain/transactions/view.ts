@@ -8,10 +8,20 @@ import { type Currency, CURRENCY_DECIMALS, Decimal } from "../money.ts";
  * stored value has more (never rounded away).
  */
 export function exactAmount(value: string, currency: string): string {
-  const d = new Decimal(value);
   const places = CURRENCY_DECIMALS[currency as Currency] ?? 0;
+  // PostgreSQL's numeric text (the common case, and the export's hot loop): zeros added or dropped as text.
+  const plain = PLAIN_DECIMAL.exec(value);
+  if (plain) {
+    let fraction = plain[2] ?? "";
+    while (fraction.length > places && fraction.endsWith("0")) fraction = fraction.slice(0, -1);
+    fraction = fraction.padEnd(places, "0");
+    return fraction ? `${plain[1]}.${fraction}` : plain[1];
+  }
+  const d = new Decimal(value);
   return d.decimalPlaces() <= places ? d.toFixed(places) : d.toFixed();
 }
+
+const PLAIN_DECIMAL = /^(-?(?:0|[1-9]\d*))(?:\.(\d+))?$/;
 
 const amountOrNull = (value: string | null, currency: string | null) =>
   value === null || currency === null ? null : exactAmount(value, currency);

@@ -41,7 +41,9 @@ async function expectedRows(
   before: string,
 ) {
   type Row = { id: string; currency: string; fee_currency: string; to_currency: string | null };
-  const rows = await gw.db.query<Row & Record<string, string | null> & { created_at: Date; updated_at: Date }>(
+  const rows = await gw.db.query<
+    Row & Record<string, string | null> & { created_at: Date; updated_at: Date }
+  >(
     `SELECT id, type, status, payment_method, wallet_rail, currency, amount::text, amount_received::text, fee::text,
             fee_currency, net_amount::text, to_currency, to_wallet_rail, to_amount::text, external_ref, customer_name,
             customer_email, customer_phone, recipient_name, destination, note, tx_hash, batch_id, failure_reason,
@@ -253,7 +255,7 @@ Deno.test("a runner that dies mid-file is replaced from its last chunk: no row t
           token: dead,
           seq,
           rows: page.rows,
-          bytes: page.bytes,
+          text: page.text,
           cursor: page.cursor,
           now: clock.now(),
           leaseMs: EXPORT_LEASE_MS,
@@ -288,7 +290,7 @@ Deno.test("a runner that dies mid-file is replaced from its last chunk: no row t
         token: dead,
         seq: 2,
         rows: late.rows,
-        bytes: late.bytes,
+        text: late.text,
         cursor: late.cursor,
         now: clock.now(),
         leaseMs: EXPORT_LEASE_MS,

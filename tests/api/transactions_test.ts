@@ -140,7 +140,7 @@ Deno.test("a generated history: filters, ranges and search return exactly the ex
         const want = expected(aLive, q);
         const got = await allByCursor(gw, a.keys.liveSecret, q);
         assertEquals(got.ids, want, JSON.stringify(q));
-        assertEquals(got.total, want.length, JSON.stringify(q));
+        assertEquals(got.total, Math.min(want.length, 1_000), JSON.stringify(q));
       }
     });
 
@@ -168,8 +168,14 @@ Deno.test("a generated history: filters, ranges and search return exactly the ex
           key: a.keys.liveSecret,
         });
         const { items, meta } = res.json.data;
-        assertEquals([meta.page, meta.limit, meta.total, meta.totalExact], [page, 37, want.length, true]);
-        assertEquals(meta.totalPages, Math.ceil(want.length / 37));
+        const total = Math.min(want.length, 1_000);
+        assertEquals([meta.page, meta.limit, meta.total, meta.totalExact], [
+          page,
+          37,
+          total,
+          want.length <= 1_000,
+        ]);
+        assertEquals(meta.totalPages, Math.ceil(total / 37));
         assertEquals(meta.hasPrev, page > 1);
         got.push(...items.map((i: { id: string }) => i.id));
         if (!meta.hasNext) break;
