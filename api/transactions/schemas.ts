@@ -2,6 +2,7 @@
 import { z } from "@hono/zod-openapi";
 import { ID_ALPHABET, ID_BODY_LENGTH } from "../../domain/ids.ts";
 import {
+  encodeCursor,
   isTransactionId,
   SEARCH_MAX,
   SEARCH_MIN,
@@ -35,7 +36,7 @@ export const TransactionListQuery = z.strictObject({
   currency: z.enum(TRANSACTION_CURRENCIES).optional(),
   from: DateParam.optional().openapi({ description: `inclusive; ${DATE_DESCRIPTION}` }),
   to: DateParam.optional().openapi({ description: `inclusive; ${DATE_DESCRIPTION}` }),
-  search: z.string().max(400).optional().openapi({
+  search: z.string().min(SEARCH_MIN).max(SEARCH_MAX).optional().openapi({
     description: `${SEARCH_MIN} to ${SEARCH_MAX} characters matched literally and case-insensitively ` +
       "anywhere in the customer's e-mail, name or phone, the externalRef, the merchant's note " +
       "(metadata.note), or a bulk item's recipient, reference or mobile money number",
@@ -47,7 +48,8 @@ export const TransactionListQuery = z.strictObject({
   }),
   limit: z.coerce.number().int().min(1).max(100).default(20).openapi({ example: 20 }),
   cursor: z.string().max(200).optional().openapi({
-    description: "meta.nextCursor of the previous page (keyset paging, any depth); not with `page`",
+    description: "meta.nextCursor of the previous page (keyset paging, any depth); not with a `page` past 1",
+    example: encodeCursor({ createdAt: new Date("2026-01-31T12:00:00.000Z"), id: `pay_01k${"0".repeat(23)}` }),
   }),
 });
 

@@ -168,7 +168,8 @@ export function planList(scope: { merchantId: string; isSandbox: boolean }, q: L
     searchPattern: searchPattern(q.search),
   };
   if (q.cursor !== undefined) {
-    if (q.page !== undefined) throw fieldError("page", "give page or cursor, not both");
+    // page=1 (the default, said out loud) goes with a cursor; a later page does not.
+    if (q.page !== undefined && q.page !== 1) throw fieldError("page", "give a page or a cursor, not both");
     return { filter, limit: q.limit, page: null, offset: 0, after: decodeCursor(q.cursor) };
   }
   const page = q.page ?? 1;

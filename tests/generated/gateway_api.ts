@@ -16772,7 +16772,7 @@ export interface operations {
         /** @description offset pages (default 1) reach the first 10,000 rows; go further with `cursor` */
         page?: number;
         limit?: number;
-        /** @description meta.nextCursor of the previous page (keyset paging, any depth); not with `page` */
+        /** @description meta.nextCursor of the previous page (keyset paging, any depth); not with a `page` past 1 */
         cursor?: string;
       };
       header?: never;
