@@ -1,6 +1,5 @@
 // Embedded Postgres (WASM). One connection: PGlite queues statements and transactions itself.
 import { PGlite, type Transaction } from "@electric-sql/pglite";
-import { btree_gin } from "@electric-sql/pglite/contrib/btree_gin";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { type Db, runAfterCommit } from "./mod.ts";
 
@@ -10,6 +9,7 @@ function wrap(conn: Queryable, root: PGlite, pending: Array<() => void | Promise
   const db: Db = {
     driver: "pglite",
     inTransaction: pending !== null,
+    // PGlite plans every parameterized query with its values (an unnamed statement): `oneShot` is its way.
     async query<T>(text: string, params: unknown[] = []) {
       const res = await conn.query<T>(text, params);
       return res.rows;
@@ -36,10 +36,10 @@ function wrap(conn: Queryable, root: PGlite, pending: Array<() => void | Promise
 }
 
 /**
- * The contrib extensions migrations create (026: trigram search over the transaction history). PGlite
- * bundles them but only makes an extension creatable when it is handed to the constructor.
+ * The contrib extension migrations create (026: trigram search over the transaction history). PGlite
+ * bundles it but only makes an extension creatable when it is handed to the constructor.
  */
-const EXTENSIONS = { pg_trgm, btree_gin };
+const EXTENSIONS = { pg_trgm };
 
 /** `dataDir` undefined means in memory (tests). */
 export async function openPglite(dataDir?: string): Promise<Db> {

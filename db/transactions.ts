@@ -1,7 +1,9 @@
 // SQL of the unified transaction history (migration 026): the `transactions` projection, newest first,
 // filtered by the columns its indexes lead with, searched through its trigram index. Statements are built
 // from the filters actually given (never `$n IS NULL OR ...`), so each combination gets its own plan that
-// can use the index for that filter; values are always parameters.
+// can use the index for that filter; values are always parameters, planned with their values each time
+// (`oneShot`): a generic plan cannot tell a rare search term (trigram index) from a frequent one (walk the
+// newest rows and stop at the page), nor a rare status from a common one.
 import type { Db } from "./mod.ts";
 
 export type TransactionRow = {
@@ -120,12 +122,12 @@ export async function listTransactionRows(
   page: { limit: number; offset?: number; after?: Keyset },
 ): Promise<TransactionRow[]> {
   const { text, params } = listStatement(filter, page);
-  return await db.query<TransactionRow>(text, params);
+  return await db.query<TransactionRow>(text, params, { oneShot: true });
 }
 
 export async function countTransactionRows(db: Db, filter: TransactionFilter, cap: number): Promise<number> {
   const { text, params } = countStatement(filter, cap);
-  const [row] = await db.query<{ n: number }>(text, params);
+  const [row] = await db.query<{ n: number }>(text, params, { oneShot: true });
   return row.n;
 }
 
