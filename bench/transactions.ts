@@ -9,16 +9,15 @@
 //     the process's peak memory above what it held before, then the download streamed and counted;
 //   - EXPLAIN ANALYZE of the statements behind them (for docs/transactions.md).
 // Targets (issue 21): list and search p99 under 50 ms; export memory under 100 MB above idle.
-import { countStatement, listStatement, type Statement, type TransactionFilter } from "../db/transactions.ts";
 import { createMerchant } from "../domain/merchants.ts";
 import { runExportJob } from "../domain/exports/run.ts";
 import { startTransactionsExport } from "../domain/transactions/export.ts";
 import { encodeCursor } from "../domain/transactions/query.ts";
-import { likeContains } from "../db/transactions.ts";
 import type { Caller } from "../domain/auth.ts";
 import { startBenchGateway } from "./gateway.ts";
 import { type BenchOptions, benchTargets, fmt, formatTable, median, percentile } from "./lib.ts";
 import { generateHistory } from "./transactions_data.ts";
+import { printPlans } from "./transactions_plans.ts";
 
 const SIZES = {
   smoke: { target: 2_000, others: 2, perOther: 300, repeats: 5 },
@@ -26,7 +25,7 @@ const SIZES = {
   postgres: { target: 1_000_000, others: 9, perOther: 20_000, repeats: 100 },
 };
 
-type Case = { group: "list" | "search"; name: string; queries: string[] };
+type Case = { group: "list" | "search" | "worst"; name: string; queries: string[] };
 
 const mb = (bytes: number) => bytes / 1024 / 1024;
 
@@ -88,11 +87,11 @@ export async function runTransactionsBench(options: BenchOptions): Promise<void>
           `(${fmt(total / (genMs / 1000))}/s through the triggers)`,
       );
 
-      // Terms drawn from the data: each matches a handful of rows.
+      // Terms drawn from the whole history at random: each matches a handful of rows.
       const sample = await db.query<{ e: string | null; p: string | null; r: string | null }>(
         `SELECT customer_email AS e, customer_phone AS p, external_ref AS r FROM transactions
           WHERE merchant_id = $1 AND NOT is_sandbox AND type = 'PAYIN' AND customer_email IS NOT NULL
-          ORDER BY id LIMIT 200`,
+          ORDER BY md5(id) LIMIT 100`,
         [merchantId],
       );
       const rare = sample.flatMap((s) => [s.e, s.p?.slice(4), s.r]).filter((t): t is string =>
@@ -140,8 +139,10 @@ export async function runTransactionsBench(options: BenchOptions): Promise<void>
         },
         { group: "search", name: "no match: zzqqxx", queries: [q("search=zzqqxx")] },
         { group: "search", name: "search + type=PAYIN", queries: [q("search=yahoo.fr&type=PAYIN")] },
+        // The known slow kind: a prefix shared by a tenth of the references, whose matches are all old.
+        { group: "worst", name: "old shared prefix: ORD-21-4", queries: [q("search=ORD-21-4")] },
       ];
-      const byGroup: Record<string, number[]> = { list: [], search: [] };
+      const byGroup: Record<string, number[]> = { list: [], search: [], worst: [] };
       for (const c of cases) {
         const samples: number[] = [];
         await timed(gw.app, c.queries[0], key); // first use of the statement: its plan, the pages
@@ -226,46 +227,4 @@ async function benchExport(
     fmt(mb(peak - idle), 1),
     fmt(mb(bytes) / (downloadMs / 1000), 1),
   ];
-}
-
-async function explain(db: Awaited<ReturnType<typeof startBenchGateway>>["deps"]["db"], s: Statement) {
-  const rows = await db.query<Record<string, string>>(`EXPLAIN (ANALYZE, BUFFERS) ${s.text}`, s.params);
-  return rows.map((r) => Object.values(r)[0]).join("\n");
-}
-
-async function printPlans(
-  db: Awaited<ReturnType<typeof startBenchGateway>>["deps"]["db"],
-  label: string,
-  merchantId: string,
-  rareTerm: string,
-  weekFrom: string,
-  weekTo: string,
-  deep: { created_at: Date; id: string },
-) {
-  const base: TransactionFilter = { merchantId, isSandbox: false };
-  const plans: Array<[string, Statement]> = [
-    ["first page", listStatement(base, { limit: 21 })],
-    ["count (capped at 1,001)", countStatement(base, 1_001)],
-    [
-      "keyset page at 80% depth",
-      listStatement(base, { limit: 21, after: { createdAt: deep.created_at, id: deep.id } }),
-    ],
-    [
-      "type=WITHDRAWAL&status=REJECTED",
-      listStatement({ ...base, type: "WITHDRAWAL", status: "REJECTED" }, { limit: 21 }),
-    ],
-    [
-      "one week + type=PAYOUT",
-      listStatement({ ...base, type: "PAYOUT", from: new Date(weekFrom), before: new Date(weekTo) }, {
-        limit: 21,
-      }),
-    ],
-    ["search rare term", listStatement({ ...base, searchPattern: likeContains(rareTerm) }, { limit: 21 })],
-    ["search gmail.com", listStatement({ ...base, searchPattern: likeContains("gmail.com") }, { limit: 21 })],
-    ["count search gmail.com", countStatement({ ...base, searchPattern: likeContains("gmail.com") }, 1_001)],
-  ];
-  for (const [name, statement] of plans) {
-    console.log(`\n--- ${label}: ${name}\n${await explain(db, statement)}`);
-  }
-  console.log();
 }

@@ -122,6 +122,8 @@ export async function generateHistory(db: Db, o: HistoryOptions): Promise<Genera
   let bulkBatch: { id: string; rail: string; currency: string; at: number } | null = null;
   let line = 0;
   const seq = `${o.seed ?? 1}-${Math.floor(r() * 1e9)}`;
+  // References as merchants number them (ORD-21-4512): unique per merchant and seed, a short shared prefix.
+  const tag = String(o.seed ?? 1);
 
   const keep = (t: GeneratedTx) => {
     if (o.collect) out.push(t);
@@ -154,7 +156,7 @@ export async function generateHistory(db: Db, o: HistoryOptions): Promise<Genera
       bulkLeft--;
       const momo = b.rail === "MOBILE_MONEY";
       const address = momo ? `+2267${String(Math.floor(r() * 1e7)).padStart(7, "0")}` : `T${seq}${n}`;
-      const reference = r() < 0.7 ? `PAIE-${seq}-${n}` : null;
+      const reference = r() < 0.7 ? `PAIE-${tag}-${n}` : null;
       const id = newId("bli");
       const status = pick(["QUEUED", "PROCESSING", "SUCCEEDED", "SUCCEEDED", "FAILED"]);
       batch.items.push({
@@ -199,7 +201,7 @@ export async function generateHistory(db: Db, o: HistoryOptions): Promise<Genera
       const phone = method === "MOBILE_MONEY" || r() < 0.3
         ? `+2267${String(Math.floor(r() * 1e7)).padStart(7, "0")}`
         : null;
-      const ref = r() < 0.8 ? `ORD-${seq}-${n}` : null;
+      const ref = r() < 0.8 ? `ORD-${tag}-${n}` : null;
       const customerName = r() < 0.9 ? name : null;
       const id = newId("pay");
       const settled = ["CONFIRMED", "UNDERPAID", "OVERPAID"].includes(status);
@@ -250,7 +252,7 @@ export async function generateHistory(db: Db, o: HistoryOptions): Promise<Genera
       const status = pick(statuses);
       const amount = xofOut ? xof(r, 5_000, 1_000_000) : usdt(r, 5, 5_000);
       const fee = xofOut ? "500" : "1.000000";
-      const ref = !withdrawal && r() < 0.7 ? `PO-${seq}-${n}` : null;
+      const ref = !withdrawal && r() < 0.7 ? `PO-${tag}-${n}` : null;
       const id = newId(withdrawal ? "wdr" : "pout");
       const channel = xofOut ? pick(["MOMO", "BANK"]) : null;
       batch.outbound.push({

@@ -38,7 +38,7 @@ export type TransactionRow = {
 };
 
 /** Every column but search_text, which is an index's business. */
-const COLUMNS = `id, merchant_id, is_sandbox, type, status, payment_method, wallet_rail, currency,
+export const COLUMNS = `id, merchant_id, is_sandbox, type, status, payment_method, wallet_rail, currency,
   amount::text, amount_received::text, fee::text, fee_currency, net_amount::text, to_currency, to_wallet_rail,
   to_amount::text, external_ref, customer_name, customer_email, customer_phone, recipient_name, destination,
   note, tx_hash, batch_id, failure_reason, created_at, updated_at`;
@@ -65,7 +65,8 @@ export function likeContains(term: string): string {
   return `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
-function whereOf(f: TransactionFilter, params: unknown[]): string {
+/** The filter as SQL conditions, its values appended to `params`; `withSearch: false` leaves search out. */
+export function whereOf(f: TransactionFilter, params: unknown[], withSearch = true): string {
   const add = (value: unknown) => {
     params.push(value);
     return `$${params.length}`;
@@ -76,8 +77,19 @@ function whereOf(f: TransactionFilter, params: unknown[]): string {
   if (f.currency !== undefined) clauses.push(`currency = ${add(f.currency)}`);
   if (f.from !== undefined) clauses.push(`created_at >= ${add(f.from)}`);
   if (f.before !== undefined) clauses.push(`created_at < ${add(f.before)}`);
-  if (f.searchPattern !== undefined) clauses.push(`search_text LIKE lower(${add(f.searchPattern)}::text)`);
+  if (withSearch && f.searchPattern !== undefined) clauses.push(searchClause(f.searchPattern, params));
   return clauses.join(" AND ");
+}
+
+export function searchClause(pattern: string, params: unknown[]): string {
+  params.push(pattern);
+  return `search_text LIKE lower($${params.length}::text)`;
+}
+
+/** Rows after the keyset position, newest first. */
+export function keysetClause(after: Keyset, params: unknown[]): string {
+  params.push(after.createdAt, after.id);
+  return `(created_at, id) < ($${params.length - 1}, $${params.length})`;
 }
 
 export type Statement = { text: string; params: unknown[] };
@@ -92,10 +104,7 @@ export function listStatement(
 ): Statement {
   const params: unknown[] = [];
   let where = whereOf(filter, params);
-  if (page.after) {
-    params.push(page.after.createdAt, page.after.id);
-    where += ` AND (created_at, id) < ($${params.length - 1}, $${params.length})`;
-  }
+  if (page.after) where += ` AND ${keysetClause(page.after, params)}`;
   params.push(page.limit, page.offset ?? 0);
   return {
     text: `SELECT ${COLUMNS} FROM transactions WHERE ${where}

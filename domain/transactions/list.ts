@@ -1,6 +1,7 @@
 // GET /v1/transactions and /v1/transactions/:id: the caller's own history in the caller's mode (a live
 // key reads live rows, a sandbox key sandbox rows), never anyone else's.
 import { countTransactionRows, findTransactionRow, listTransactionRows } from "../../db/transactions.ts";
+import { countSearchMatches, searchTransactionRows } from "../../db/transactions_search.ts";
 import type { Caller } from "../auth.ts";
 import type { Deps } from "../deps.ts";
 import { AppError } from "../errors.ts";
@@ -30,7 +31,8 @@ export async function listTransactions(
 ): Promise<TransactionPage> {
   const plan = planList(scopeOf(caller), q);
   // One row more than shown says whether a next page exists.
-  const rows = await listTransactionRows(deps.db, plan.filter, {
+  const searching = plan.filter.searchPattern !== undefined;
+  const rows = await (searching ? searchTransactionRows : listTransactionRows)(deps.db, plan.filter, {
     limit: plan.limit + 1,
     offset: plan.offset,
     after: plan.after,
@@ -40,7 +42,7 @@ export async function listTransactions(
   // once); otherwise count, stopping at the cap.
   const counted = plan.page !== null && !hasNext && rows.length > 0
     ? plan.offset + rows.length
-    : await countTransactionRows(deps.db, plan.filter, COUNT_CAP + 1);
+    : await (searching ? countSearchMatches : countTransactionRows)(deps.db, plan.filter, COUNT_CAP + 1);
   const shown = hasNext ? rows.slice(0, plan.limit) : rows;
   const last = shown[shown.length - 1];
   const total = Math.min(counted, COUNT_CAP);

@@ -4,6 +4,8 @@
 import { assert, assertEquals } from "../assert.ts";
 import { startTestGateway, type TestGateway } from "../helpers.ts";
 import { type GeneratedTx, generateHistory } from "../../bench/transactions_data.ts";
+import { likeContains } from "../../db/transactions.ts";
+import { countSearchMatches, searchTransactionRows } from "../../db/transactions_search.ts";
 
 const END = new Date("2026-06-30T12:00:00.000Z");
 const DAY = 86_400_000;
@@ -141,6 +143,30 @@ Deno.test("a generated history: filters, ranges and search return exactly the ex
         const got = await allByCursor(gw, a.keys.liveSecret, q);
         assertEquals(got.ids, want, JSON.stringify(q));
         assertEquals(got.total, Math.min(want.length, 1_000), JSON.stringify(q));
+      }
+    });
+
+    await t.step("both steps of a search give the oracle's rows, whichever answers", async () => {
+      const terms = ["gmail.com", "traoré", "ORD-1-1", "50%", "acompte", "zzqqxx", "+2267", "o'brien"];
+      for (
+        const windows of [{ list: 5, count: 50 }, { list: 100, count: 400 }, { list: 5_000, count: 5_000 }]
+      ) {
+        for (const term of terms) {
+          const filter = { merchantId: a.merchantId, isSandbox: false, searchPattern: likeContains(term) };
+          const want = expected(aLive, { search: term });
+          const first = await searchTransactionRows(gw.db, filter, { limit: 21 }, windows);
+          assertEquals(first.map((r) => r.id), want.slice(0, 21), `${term} ${JSON.stringify(windows)}`);
+          const last = first.at(-2);
+          if (last) {
+            const after = { createdAt: last.created_at, id: last.id };
+            const next = await searchTransactionRows(gw.db, filter, { limit: 21, after }, windows);
+            assertEquals(next.map((r) => r.id), want.slice(20, 41), `${term} after`);
+          }
+          const offset = await searchTransactionRows(gw.db, filter, { limit: 11, offset: 30 }, windows);
+          assertEquals(offset.map((r) => r.id), want.slice(30, 41), `${term} offset`);
+          const counted = await countSearchMatches(gw.db, filter, 101, windows);
+          assertEquals(Math.min(counted, 101), Math.min(want.length, 101), `${term} count`);
+        }
       }
     });
 
