@@ -39,8 +39,8 @@ export async function listTransactions(
   });
   const hasNext = rows.length > plan.limit;
   // An offset page that ends the list says the total itself (a rare search term then reads its index
-  // once); otherwise count, stopping at the cap.
-  const counted = plan.page !== null && !hasNext && rows.length > 0
+  // once; an empty first page says 0); otherwise count, stopping at the cap.
+  const counted = plan.page !== null && !hasNext && (rows.length > 0 || plan.offset === 0)
     ? plan.offset + rows.length
     : await (searching ? countSearchMatches : countTransactionRows)(deps.db, plan.filter, COUNT_CAP + 1);
   const shown = hasNext ? rows.slice(0, plan.limit) : rows;
