@@ -52,6 +52,8 @@ import { statementRoutes } from "./statements/routes.ts";
 import { invoiceRoutes } from "./invoices/routes.ts";
 import { analyticsRoutes } from "./analytics/routes.ts";
 import { usageRoutes } from "./usage/routes.ts";
+import { transactionRoutes } from "./transactions/routes.ts";
+import { exportRoutes } from "./exports/routes.ts";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 /** The routes taking multipart uploads, each with its own size cap. */
@@ -187,6 +189,8 @@ export function createApp(deps: Deps, options: { devnet?: { app: Hono }; simulat
   app.route("/admin/api", adminOperatorRoutes());
   app.route("/admin/api", adminAuditRoutes());
   app.route("/admin/api", adminSearchRoutes());
+  app.route("/v1", transactionRoutes());
+  app.route("/v1", exportRoutes());
   app.route("/admin/api", adminRoutes());
   app.route("/admin/api", adminReviewRoutes());
   app.route("/admin/api", adminBulkReviewRoutes());

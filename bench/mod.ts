@@ -11,6 +11,7 @@ import type { BenchOptions } from "./lib.ts";
 import { runPayoutBench } from "./payout.ts";
 import { runScannerBench } from "./scanner.ts";
 import { runSweepBench } from "./sweep.ts";
+import { runTransactionsBench } from "./transactions.ts";
 import { runWebhooksBench } from "./webhooks.ts";
 
 const BENCHES: Record<string, { about: string; run: (options: BenchOptions) => Promise<void> }> = {
@@ -44,6 +45,11 @@ const BENCHES: Record<string, { about: string; run: (options: BenchOptions) => P
     about:
       "payouts needing sweeps on 3 s devnet blocks: confirmed, reverts, TRX and energy per sweep, p50/p99",
     run: runSweepBench,
+  },
+  transactions: {
+    about:
+      "GET /v1/transactions list/filter/search p50/p99 over a generated 1,000,000-row history, CSV export rows/s and memory",
+    run: runTransactionsBench,
   },
   webhooks: {
     about: "signed webhook deliveries/s (10,000 queued) and commit-to-first-attempt p50/p99 vs bare fetches",

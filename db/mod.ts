@@ -7,7 +7,7 @@ export interface Db {
   /** True on the handle `tx` gives its callback: statements join that transaction. */
   readonly inTransaction: boolean;
   /** Runs one statement with $1..$n parameters and returns its rows. */
-  query<T = Row>(text: string, params?: unknown[]): Promise<T[]>;
+  query<T = Row>(text: string, params?: unknown[], options?: QueryOptions): Promise<T[]>;
   /** Runs several statements separated by semicolons, without parameters (migrations). */
   exec(text: string): Promise<void>;
   /**
@@ -19,6 +19,16 @@ export interface Db {
   afterCommit(fn: () => void | Promise<void>): void;
   close(): Promise<void>;
 }
+
+export type QueryOptions = {
+  /**
+   * Plan the statement with this call's values every time (an unnamed statement) rather than reuse a
+   * prepared one: PostgreSQL switches a prepared statement to a generic plan after five runs, which cannot
+   * see how selective a value is (a search term, a rare status). For statements whose best plan depends on
+   * their values, at the cost of planning each time (a fraction of a millisecond).
+   */
+  oneShot?: boolean;
+};
 
 /** Postgres error code of a driver error, whichever driver threw it. */
 export function pgErrorCode(err: unknown): string | undefined {

@@ -1,6 +1,6 @@
 // A real PostgreSQL server through postgres.js, with a connection pool.
 import postgres from "postgres";
-import type { Db } from "./mod.ts";
+import type { Db, QueryOptions } from "./mod.ts";
 import { runAfterCommit } from "./after_commit.ts";
 
 type Sql = postgres.Sql | postgres.TransactionSql;
@@ -32,9 +32,10 @@ function wrap(sql: Sql, root: postgres.Sql, pending: Array<() => void | Promise<
   const db: Db = {
     driver: "postgres",
     inTransaction: pending !== null,
-    async query<T>(text: string, params: unknown[] = []) {
+    async query<T>(text: string, params: unknown[] = [], options: QueryOptions = {}) {
+      const prepare = !options.oneShot;
       const rows = await retryEndedSession(
-        () => sql.unsafe(text, params as postgres.ParameterOrJSON<never>[], { prepare: true }),
+        () => sql.unsafe(text, params as postgres.ParameterOrJSON<never>[], { prepare }),
         atRoot,
       );
       return rows as unknown as T[];

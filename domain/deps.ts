@@ -20,6 +20,7 @@ export type JobMessage =
   | { type: "bulk.advance"; batchId: string }
   | { type: "fiat.disburse"; disbursementId: string }
   | { type: "mail.send"; mailId: string }
+  | { type: "export.run"; jobId: string }
   | { type: "subscription.renew"; subscriptionId: string; periodIndex: number };
 
 export type Queue = { enqueue(message: JobMessage, options?: { delayMs?: number }): Promise<void> };

@@ -32,6 +32,7 @@ export type IdPrefix =
   | "eml"
   | "opr"
   | "ses"
+  | "exp"
   | "req";
 
 function encodeTime(ms: number): string {

@@ -10,6 +10,7 @@ import {
   handleRateLimitPurge,
 } from "./maintenance.ts";
 import { handleBulkAdvance, handleBulkSweep } from "./bulk.ts";
+import { handleExportPurge, handleExportRun, handleExportSweep } from "./exports.ts";
 import { handleDisbursementSweep, handleFiatDisburse } from "./fiat_out.ts";
 import { handleOutboundSend, handleOutboundSweep } from "./money_out.ts";
 import { handlePaylinkReleaseSweep } from "./paylinks.ts";
@@ -42,6 +43,8 @@ export async function dispatchJob(message: JobMessage, deps: Deps): Promise<void
       return await handleSubscriptionRenew(message, deps);
     case "mail.send":
       return await handleMailSend(message, deps);
+    case "export.run":
+      return await handleExportRun(message, deps);
     default:
       deps.log.warn("unknown job message dropped", { message });
   }
@@ -67,6 +70,8 @@ export const CRONS: Array<[name: string, schedule: string, job: (deps: Deps) => 
   ["paylink-release-sweep", "* * * * *", handlePaylinkReleaseSweep],
   ["subscription-renewals", "* * * * *", handleSubscriptionCron],
   ["mail-outbox-sweep", "* * * * *", handleMailSweep],
+  ["export-sweep", "* * * * *", handleExportSweep],
+  ["export-purge", "23 * * * *", handleExportPurge],
   ["idempotency-purge", "17 * * * *", handleIdempotencyPurge],
   ["rate-lock-purge", "41 * * * *", handleRateLockPurge],
   ["rate-limit-purge", "*/5 * * * *", handleRateLimitPurge],

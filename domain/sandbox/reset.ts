@@ -41,6 +41,9 @@ export const SANDBOX_OWNED_TABLES = [
   // Before payins, which they reference. The scanner skips a transfer whose pay-in is gone.
   { table: "chain_transfers", label: "chainTransfers" },
   { table: "payins", label: "payins" },
+  // Export jobs (migration 027) and their files: sandbox exports name sandbox transactions.
+  { table: "export_chunks", label: "exportChunks", via: ["job_id", "export_jobs"] },
+  { table: "export_jobs", label: "exportJobs" },
   // Sandbox answers kept under Idempotency-Keys: they may name pay-ins that are gone now. The same keys'
   // live records are another mode's rows and stay.
   { table: "idempotency_keys", label: "idempotencyKeys" },

@@ -206,6 +206,8 @@ Deno.test("POST /v1/sandbox/reset", async (t) => {
         paylinkProducts: 0,
         paylinks: 0,
         paylinkTemplates: 0,
+        exportChunks: 0,
+        exportJobs: 0,
       });
 
       const after = await allBalances(db);
@@ -274,6 +276,8 @@ Deno.test("POST /v1/sandbox/reset", async (t) => {
         paylinkProducts: 0,
         paylinks: 0,
         paylinkTemplates: 0,
+        exportChunks: 0,
+        exportJobs: 0,
       });
       assertEquals(await allBalances(db), before);
       await assertLedgerConsistent(db);

@@ -1807,6 +1807,94 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/v1/transactions": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The unified history: pay-ins, payouts, withdrawals, conversions and bulk items, newest first */
+    get: operations["listTransactions"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/transactions/export": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Start a CSV export of the history for a period (a background job)
+     * @description Answers at once with the job; poll GET /v1/exports/{jobId}/status, then fetch /v1/exports/{jobId}/download. The same request while an identical job is unfinished answers that job.
+     */
+    get: operations["exportTransactions"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/transactions/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One transaction: a pay-in, payout, withdrawal, conversion or bulk item id */
+    get: operations["getTransaction"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/exports/{jobId}/status": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Where an export job stands */
+    get: operations["getExportStatus"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/exports/{jobId}/download": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The finished file (streamed) */
+    get: operations["downloadExport"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/admin/api/merchants/{id}": {
     parameters: {
       query?: never;
@@ -7017,6 +7105,145 @@ export interface components {
       logoUrl: string | null;
       createdAt: string;
       updatedAt: string;
+    };
+    TransactionPage: {
+      /** @enum {boolean} */
+      success: true;
+      data: {
+        items: components["schemas"]["Transaction"][];
+        meta: {
+          /** @description null when paging by cursor */
+          page: number | null;
+          limit: number;
+          /** @description matching rows, counted up to 1,000 */
+          total: number;
+          /** @description false: more than 1,000 rows match (total and totalPages are then lower bounds) */
+          totalExact: boolean;
+          totalPages: number;
+          hasNext: boolean;
+          hasPrev: boolean;
+          /** @description pass as `cursor` for the next page */
+          nextCursor: string | null;
+        };
+      };
+    };
+    Transaction: {
+      /** @example pay_01k0000000000000000000000a */
+      id: string;
+      /** @enum {string} */
+      type: "PAYIN" | "PAYOUT" | "WITHDRAWAL" | "CONVERSION" | "BULK_ITEM";
+      /** @enum {string} */
+      status:
+        | "APPROVED"
+        | "AWAITING_PAYMENT"
+        | "BROADCAST"
+        | "CANCELLED"
+        | "CONFIRMED"
+        | "CONFIRMING"
+        | "EXPIRED"
+        | "FAILED"
+        | "OVERPAID"
+        | "PENDING"
+        | "PENDING_REVIEW"
+        | "PROCESSING"
+        | "QUEUED"
+        | "REJECTED"
+        | "SUCCEEDED"
+        | "UNDERPAID";
+      /**
+       * @description how the money moved; null for a conversion (wallet to wallet)
+       * @enum {string|null}
+       */
+      paymentMethod: "USDT_TRC20" | "CARD" | "MOBILE_MONEY" | "BANK" | null;
+      /**
+       * @description the merchant wallet it moved
+       * @enum {string}
+       */
+      walletRail: "TRC20" | "MOMO" | "CARD";
+      /** @enum {string} */
+      currency: "USDT_TRC20" | "XOF";
+      /**
+       * @description exact decimal string
+       * @example 25.000000
+       */
+      amount: string;
+      /**
+       * @description pay-ins: what arrived
+       * @example 25.000000
+       */
+      amountReceived: string | null;
+      /**
+       * @description exact decimal string
+       * @example 25.000000
+       */
+      fee: string;
+      /** @enum {string} */
+      feeCurrency: "USDT_TRC20" | "XOF";
+      /**
+       * @description pay-in: credited to the wallet; payout, withdrawal, bulk item: what the recipient gets; conversion: what left the from-wallet
+       * @example 25.000000
+       */
+      netAmount: string;
+      /** @enum {string|null} */
+      toCurrency: "USDT_TRC20" | "XOF" | null;
+      /** @enum {string|null} */
+      toWalletRail: "TRC20" | "MOMO" | "CARD" | null;
+      /**
+       * @description conversion: credited to the to-wallet, fee deducted
+       * @example 25.000000
+       */
+      toAmount: string | null;
+      externalRef: string | null;
+      customerName: string | null;
+      customerEmail: string | null;
+      customerPhone: string | null;
+      recipientName: string | null;
+      /** @description deposit address (USDT pay-in), destination address or number (money out) */
+      destination: string | null;
+      /** @description the merchant's note: metadata.note when it is text */
+      note: string | null;
+      txHash: string | null;
+      batchId: string | null;
+      failureReason: string | null;
+      isSandbox: boolean;
+      createdAt: string;
+      updatedAt: string;
+    };
+    ExportStarted: {
+      /** @enum {boolean} */
+      success: true;
+      data: {
+        /** @example exp_01k00000000000000000000000 */
+        jobId: string;
+        /** @enum {string} */
+        status: "QUEUED" | "RUNNING" | "COMPLETED" | "FAILED" | "EXPIRED";
+      };
+    };
+    ExportStatus: {
+      jobId: string;
+      /**
+       * @description the file's form: TRANSACTIONS_CSV
+       * @example TRANSACTIONS_CSV
+       */
+      kind: string;
+      /** @enum {string} */
+      status: "QUEUED" | "RUNNING" | "COMPLETED" | "FAILED" | "EXPIRED";
+      /** @description the period's start as given */
+      from: string | null;
+      /** @description the period's end as given */
+      to: string | null;
+      /** @description rows written so far */
+      rows: number;
+      /** @description size of the file so far */
+      bytes: number;
+      createdAt: string;
+      startedAt: string | null;
+      completedAt: string | null;
+      /** @description the file is deleted then (7 days after) */
+      expiresAt: string | null;
+      /** @description set once COMPLETED */
+      downloadUrl: string | null;
+      error: string | null;
     };
     AdminOutboundItemHistory: {
       /** @enum {string} */
@@ -20688,6 +20915,537 @@ export interface operations {
         };
       };
       /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  listTransactions: {
+    parameters: {
+      query?: {
+        /** @description the kind of record */
+        type?: "PAYIN" | "PAYOUT" | "WITHDRAWAL" | "CONVERSION" | "BULK_ITEM";
+        status?:
+          | "APPROVED"
+          | "AWAITING_PAYMENT"
+          | "BROADCAST"
+          | "CANCELLED"
+          | "CONFIRMED"
+          | "CONFIRMING"
+          | "EXPIRED"
+          | "FAILED"
+          | "OVERPAID"
+          | "PENDING"
+          | "PENDING_REVIEW"
+          | "PROCESSING"
+          | "QUEUED"
+          | "REJECTED"
+          | "SUCCEEDED"
+          | "UNDERPAID";
+        currency?: "USDT_TRC20" | "XOF";
+        /** @description inclusive; ISO 8601: a date (2025-01-31, the whole day) or a date-time with a zone (2025-01-31T12:00:00.000Z) */
+        from?: string;
+        /** @description inclusive; ISO 8601: a date (2025-01-31, the whole day) or a date-time with a zone (2025-01-31T12:00:00.000Z) */
+        to?: string;
+        /** @description 3 to 100 characters matched literally and case-insensitively anywhere in the customer's e-mail, name or phone, the externalRef, the merchant's note (metadata.note), or a bulk item's recipient, reference or mobile money number */
+        search?: string;
+        /** @description offset pages (default 1) reach the first 10,000 rows; go further with `cursor` */
+        page?: number;
+        limit?: number;
+        /** @description meta.nextCursor of the previous page (keyset paging, any depth); not with a `page` past 1 */
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description One page of the history, in the key's mode */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["TransactionPage"];
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: VALIDATION_ERROR, INVALID_TRANSACTION_TYPE */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials. Codes: UNAUTHORIZED, INVALID_API_KEY */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: FORBIDDEN */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded. Codes: RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  exportTransactions: {
+    parameters: {
+      query: {
+        /** @description inclusive, required; ISO 8601: a date (2025-01-31, the whole day) or a date-time with a zone (2025-01-31T12:00:00.000Z) */
+        from: string;
+        /** @description inclusive, required; ISO 8601: a date (2025-01-31, the whole day) or a date-time with a zone (2025-01-31T12:00:00.000Z) */
+        to: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The job, queued (or the identical unfinished one) */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ExportStarted"];
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: VALIDATION_ERROR */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials. Codes: UNAUTHORIZED, INVALID_API_KEY */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: FORBIDDEN */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded. Codes: RATE_LIMITED, RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  getTransaction: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The transaction */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Transaction"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials. Codes: UNAUTHORIZED, INVALID_API_KEY */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: FORBIDDEN */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id. Codes: NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded. Codes: RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  getExportStatus: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        jobId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The job */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["ExportStatus"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials. Codes: UNAUTHORIZED, INVALID_API_KEY */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: FORBIDDEN */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id. Codes: NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded. Codes: RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  downloadExport: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        jobId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description CSV with a header row, oldest first; amounts exact, dates ISO 8601 UTC; text a spreadsheet would run as a formula (leading =, +, -, @, tab, CR) starts with an apostrophe */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "text/csv": string;
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_STATE */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials. Codes: UNAUTHORIZED, INVALID_API_KEY */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: FORBIDDEN */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id. Codes: NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded. Codes: RATE_LIMIT_EXCEEDED */
       429: {
         headers: {
           /** @description Seconds to wait before trying again */
