@@ -25,6 +25,8 @@ type Case = {
   query?: string;
   body?: unknown;
   headers?: Record<string, string>;
+  /** A multipart upload route: the case carries a well-formed file part, so only its path is on trial. */
+  multipart?: boolean;
   /** The status and code the answer must have; undefined: any 2xx, or a 4xx with a catalogue envelope. */
   expect?: { status: number; code: RegExp; field?: string };
 };
@@ -139,6 +141,7 @@ Deno.test("hostile input on every documented operation: the right catalogue code
               label: `path ${p.name} unknown`,
               path: pathWith(p.name, newId(prefix as "pay")),
               body,
+              multipart: Boolean(op.requestBody?.content?.["multipart/form-data"]),
               expect: notFound,
             });
             const foreign = prefix === "pay"
@@ -211,6 +214,8 @@ Deno.test("hostile input on every documented operation: the right catalogue code
 
     const failures: string[] = [];
     for (const c of cases) {
+      const form = new FormData();
+      form.set("file", new File([new Uint8Array([0x89, 0x50, 0x4e, 0x47])], "f.png", { type: "image/png" }));
       const res = await gw.app.request(c.path + (c.query ? `?${c.query}` : ""), {
         method: c.method,
         headers: {
@@ -219,7 +224,9 @@ Deno.test("hostile input on every documented operation: the right catalogue code
           ...c.headers,
           ...(c.body !== undefined ? { "content-type": "application/json" } : {}),
         },
-        body: c.body === undefined || c.method === "GET" || c.method === "DELETE"
+        body: c.multipart
+          ? form
+          : c.body === undefined || c.method === "GET" || c.method === "DELETE"
           ? undefined
           : JSON.stringify(c.body),
       });
