@@ -24,7 +24,8 @@ const HEADER = ["walletAddress", "amount", "recipientName", "reference"];
 
 async function setup(n: number) {
   const clock = manualClock(new Date());
-  const gw = await startTestGateway({ clock });
+  // The chain keeps the gateway's time: a transfer expires when the chain's head passes its expiration.
+  const gw = await startTestGateway({ clock, devnetNow: () => clock.now().getTime() });
   const m = await gw.createMerchant("Bulk Chain Shop");
   await gw.admin("PATCH", `/admin/api/merchants/${m.merchantId}`, { rateLimits: { default: 100_000 } });
   const key = m.keys.liveSecret;
@@ -111,7 +112,8 @@ Deno.test("USDT batch of 200 from XLSX: failing recipients, PARTIALLY_COMPLETED,
     assertEquals(dispatched.counts.processing, 200);
     for (let i = 0; i < 6; i++) await handleOutboundSweep(node); // the refused ones count their refusals
     await mine(20);
-    clock.advance(10 * 60_000); // the refused transactions expire off chain
+    clock.advance(10 * 60_000); // the refused transactions expire off chain...
+    gw.devnet.mine(1); // ...once a block is past their expiration
     await handleOutboundSweep(node); // ...and their items fail, each refunded once
     assertEquals(await advanceBatch(node, id), "PARTIALLY_COMPLETED");
 
