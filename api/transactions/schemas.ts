@@ -49,7 +49,10 @@ export const TransactionListQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(100).default(20).openapi({ example: 20 }),
   cursor: z.string().max(200).optional().openapi({
     description: "meta.nextCursor of the previous page (keyset paging, any depth); not with a `page` past 1",
-    example: encodeCursor({ createdAt: new Date("2026-01-31T12:00:00.000Z"), id: `pay_01k${"0".repeat(23)}` }),
+    example: encodeCursor({
+      createdAt: new Date("2026-01-31T12:00:00.000Z"),
+      id: `pay_01k${"0".repeat(23)}`,
+    }),
   }),
 });
 
