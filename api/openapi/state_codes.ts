@@ -36,6 +36,9 @@ const SUBSCRIPTION_MOVE: ErrorCode[] = ["INVALID_TRANSACTION_STATUS", "CONFLICT"
 const CALLBACK: ErrorCode[] = ["INVALID_WEBHOOK_SIGNATURE", "CONFLICT", "CONFIG_MISSING"];
 
 export const STATE_CODES: Record<string, readonly ErrorCode[]> = {
+  // Operators: signing in (public, so its wrong credentials are its own refusal), their accounts.
+  adminSignIn: ["UNAUTHORIZED", "TOTP_REQUIRED", "TOTP_INVALID", "BACKUP_CODE_INVALID"],
+  adminCreateOperator: ["DUPLICATE_RESOURCE"],
   // Wallets, whitelist, fiat destinations.
   bulkAddWhitelistAddresses: ["INVALID_CONTEXT", "INVALID_ADDRESS", "WHITELIST_VALIDATION_FAILED"],
   replaceWhitelistContexts: ["INVALID_CONTEXT"],

@@ -19682,7 +19682,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: TOTP_INVALID, BACKUP_CODE_INVALID */
       400: {
         headers: {
           [name: string]: unknown;
@@ -19691,7 +19691,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Missing, unknown or revoked credentials */
+      /** @description Missing, unknown or revoked credentials. Codes: UNAUTHORIZED */
       401: {
         headers: {
           [name: string]: unknown;
@@ -19700,7 +19700,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: TOTP_REQUIRED */
       403: {
         headers: {
           [name: string]: unknown;
@@ -20036,7 +20036,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters. Codes: DUPLICATE_RESOURCE */
       409: {
         headers: {
           [name: string]: unknown;
