@@ -205,18 +205,10 @@ export async function throttleAuthFailure(
   realm: AuthRealm,
   address: string,
 ): Promise<void> {
-  const { window, bucket, retryAfterSeconds } = authFailureKey(deps, realm, address);
-  const store = countersOf(deps);
-  const count = await store.read(window, bucket);
-  if (count >= deps.config.authFailureLimit) {
-    throw new AppError(
-      "RATE_LIMIT_EXCEEDED",
-      `Too many failed authentications from this address; retry in ${retryAfterSeconds} s`,
-      { headers: { "Retry-After": String(retryAfterSeconds) } },
-    );
-  }
+  await assertAuthNotThrottled(deps, realm, address);
+  const { window, bucket } = authFailureKey(deps, realm, address);
   // An atomic sum: concurrent failures all count.
-  await store.add(window, [{ bucket, by: 1 }]);
+  await countersOf(deps).add(window, [{ bucket, by: 1 }]);
 }
 
 export type BucketUsage = {
