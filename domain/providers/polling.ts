@@ -31,7 +31,11 @@ export async function pollAnswered(
   const now = deps.clock.now();
   const before = await findPoll(deps.db, subject);
   const wait = backoffMs(provider.polling, (before?.attempts ?? 0) + 1);
-  await recordPoll(deps.db, subject, { provider: provider.name, nextPollAt: new Date(now.getTime() + wait), now });
+  await recordPoll(deps.db, subject, {
+    provider: provider.name,
+    nextPollAt: new Date(now.getTime() + wait),
+    now,
+  });
 }
 
 /**

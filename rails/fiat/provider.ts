@@ -119,6 +119,8 @@ export type DisburseAnswer = {
   /** UNKNOWN: a status the gateway cannot map (`reason` says what was answered): held, never guessed. */
   status: "PENDING" | "SUCCEEDED" | "FAILED" | "UNKNOWN";
   providerRef: string;
+  /** XOF the provider says it paid, when it says (live aggregators' status calls). */
+  amount?: string;
   /** Why it failed, e.g. RECIPIENT_NOT_FOUND, ACCOUNT_LIMIT_REACHED. */
   reason?: string;
 };
@@ -137,3 +139,10 @@ export interface MomoDisbursementProvider {
   authenticateCallback: CallbackAuthenticator;
   parseCallback: CallbackParser;
 }
+
+/** What one provider offers the gateway: the shape of `deps.fiat.sandbox` and `deps.fiat.live`. */
+export type FiatProviderSet = {
+  card: CardProvider;
+  momo: MomoProvider;
+  momoPayout: MomoDisbursementProvider;
+};
