@@ -142,6 +142,28 @@ Deno.test("CinetPay: pay-ins and transfers settle exactly once, whatever the cal
       assertEquals((await f.disbursement(id)).status, "SUCCEEDED");
     });
 
+    await t.step(
+      "hostile transfer callbacks: unknown reference, NUL bytes, HTML, no reference: refused",
+      async () => {
+        for (
+          const body of [
+            "client_transaction_id=bulk%3Anever-sent&treatment_status=VAL",
+            "client_transaction_id=bulk%3Ax%00&treatment_status=VAL",
+            "<html><body>VAL</body></html>",
+            "treatment_status=VAL&amount=1000000",
+          ]
+        ) {
+          const res = await f.gw.app.request("/v1/providers/momo/disbursement-callback", {
+            method: "POST",
+            headers: { "content-type": "application/x-www-form-urlencoded" },
+            body,
+          });
+          assertEquals(res.status, 400, body);
+          await res.body?.cancel();
+        }
+      },
+    );
+
     await t.step("callback lost: the sweep settles it after its backoff", async () => {
       sim.planTransfer("70555555", "LOST_CALLBACK");
       const id = await f.queue("+22670555555");
