@@ -1,6 +1,7 @@
 // The reconciliation job's memory per open pay-in or disbursement (backoff, held statuses), and the
 // aggregators' own handles for our references (migration 046).
 import type { Db } from "./mod.ts";
+import type { PayinRow } from "./payins.ts";
 
 export type PollSubject = { kind: "PAYIN" | "DISBURSEMENT"; id: string };
 
@@ -71,4 +72,41 @@ export async function storeAggregatorReference(
     [provider, reference, providerRef],
   );
   return (await findAggregatorReference(db, provider, reference))!;
+}
+
+/**
+ * Open card and mobile money pay-ins older than `olderThan` whose next poll is due by `now` (never polled:
+ * due). Rows waiting out their backoff are skipped in SQL, so they never crowd the due ones out of `limit`.
+ */
+export async function listDueFiatPayins(
+  db: Db,
+  olderThan: Date,
+  now: Date,
+  limit: number,
+): Promise<PayinRow[]> {
+  return await db.query<PayinRow>(
+    `SELECT p.* FROM payins p
+       LEFT JOIN provider_polls pp ON pp.subject_kind = 'PAYIN' AND pp.subject_id = p.id
+      WHERE p.status = 'AWAITING_PAYMENT' AND p.payment_method <> 'USDT_TRC20' AND p.created_at <= $1
+        AND p.provider_ref IS NOT NULL AND (pp.next_poll_at IS NULL OR pp.next_poll_at <= $2)
+      ORDER BY p.created_at LIMIT $3`,
+    [olderThan, now, limit],
+  );
+}
+
+/** Open disbursements untouched since `before` whose next poll is due by `now` (as listDueFiatPayins). */
+export async function listDueDisbursements(
+  db: Db,
+  before: Date,
+  now: Date,
+  limit: number,
+): Promise<Array<{ id: string }>> {
+  return await db.query<{ id: string }>(
+    `SELECT d.id FROM fiat_disbursements d
+       LEFT JOIN provider_polls pp ON pp.subject_kind = 'DISBURSEMENT' AND pp.subject_id = d.id
+      WHERE d.status IN ('QUEUED', 'SENDING', 'PENDING') AND d.updated_at <= $1
+        AND (pp.next_poll_at IS NULL OR pp.next_poll_at <= $2)
+      ORDER BY d.updated_at LIMIT $3`,
+    [before, now, limit],
+  );
 }

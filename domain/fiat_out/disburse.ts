@@ -12,11 +12,11 @@ import {
   findDisbursement,
   findDisbursementByReference,
   insertDisbursement,
-  listOpenDisbursements,
   lockDisbursement,
   updateDisbursement,
 } from "../../db/disbursements.ts";
 import type { Db } from "../../db/mod.ts";
+import { listDueDisbursements } from "../../db/provider_polls.ts";
 import { recordNotificationOnce } from "../../db/payins.ts";
 import { resolveOperator } from "../../rails/fiat/operators.ts";
 import {
@@ -343,7 +343,7 @@ export async function sweepDisbursements(
 ): Promise<number> {
   const before = new Date(deps.clock.now().getTime() - (options.olderThanMs ?? RECHECK_SENDING_AFTER_MS));
   let handled = 0;
-  for (const { id } of await listOpenDisbursements(deps.db, before, 500)) {
+  for (const { id } of await listDueDisbursements(deps.db, before, deps.clock.now(), 500)) {
     try {
       await processDisbursement(deps, id, { force: true });
       handled++;

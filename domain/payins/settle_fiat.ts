@@ -3,13 +3,8 @@
 // once: the XOF wallet of its rail is credited net of the rail's fee through the ledger helper.
 import { findSystemAccount, findWallet } from "../../db/ledger.ts";
 import { findMerchant } from "../../db/merchants.ts";
-import {
-  findPayin,
-  listStaleFiat,
-  lockPayin,
-  type PayinRow,
-  recordNotificationOnce,
-} from "../../db/payins.ts";
+import { listDueFiatPayins } from "../../db/provider_polls.ts";
+import { findPayin, lockPayin, type PayinRow, recordNotificationOnce } from "../../db/payins.ts";
 import type { ProviderOutcome, StatusAnswer } from "../../rails/fiat/provider.ts";
 import { ProviderError } from "../../rails/fiat/provider.ts";
 import type { Deps } from "../deps.ts";
@@ -170,7 +165,8 @@ export async function reconcileFiatPayins(
   options: { olderThanMs?: number } = {},
 ): Promise<number> {
   const now = deps.clock.now();
-  const stale = await listStaleFiat(deps.db, new Date(now.getTime() - (options.olderThanMs ?? 60_000)), 100);
+  const olderThan = new Date(now.getTime() - (options.olderThanMs ?? 60_000));
+  const stale = await listDueFiatPayins(deps.db, olderThan, now, 100);
   let changed = 0;
   for (const payin of stale) {
     const providers = deps.fiat[payin.is_sandbox ? "sandbox" : "live"];

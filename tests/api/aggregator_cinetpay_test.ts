@@ -25,6 +25,13 @@ Deno.test("CinetPay: pay-ins and transfers settle exactly once, whatever the cal
     await reconcileFiatPayins(f.gw.deps, { olderThanMs: 0 });
   };
   try {
+    await t.step("CinetPay's GET ping of a notify_url answers 200 and moves nothing", async () => {
+      for (const path of ["/v1/providers/momo/callback", "/v1/providers/momo/disbursement-callback"]) {
+        const res = await f.gw.request("GET", path);
+        assertEquals([res.status, res.json.data], [200, { ok: true }]);
+      }
+    });
+
     await t.step("card pay-in: CinetPay's hosted page, signed callback, credited once", async () => {
       const p = await f.payin("CARD");
       assertEquals(p.status, "AWAITING_PAYMENT");
