@@ -3,6 +3,7 @@
 // answer late, time out, or meet a crash between CinetPay's answer and our record: paid once every time.
 import { processDisbursement, sweepDisbursements } from "../../domain/fiat_out/disburse.ts";
 import { reconcileFiatPayins } from "../../domain/payins/settle_fiat.ts";
+import { notificationToken } from "../../rails/fiat/cinetpay/collect.ts";
 import { createCinetPay } from "../../rails/fiat/cinetpay/mod.ts";
 import { assert, assertEquals } from "../assert.ts";
 import { CINETPAY_CREDENTIALS, startCinetPaySimulator } from "../aggregators/cinetpay_simulator.ts";
@@ -61,6 +62,37 @@ Deno.test("CinetPay: pay-ins and transfers settle exactly once, whatever the cal
       await sim.pay(p.transactionId);
       assertEquals(f.answers.slice(before), [200, 409]);
       assertEquals(await f.credits(p.transactionId), 1);
+    });
+
+    await t.step("50 concurrent copies of one genuine notification: credited once, never a 500", async () => {
+      const p = await f.payin("MOBILE_MONEY");
+      sim.planPayin(p.transactionId, { outcome: "ACCEPTED", callbacks: "none" });
+      await sim.pay(p.transactionId);
+      const fields = new URLSearchParams({
+        cpm_site_id: CINETPAY_CREDENTIALS.siteId,
+        cpm_trans_id: p.transactionId,
+        cpm_amount: "5000",
+        cpm_currency: "XOF",
+      });
+      const headers = {
+        "content-type": "application/x-www-form-urlencoded",
+        "x-token": await notificationToken(CINETPAY_CREDENTIALS.secretKey, fields),
+      };
+      const statuses = await Promise.all(
+        Array.from({ length: 50 }, async () => {
+          const res = await f.gw.app.request("/v1/providers/momo/callback", {
+            method: "POST",
+            headers,
+            body: fields.toString(),
+          });
+          await res.body?.cancel();
+          return res.status;
+        }),
+      );
+      assert(statuses.every((s) => s === 200 || s === 409), statuses.join(","));
+      assert(statuses.includes(200));
+      assertEquals(await f.credits(p.transactionId), 1);
+      assertEquals(await f.payinStatus(p.transactionId), "CONFIRMED");
     });
 
     await t.step("forged x-token refused, nothing moves; polling then learns the truth", async () => {
