@@ -38,7 +38,7 @@ export const EnvSchema = z.object({
   AML_BLOCKLIST_PATH: z.string().min(1).optional(),
   SWEEP_MIN_USDT: z.string().regex(/^\d+(\.\d{1,6})?$/, "must be a USDT amount").default("10"),
   OUTBOUND_WAIT_ALARM_SECONDS: z.coerce.number().int().min(60).max(604_800).default(900),
-  FIAT_PROVIDER: z.enum(["simulator"]).default("simulator"),
+  FIAT_PROVIDER: z.enum(["simulator", "cinetpay", "paydunya"]).default("simulator"),
   PROVIDER_CALLBACK_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   SIMULATOR_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(1500),
   DENO_DEPLOYMENT_ID: z.string().optional(),
@@ -76,7 +76,30 @@ export const EnvSchema = z.object({
   OPERATOR_SESSION_BIND_ADDRESS: boolFromEnv.default(false),
   FOUR_EYES_ABOVE_USDT: z.string().regex(/^\d{1,12}(\.\d{1,6})?$/, "must be a USDT amount").default("50000"),
   FOUR_EYES_ABOVE_XOF: z.string().regex(/^\d{1,15}$/, "must be a whole XOF amount").optional(),
+  // Live aggregators (issue 26): FIAT_PROVIDER=cinetpay or paydunya, with that aggregator's credentials.
+  CINETPAY_API_KEY: z.string().min(1).max(500).optional(),
+  CINETPAY_SITE_ID: z.string().regex(/^[0-9A-Za-z_-]{1,50}$/, "must be the site_id").optional(),
+  CINETPAY_SECRET_KEY: z.string().min(1).max(500).optional(),
+  CINETPAY_TRANSFER_PASSWORD: z.string().min(1).max(500).optional(),
+  CINETPAY_API_URL: z.string().url().default("https://api-checkout.cinetpay.com"),
+  CINETPAY_TRANSFER_URL: z.string().url().default("https://client.cinetpay.com"),
+  PAYDUNYA_MASTER_KEY: z.string().min(1).max(500).optional(),
+  PAYDUNYA_PRIVATE_KEY: z.string().min(1).max(500).optional(),
+  PAYDUNYA_TOKEN: z.string().min(1).max(500).optional(),
+  PAYDUNYA_API_URL: z.string().url().default("https://app.paydunya.com/api/v1"),
+  PAYDUNYA_STORE_NAME: z.string().min(1).max(100).default("Paiements"),
+  PAYDUNYA_WITHDRAW_MODES: z.string().regex(
+    /^(OPERATOR_[AB]_BF=[a-z0-9-]{1,60})(,OPERATOR_[AB]_BF=[a-z0-9-]{1,60})*$/,
+    "must be OPERATOR_A_BF=<withdraw_mode>,OPERATOR_B_BF=<withdraw_mode>",
+  ).optional(),
+  AGGREGATOR_TIMEOUT_MS: z.coerce.number().int().min(1000).max(120_000).default(15_000),
 });
+
+/** The settings each live aggregator cannot run without: the gateway refuses to start when one is missing. */
+const AGGREGATOR_REQUIRED = {
+  cinetpay: ["CINETPAY_API_KEY", "CINETPAY_SITE_ID", "CINETPAY_SECRET_KEY", "CINETPAY_TRANSFER_PASSWORD"],
+  paydunya: ["PAYDUNYA_MASTER_KEY", "PAYDUNYA_PRIVATE_KEY", "PAYDUNYA_TOKEN"],
+} as const;
 
 /** OWASP's scrypt setting for passwords (N=2^15, r=8, p=3): production never hashes with less. */
 export const SPEC_OPERATOR_SCRYPT_LOG_N = 15;
@@ -203,8 +226,28 @@ export type FxConfig = {
 };
 
 export type FiatConfig = {
-  /** Card acquirer and mobile money aggregator; only the simulators exist so far. */
-  provider: "simulator";
+  /** Card acquirer and mobile money aggregator of live money (sandbox always uses the simulators). */
+  provider: "simulator" | "cinetpay" | "paydunya";
+  /** CinetPay's credentials and hosts (FIAT_PROVIDER=cinetpay; checked present at start). */
+  cinetpay?: {
+    apiKey: string;
+    siteId: string;
+    secretKey: string;
+    transferPassword: string;
+    apiUrl: string;
+    transferUrl: string;
+  };
+  /** PayDunya's keys and host (FIAT_PROVIDER=paydunya; checked present at start). */
+  paydunya?: {
+    masterKey: string;
+    privateKey: string;
+    token: string;
+    apiUrl: string;
+    storeName: string;
+    withdrawModes: Partial<Record<"OPERATOR_A_BF" | "OPERATOR_B_BF", string>>;
+  };
+  /** Deadline of one call to a live aggregator. */
+  aggregatorTimeoutMs: number;
   /** Shared secret of provider callbacks; undefined until the runtime derives one from APP_SECRET. */
   callbackSecret?: string;
   /** How long the simulators wait before answering asynchronously. */
@@ -270,6 +313,14 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       `Invalid configuration: OPERATOR_SCRYPT_LOG_N below ${SPEC_OPERATOR_SCRYPT_LOG_N} is for development only`,
     );
   }
+  if (e.FIAT_PROVIDER !== "simulator") {
+    const missing = AGGREGATOR_REQUIRED[e.FIAT_PROVIDER].filter((name) => !e[name]);
+    if (missing.length > 0) {
+      throw new ConfigError(
+        `Invalid configuration: FIAT_PROVIDER=${e.FIAT_PROVIDER} needs ${missing.join(", ")}`,
+      );
+    }
+  }
   const publicUrl = (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, "");
   return {
     port: e.PORT,
@@ -304,6 +355,33 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       provider: e.FIAT_PROVIDER,
       callbackSecret: e.PROVIDER_CALLBACK_SECRET,
       simulatorDelayMs: e.SIMULATOR_DELAY_MS,
+      aggregatorTimeoutMs: e.AGGREGATOR_TIMEOUT_MS,
+      ...(e.FIAT_PROVIDER === "cinetpay"
+        ? {
+          cinetpay: {
+            apiKey: e.CINETPAY_API_KEY!,
+            siteId: e.CINETPAY_SITE_ID!,
+            secretKey: e.CINETPAY_SECRET_KEY!,
+            transferPassword: e.CINETPAY_TRANSFER_PASSWORD!,
+            apiUrl: e.CINETPAY_API_URL.replace(/\/+$/, ""),
+            transferUrl: e.CINETPAY_TRANSFER_URL.replace(/\/+$/, ""),
+          },
+        }
+        : {}),
+      ...(e.FIAT_PROVIDER === "paydunya"
+        ? {
+          paydunya: {
+            masterKey: e.PAYDUNYA_MASTER_KEY!,
+            privateKey: e.PAYDUNYA_PRIVATE_KEY!,
+            token: e.PAYDUNYA_TOKEN!,
+            apiUrl: e.PAYDUNYA_API_URL.replace(/\/+$/, ""),
+            storeName: e.PAYDUNYA_STORE_NAME,
+            withdrawModes: Object.fromEntries(
+              (e.PAYDUNYA_WITHDRAW_MODES ?? "").split(",").filter(Boolean).map((pair) => pair.split("=")),
+            ),
+          },
+        }
+        : {}),
       destinationCooldownSeconds: e.FIAT_DESTINATION_COOLDOWN_SECONDS ??
         (e.APP_ENV === "production" ? SPEC_FIAT_DESTINATION_COOLDOWN_SECONDS : 0),
     },

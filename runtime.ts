@@ -18,6 +18,7 @@ import { createTronResources } from "./rails/tron/resources.ts";
 import { createNodePool } from "./rails/tron/node_pool.ts";
 import { createDevnet, type Devnet } from "./rails/tron/devnet/mod.ts";
 import { createSimulators } from "./rails/fiat/mod.ts";
+import { openAggregator } from "./domain/providers/aggregators.ts";
 import { fixedRateSource, httpRateFeed, type RateSource } from "./rails/fx/mod.ts";
 import { hmacSha256Hex } from "./domain/crypto.ts";
 
@@ -158,7 +159,11 @@ export async function openRuntime(config: Config): Promise<Runtime> {
     fetch: globalThis.fetch,
     tron,
     tronResources,
-    fiat: sims.fiat,
+    // FIAT_PROVIDER=cinetpay|paydunya: live money goes through that aggregator; sandbox stays simulated.
+    fiat: {
+      sandbox: sims.fiat.sandbox,
+      live: openAggregator(config, db, { fetch: globalThis.fetch }) ?? sims.fiat.live,
+    },
     rates: openRateSource(config),
     mail: openMailTransport(config),
   };

@@ -76,6 +76,8 @@ export const STATE_CODES: Record<string, readonly ErrorCode[]> = {
   providerCallback: CALLBACK,
   simulatorDisbursementCallback: CALLBACK,
   disbursementCallback: CALLBACK,
+  providerCallbackPing: [],
+  disbursementCallbackPing: [],
   // Paylinks (merchant side).
   simulatePaylink: ["NO_METHODS_ENABLED", ...RATES],
   createPaylink: [

@@ -83,7 +83,9 @@ export function providerRoutes() {
       summary: "Signed outcome from the live card acquirer or mobile money aggregator",
       operationId: "providerCallback",
       description: "No key: the provider's signature over the raw body is the authentication, checked " +
-        "before anything in the body (INVALID_WEBHOOK_SIGNATURE).",
+        "before anything in the body (INVALID_WEBHOOK_SIGNATURE). With FIAT_PROVIDER=cinetpay or paydunya " +
+        "the body is that aggregator's notification form (CinetPay's x-token header, PayDunya's " +
+        "data[hash]), and the outcome is re-read with the aggregator's status call before anything moves.",
       security: [],
       middleware: [LIVE_PAYIN_SIGNATURE],
       request: {
@@ -108,6 +110,29 @@ export function providerRoutes() {
       );
     },
   );
+  // CinetPay checks that a notify_url is up with a GET carrying nothing, and wants 200 (its notification
+  // documentation); nothing is read, nothing moves.
+  for (const path of ["/providers/{rail}/callback", "/providers/momo/disbursement-callback"]) {
+    const isPayin = path.includes("{rail}");
+    r.openapi(
+      createRoute({
+        method: "get",
+        path,
+        tags: ["Providers"],
+        summary: "Availability check of a live callback URL (CinetPay pings notify_url with GET)",
+        operationId: isPayin ? "providerCallbackPing" : "disbursementCallbackPing",
+        description: "No key, no body: answers 200 so an aggregator can check the URL it was given. " +
+          "Outcomes only ever arrive by POST.",
+        security: [],
+        ...(isPayin ? { request: { params: z.object({ rail: z.enum(["card", "momo"]) }) } } : {}),
+        responses: {
+          200: jsonContent(successSchema(z.object({ ok: z.literal(true) })), "The callback URL is up"),
+          ...errorResponses,
+        },
+      }),
+      (c) => ok(c, { ok: true as const }),
+    );
+  }
   for (const simulator of [true, false]) {
     r.openapi(
       createRoute({

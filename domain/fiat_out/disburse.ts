@@ -12,11 +12,11 @@ import {
   findDisbursement,
   findDisbursementByReference,
   insertDisbursement,
-  listOpenDisbursements,
   lockDisbursement,
   updateDisbursement,
 } from "../../db/disbursements.ts";
 import type { Db } from "../../db/mod.ts";
+import { listDueDisbursements } from "../../db/provider_polls.ts";
 import { recordNotificationOnce } from "../../db/payins.ts";
 import { resolveOperator } from "../../rails/fiat/operators.ts";
 import {
@@ -29,6 +29,7 @@ import {
 import type { Deps } from "../deps.ts";
 import { AppError } from "../errors.ts";
 import { newId } from "../ids.ts";
+import { holdUnknownStatus, pollAnswered, pollDue } from "../providers/polling.ts";
 
 export type { DisbursementRow } from "../../db/disbursements.ts";
 
@@ -199,10 +200,16 @@ export async function completeBankDisbursement(
 async function applyAnswer(
   deps: DisburseDeps,
   row: DisbursementRow,
-  provider: string,
+  provider: MomoDisbursementProvider,
   answer: DisburseAnswer,
 ) {
-  if (answer.status === "PENDING") {
+  if (answer.status === "PENDING" || answer.status === "UNKNOWN") {
+    // UNKNOWN: the aggregator has it but answers a status nobody knows; it stays open, held for an operator.
+    if (answer.status === "UNKNOWN") {
+      await holdUnknownStatus(deps, { kind: "DISBURSEMENT", id: row.id }, provider, answer.reason ?? "");
+    } else {
+      await pollAnswered(deps, { kind: "DISBURSEMENT", id: row.id }, provider);
+    }
     await deps.db.tx(async (tx) => {
       const now = await lockDisbursement(tx, row.id);
       if (now && (now.status === "SENDING" || now.status === "QUEUED")) {
@@ -220,7 +227,7 @@ async function applyAnswer(
     status: answer.status,
     providerRef: answer.providerRef,
     reason: answer.reason,
-    provider,
+    provider: provider.name,
   });
 }
 
@@ -253,7 +260,7 @@ async function sendToProvider(deps: DisburseDeps, row: DisbursementRow, provider
     });
     return;
   }
-  await applyAnswer(deps, row, provider.name, answer);
+  await applyAnswer(deps, row, provider, answer);
 }
 
 /** Where providers call back about disbursements of a mode. */
@@ -301,6 +308,7 @@ export async function processDisbursement(
   // SENDING (a crash, a timeout, or a sender still at work) or PENDING (the outcome is late): ask.
   const age = deps.clock.now().getTime() - new Date(row.updated_at).getTime();
   if (row.status === "SENDING" && !options.force && age < RECHECK_SENDING_AFTER_MS) return "waiting";
+  if (!(await pollDue(deps, { kind: "DISBURSEMENT", id }, provider.polling))) return "waiting";
   let answer: DisburseAnswer | null;
   try {
     answer = await provider.lookup(row.reference);
@@ -324,8 +332,8 @@ export async function processDisbursement(
     await sendToProvider(deps, again, provider);
     return "sent";
   }
-  await applyAnswer(deps, row, provider.name, answer);
-  return answer.status === "PENDING" ? "waiting" : "final";
+  await applyAnswer(deps, row, provider, answer);
+  return answer.status === "PENDING" || answer.status === "UNKNOWN" ? "waiting" : "final";
 }
 
 /** The cron safety net: every disbursement still open after `olderThanMs` gets one more step. */
@@ -335,7 +343,7 @@ export async function sweepDisbursements(
 ): Promise<number> {
   const before = new Date(deps.clock.now().getTime() - (options.olderThanMs ?? RECHECK_SENDING_AFTER_MS));
   let handled = 0;
-  for (const { id } of await listOpenDisbursements(deps.db, before, 500)) {
+  for (const { id } of await listDueDisbursements(deps.db, before, deps.clock.now(), 500)) {
     try {
       await processDisbursement(deps, id, { force: true });
       handled++;
@@ -377,6 +385,14 @@ export async function handleDisbursementCallback(
       "Callback reference does not match the disbursement's provider reference",
     );
   }
+  // A live aggregator's notification was re-queried: not final yet, or a status nobody knows (held).
+  if (outcome.status === "PENDING" || outcome.status === "UNKNOWN") {
+    if (outcome.status === "UNKNOWN") {
+      await holdUnknownStatus(deps, { kind: "DISBURSEMENT", id: row.id }, provider, outcome.reason ?? "");
+    }
+    return { disbursementId: row.id, status: row.status };
+  }
+  const finalStatus = outcome.status;
   if (outcome.status === "SUCCEEDED" && BigInt(outcome.amount) !== BigInt(row.amount.split(".")[0])) {
     deps.log.error("provider reports another amount paid: manual review", {
       id: row.id,
@@ -394,7 +410,7 @@ export async function handleDisbursementCallback(
     });
     if (!fresh) throw new AppError("CONFLICT", "This provider notification was already processed");
     await recordDisbursementOutcome({ ...deps, db: tx }, row.id, {
-      status: outcome.status,
+      status: finalStatus,
       providerRef: outcome.providerRef,
       reason: outcome.reason,
       provider: provider.name,

@@ -3,13 +3,8 @@
 // once: the XOF wallet of its rail is credited net of the rail's fee through the ledger helper.
 import { findSystemAccount, findWallet } from "../../db/ledger.ts";
 import { findMerchant } from "../../db/merchants.ts";
-import {
-  findPayin,
-  listStaleFiat,
-  lockPayin,
-  type PayinRow,
-  recordNotificationOnce,
-} from "../../db/payins.ts";
+import { listDueFiatPayins } from "../../db/provider_polls.ts";
+import { findPayin, lockPayin, type PayinRow, recordNotificationOnce } from "../../db/payins.ts";
 import type { ProviderOutcome, StatusAnswer } from "../../rails/fiat/provider.ts";
 import { ProviderError } from "../../rails/fiat/provider.ts";
 import type { Deps } from "../deps.ts";
@@ -21,6 +16,7 @@ import { holdIfMerchantInactive } from "./review_holds.ts";
 import { transitionPayin } from "./transition.ts";
 import { assertMove, type PayinStatus } from "./states.ts";
 import { fiatProvidersFor } from "./create_fiat.ts";
+import { holdUnknownStatus, pollAnswered, pollDue } from "../providers/polling.ts";
 
 type FiatDeps = Pick<Deps, "db" | "queue" | "clock" | "config" | "log" | "fiat">;
 
@@ -127,6 +123,14 @@ export async function handleProviderCallback(
   if (payin.provider_ref && payin.provider_ref !== outcome.providerRef) {
     throw new AppError("BAD_REQUEST", "Callback reference does not match the pay-in's provider reference");
   }
+  // A live aggregator's notification was re-queried: not final yet, or a status nobody knows (held).
+  if (outcome.status === "PENDING" || outcome.status === "UNKNOWN") {
+    if (outcome.status === "UNKNOWN") {
+      await holdUnknownStatus(deps, { kind: "PAYIN", id: payin.id }, provider, outcome.reason ?? "");
+    }
+    return { payinId: payin.id, status: payin.status };
+  }
+  const final = { ...outcome, status: outcome.status };
   // The notification is remembered in the same transaction that applies it: if applying fails, the
   // provider's retry is not mistaken for a replay.
   const settled = await deps.db.tx(async (tx) => {
@@ -138,7 +142,7 @@ export async function handleProviderCallback(
       now: deps.clock.now(),
     });
     if (!fresh) throw new AppError("CONFLICT", "This provider notification was already processed");
-    return await applyFiatOutcome({ ...deps, db: tx }, payin.id, outcome);
+    return await applyFiatOutcome({ ...deps, db: tx }, payin.id, final);
   });
   const current = settled ?? (await findPayin(deps.db, payin.id))!;
   const credited = ["CONFIRMED", "UNDERPAID", "OVERPAID"].includes(current.status);
@@ -161,12 +165,15 @@ export async function reconcileFiatPayins(
   options: { olderThanMs?: number } = {},
 ): Promise<number> {
   const now = deps.clock.now();
-  const stale = await listStaleFiat(deps.db, new Date(now.getTime() - (options.olderThanMs ?? 60_000)), 100);
+  const olderThan = new Date(now.getTime() - (options.olderThanMs ?? 60_000));
+  const stale = await listDueFiatPayins(deps.db, olderThan, now, 100);
   let changed = 0;
   for (const payin of stale) {
     const providers = deps.fiat[payin.is_sandbox ? "sandbox" : "live"];
     if (!providers) continue;
     const provider = payin.payment_method === "CARD" ? providers.card : providers.momo;
+    const subject = { kind: "PAYIN", id: payin.id } as const;
+    if (!(await pollDue(deps, subject, provider.polling))) continue;
     let answer: StatusAnswer;
     try {
       answer = await provider.queryStatus(payin.provider_ref!);
@@ -174,7 +181,9 @@ export async function reconcileFiatPayins(
       deps.log.warn("provider status query failed", { payinId: payin.id, error: String(err) });
       continue;
     }
-    if (answer.status !== "PENDING") {
+    if (answer.status === "UNKNOWN") {
+      await holdUnknownStatus(deps, subject, provider, answer.reason ?? "");
+    } else if (answer.status !== "PENDING") {
       if (
         await applyFiatOutcome(deps, payin.id, {
           ...answer,
@@ -184,6 +193,8 @@ export async function reconcileFiatPayins(
       ) changed++;
     } else if (payin.expires_at <= now && await expireFiat(deps, payin.id)) {
       changed++;
+    } else {
+      await pollAnswered(deps, subject, provider);
     }
   }
   return changed;

@@ -37,7 +37,12 @@ export type ProviderOutcome = {
   notificationId: string;
   providerRef: string;
   reference: string;
-  status: "SUCCEEDED" | "FAILED";
+  /**
+   * PENDING: a genuine notification whose transaction is not final yet (nothing moves). UNKNOWN: the
+   * aggregator answered a status the gateway does not know: held for an operator, never guessed.
+   * The simulators only ever send SUCCEEDED or FAILED.
+   */
+  status: "SUCCEEDED" | "FAILED" | "PENDING" | "UNKNOWN";
   /** XOF actually captured, integer string (SUCCEEDED). */
   amount: string;
   /** Why it failed, e.g. CARD_DECLINED, INSUFFICIENT_FUNDS, CUSTOMER_REJECTED, TIMEOUT. */
@@ -45,7 +50,18 @@ export type ProviderOutcome = {
   occurredAt: Date;
 };
 
-export type StatusAnswer = { status: "PENDING" | "SUCCEEDED" | "FAILED"; amount?: string; reason?: string };
+/** UNKNOWN: a status the gateway cannot map (`reason` carries the aggregator's words); held, never guessed. */
+export type StatusAnswer = {
+  status: "PENDING" | "SUCCEEDED" | "FAILED" | "UNKNOWN";
+  amount?: string;
+  reason?: string;
+};
+
+/**
+ * How a live aggregator wants to be polled while a transaction is open: the first poll after `firstMs`,
+ * doubling up to `maxMs` (the simulators have none: they are asked on every sweep).
+ */
+export type PollPolicy = { firstMs: number; maxMs: number };
 
 export class ProviderError extends Error {
   constructor(
@@ -68,6 +84,7 @@ export type CallbackAuthenticator = (request: { headers: Headers; rawBody: strin
 
 export interface CardProvider {
   readonly name: string;
+  readonly polling?: PollPolicy;
   initiate(input: InitiateInput): Promise<CardInitiateResult>;
   queryStatus(providerRef: string): Promise<StatusAnswer>;
   authenticateCallback: CallbackAuthenticator;
@@ -76,6 +93,7 @@ export interface CardProvider {
 
 export interface MomoProvider {
   readonly name: string;
+  readonly polling?: PollPolicy;
   initiate(input: InitiateInput & { operatorCode: OperatorCode; phone: string }): Promise<MomoInitiateResult>;
   submitOtp(providerRef: string, otp: string): Promise<OtpResult>;
   queryStatus(providerRef: string): Promise<StatusAnswer>;
@@ -98,8 +116,11 @@ export type DisburseInput = {
 
 /** The provider's view of one disbursement. PENDING: accepted, the outcome comes later (callback or query). */
 export type DisburseAnswer = {
-  status: "PENDING" | "SUCCEEDED" | "FAILED";
+  /** UNKNOWN: a status the gateway cannot map (`reason` says what was answered): held, never guessed. */
+  status: "PENDING" | "SUCCEEDED" | "FAILED" | "UNKNOWN";
   providerRef: string;
+  /** XOF the provider says it paid, when it says (live aggregators' status calls). */
+  amount?: string;
   /** Why it failed, e.g. RECIPIENT_NOT_FOUND, ACCOUNT_LIMIT_REACHED. */
   reason?: string;
 };
@@ -112,8 +133,16 @@ export type DisburseAnswer = {
  */
 export interface MomoDisbursementProvider {
   readonly name: string;
+  readonly polling?: PollPolicy;
   send(input: DisburseInput): Promise<DisburseAnswer>;
   lookup(reference: string): Promise<DisburseAnswer | null>;
   authenticateCallback: CallbackAuthenticator;
   parseCallback: CallbackParser;
 }
+
+/** What one provider offers the gateway: the shape of `deps.fiat.sandbox` and `deps.fiat.live`. */
+export type FiatProviderSet = {
+  card: CardProvider;
+  momo: MomoProvider;
+  momoPayout: MomoDisbursementProvider;
+};

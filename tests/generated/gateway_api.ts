@@ -913,13 +913,41 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    get?: never;
+    /**
+     * Availability check of a live callback URL (CinetPay pings notify_url with GET)
+     * @description No key, no body: answers 200 so an aggregator can check the URL it was given. Outcomes only ever arrive by POST.
+     */
+    get: operations["providerCallbackPing"];
     put?: never;
     /**
      * Signed outcome from the live card acquirer or mobile money aggregator
-     * @description No key: the provider's signature over the raw body is the authentication, checked before anything in the body (INVALID_WEBHOOK_SIGNATURE).
+     * @description No key: the provider's signature over the raw body is the authentication, checked before anything in the body (INVALID_WEBHOOK_SIGNATURE). With FIAT_PROVIDER=cinetpay or paydunya the body is that aggregator's notification form (CinetPay's x-token header, PayDunya's data[hash]), and the outcome is re-read with the aggregator's status call before anything moves.
      */
     post: operations["providerCallback"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/providers/momo/disbursement-callback": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Availability check of a live callback URL (CinetPay pings notify_url with GET)
+     * @description No key, no body: answers 200 so an aggregator can check the URL it was given. Outcomes only ever arrive by POST.
+     */
+    get: operations["disbursementCallbackPing"];
+    put?: never;
+    /**
+     * Signed outcome of a mobile money disbursement from the live aggregator
+     * @description No key: the provider's signature over the raw body is the authentication, checked before anything in the body (INVALID_WEBHOOK_SIGNATURE). A replayed notification answers CONFLICT and changes nothing.
+     */
+    post: operations["disbursementCallback"];
     delete?: never;
     options?: never;
     head?: never;
@@ -940,26 +968,6 @@ export interface paths {
      * @description No key: the provider's signature over the raw body is the authentication, checked before anything in the body (INVALID_WEBHOOK_SIGNATURE). A replayed notification answers CONFLICT and changes nothing.
      */
     post: operations["simulatorDisbursementCallback"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/v1/providers/momo/disbursement-callback": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Signed outcome of a mobile money disbursement from the live aggregator
-     * @description No key: the provider's signature over the raw body is the authentication, checked before anything in the body (INVALID_WEBHOOK_SIGNATURE). A replayed notification answers CONFLICT and changes nothing.
-     */
-    post: operations["disbursementCallback"];
     delete?: never;
     options?: never;
     head?: never;
@@ -14385,6 +14393,111 @@ export interface operations {
       };
     };
   };
+  providerCallbackPing: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        rail: "card" | "momo";
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The callback URL is up */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
   providerCallback: {
     parameters: {
       query?: never;
@@ -14497,7 +14610,110 @@ export interface operations {
       };
     };
   };
-  simulatorDisbursementCallback: {
+  disbursementCallbackPing: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The callback URL is up */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  disbursementCallback: {
     parameters: {
       query?: never;
       header: {
@@ -14607,7 +14823,7 @@ export interface operations {
       };
     };
   };
-  disbursementCallback: {
+  simulatorDisbursementCallback: {
     parameters: {
       query?: never;
       header: {
