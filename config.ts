@@ -76,6 +76,8 @@ export const EnvSchema = z.object({
   OPERATOR_SESSION_BIND_ADDRESS: boolFromEnv.default(false),
   FOUR_EYES_ABOVE_USDT: z.string().regex(/^\d{1,12}(\.\d{1,6})?$/, "must be a USDT amount").default("50000"),
   FOUR_EYES_ABOVE_XOF: z.string().regex(/^\d{1,15}$/, "must be a whole XOF amount").optional(),
+  // Refunds (issue 23): how long after its confirmation a pay-in may still be refunded.
+  REFUND_WINDOW_DAYS: z.coerce.number().int().min(1).max(3650).default(180),
 });
 
 /** OWASP's scrypt setting for passwords (N=2^15, r=8, p=3): production never hashes with less. */
@@ -163,6 +165,8 @@ export type Config = {
   mail?: MailConfig;
   /** Hours a renewal stays payable before it is `subscription.failed` (default 72). */
   subscriptionGraceHours?: number;
+  /** Days after a pay-in's confirmation during which it may be refunded (REFUND_WINDOW_EXPIRED after). */
+  refundWindowDays?: number;
   operators: OperatorConfig;
 };
 
@@ -326,6 +330,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     },
     mail: { transport: e.MAIL_TRANSPORT, smtpUrl: e.SMTP_URL, from: e.MAIL_FROM },
     subscriptionGraceHours: e.SUBSCRIPTION_GRACE_HOURS,
+    refundWindowDays: e.REFUND_WINDOW_DAYS,
     storage: storageConfig(e),
     operators: {
       scryptLogN: e.OPERATOR_SCRYPT_LOG_N,
