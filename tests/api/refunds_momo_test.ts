@@ -45,43 +45,46 @@ Deno.test("mobile money refunds: to the paying number once, crash between send a
       assertEquals(await eventsOf(gw, r.refundId), ["refund.created", "refund.approved", "refund.completed"]);
     });
 
-    await t.step("crash between the aggregator's transfer and the record: asked by reference, paid once", async () => {
-      const payin = await paidMomo(gw, key, "3000", "+22670223344");
-      const before = await xofWallet(gw, key, "MOMO");
-      const r = (await askRefund(gw, key, payin, { amount: "2000" })).json.data;
-      await approve(gw, r.refundId);
-      // The refund job hands the refund to the seam; the disbursement job then dies after sending.
-      const crashing = {
-        ...sim,
-        name: sim.name,
-        send: async (input: Parameters<typeof sim.send>[0]) => {
-          await sim.send(input);
-          throw new Error("process killed");
-        },
-      };
-      const crashDeps = {
-        ...gw.deps,
-        fiat: {
-          sandbox: { ...gw.deps.fiat.sandbox, momoPayout: crashing },
-          live: { ...gw.deps.fiat.live!, momoPayout: crashing },
-        },
-      };
-      const made = sim.transfersMade;
-      const refundJob = gw.enqueued.findIndex((e) => e.message.type === "refund.send");
-      gw.enqueued.splice(refundJob, 1);
-      assertEquals(await processRefund(gw.deps, r.refundId), "queued");
-      const disbursementId = (await getRow(r.refundId)).disbursement_id!;
-      gw.enqueued.length = 0;
-      await processDisbursement(crashDeps, disbursementId);
-      assertEquals((await findDisbursement(gw.db, disbursementId))!.status, "SENDING");
-      assertEquals((await getRefund(gw, key, r.refundId)).status, "PROCESSING");
-      offsetMs += 31_000;
-      assertEquals(await sweepDisbursements(gw.deps), 1);
-      assertEquals((await getRefund(gw, key, r.refundId)).status, "COMPLETED");
-      assertEquals(sim.transfersMade, made + 1, "one transfer, whatever the retries");
-      assertEquals(await xofWallet(gw, key, "MOMO"), before - 2000);
-      assertEquals(await inFlight(gw, "MOMO"), 0);
-    });
+    await t.step(
+      "crash between the aggregator's transfer and the record: asked by reference, paid once",
+      async () => {
+        const payin = await paidMomo(gw, key, "3000", "+22670223344");
+        const before = await xofWallet(gw, key, "MOMO");
+        const r = (await askRefund(gw, key, payin, { amount: "2000" })).json.data;
+        await approve(gw, r.refundId);
+        // The refund job hands the refund to the seam; the disbursement job then dies after sending.
+        const crashing = {
+          ...sim,
+          name: sim.name,
+          send: async (input: Parameters<typeof sim.send>[0]) => {
+            await sim.send(input);
+            throw new Error("process killed");
+          },
+        };
+        const crashDeps = {
+          ...gw.deps,
+          fiat: {
+            sandbox: { ...gw.deps.fiat.sandbox, momoPayout: crashing },
+            live: { ...gw.deps.fiat.live!, momoPayout: crashing },
+          },
+        };
+        const made = sim.transfersMade;
+        const refundJob = gw.enqueued.findIndex((e) => e.message.type === "refund.send");
+        gw.enqueued.splice(refundJob, 1);
+        assertEquals(await processRefund(gw.deps, r.refundId), "queued");
+        const disbursementId = (await getRow(r.refundId)).disbursement_id!;
+        gw.enqueued.length = 0;
+        await processDisbursement(crashDeps, disbursementId);
+        assertEquals((await findDisbursement(gw.db, disbursementId))!.status, "SENDING");
+        assertEquals((await getRefund(gw, key, r.refundId)).status, "PROCESSING");
+        offsetMs += 31_000;
+        assertEquals(await sweepDisbursements(gw.deps), 1);
+        assertEquals((await getRefund(gw, key, r.refundId)).status, "COMPLETED");
+        assertEquals(sim.transfersMade, made + 1, "one transfer, whatever the retries");
+        assertEquals(await xofWallet(gw, key, "MOMO"), before - 2000);
+        assertEquals(await inFlight(gw, "MOMO"), 0);
+      },
+    );
 
     await t.step("the aggregator refuses the transfer: refund.failed, the money back once", async () => {
       // A number whose transfers the aggregator accepts, then reports failed by callback.
