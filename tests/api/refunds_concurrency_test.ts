@@ -22,24 +22,30 @@ Deno.test("refunds under concurrency: never more than paid, one refund per key, 
     const payin = await paidCard(gw, key, "10000");
     const wallet = await xofWallet(gw, key, "CARD");
 
-    await t.step("50 concurrent requests of 700 against 10000: 14 accepted, the rest REFUND_EXCEEDS_AMOUNT", async () => {
-      const answers = await Promise.all(
-        Array.from({ length: 50 }, () => askRefund(gw, key, payin, { amount: "700" })),
-      );
-      const accepted = answers.filter((a) => a.status === 201);
-      for (const a of answers) {
-        assert([201, 400, 409].includes(a.status), a.text);
-        if (a.status === 400) assertEquals(a.json.error.code, "REFUND_EXCEEDS_AMOUNT");
-      }
-      assertEquals(accepted.length, 14, "14 x 700 = 9800 <= 10000 < 15 x 700");
-      assertEquals(await xofWallet(gw, key, "CARD"), wallet - 9800);
-      assertEquals(await inFlight(gw, "CARD"), 9800);
-      const rest = await askRefund(gw, key, payin, {});
-      assertEquals([rest.status, rest.json.data.amount], [201, "200"]);
-      const list = await gw.request("GET", `/v1/refunds?transactionId=${payin}&limit=100`, { key });
-      const total = list.json.data.items.reduce((s: number, r: { amount: string }) => s + Number(r.amount), 0);
-      assertEquals(total, 10000);
-    });
+    await t.step(
+      "50 concurrent requests of 700 against 10000: 14 accepted, the rest REFUND_EXCEEDS_AMOUNT",
+      async () => {
+        const answers = await Promise.all(
+          Array.from({ length: 50 }, () => askRefund(gw, key, payin, { amount: "700" })),
+        );
+        const accepted = answers.filter((a) => a.status === 201);
+        for (const a of answers) {
+          assert([201, 400, 409].includes(a.status), a.text);
+          if (a.status === 400) assertEquals(a.json.error.code, "REFUND_EXCEEDS_AMOUNT");
+        }
+        assertEquals(accepted.length, 14, "14 x 700 = 9800 <= 10000 < 15 x 700");
+        assertEquals(await xofWallet(gw, key, "CARD"), wallet - 9800);
+        assertEquals(await inFlight(gw, "CARD"), 9800);
+        const rest = await askRefund(gw, key, payin, {});
+        assertEquals([rest.status, rest.json.data.amount], [201, "200"]);
+        const list = await gw.request("GET", `/v1/refunds?transactionId=${payin}&limit=100`, { key });
+        const total = list.json.data.items.reduce(
+          (s: number, r: { amount: string }) => s + Number(r.amount),
+          0,
+        );
+        assertEquals(total, 10000);
+      },
+    );
 
     await t.step("50 identical requests under one key: one refund, one reservation", async () => {
       const other = await paidCard(gw, key, "5000");
