@@ -180,12 +180,12 @@ export async function listOpenRefunds(
 export async function refundAutoApproveBelow(
   db: Db,
   merchantId: string,
-): Promise<{ XOF: string | null; USDT_TRC20: string | null }> {
+): Promise<{ XOF: string | null; USDT_TRC20: string | null } | undefined> {
   const row = (await db.query<{ xof: string | null; usdt: string | null }>(
     "SELECT refund_auto_approve_xof::text AS xof, refund_auto_approve_usdt::text AS usdt FROM merchants WHERE id = $1",
     [merchantId],
   ))[0];
-  return { XOF: row?.xof ?? null, USDT_TRC20: row?.usdt ?? null };
+  return row ? { XOF: row.xof, USDT_TRC20: row.usdt } : undefined;
 }
 
 export async function setRefundAutoApprove(

@@ -43,6 +43,7 @@ const DecisionBody = z.strictObject({
 const Threshold = (currency: string) =>
   z.string().max(40).regex(/^\d{1,15}(\.\d{1,6})?$/, "a decimal amount").nullable().openapi({
     description: `refunds below this many ${currency} pass without review; null: every refund waits`,
+    example: currency === "XOF" ? "5000" : "10",
   });
 const AutoApproveSchema = z.strictObject({ XOF: Threshold("XOF"), USDT_TRC20: Threshold("USDT") })
   .openapi("RefundAutoApprove");

@@ -1,7 +1,7 @@
 // Refunds of pay-ins: ask one (reserved at once, Idempotency-Key required), list, retrieve, cancel while
 // it waits for approval. Scopes: refunds_write / refunds_read (ours; the specification shows none).
 import { createRoute, z } from "@hono/zod-openapi";
-import { requestRefund } from "../../domain/refunds/create.ts";
+import { assertOwnPayin, requestRefund } from "../../domain/refunds/create.ts";
 import { getRefund, listRefundsOf } from "../../domain/refunds/queries.ts";
 import { cancelRefund } from "../../domain/refunds/review.ts";
 import { refundView } from "../../domain/refunds/view.ts";
@@ -92,10 +92,11 @@ export function refundRoutes() {
       },
     }),
     async (c) => {
-      assertIdempotencyKey(c, { required: true });
       const caller = c.get("auth");
       const body = c.req.valid("json");
       const payinId = c.req.valid("param").id;
+      await assertOwnPayin(c.get("deps"), caller, payinId);
+      assertIdempotencyKey(c, { required: true });
       // The reservation, the record, `refund.created` and the key's answer commit together.
       return untyped(
         await idempotentMoney(c, { required: true, status: 201 }, async (_tx, txDeps) =>

@@ -2,7 +2,7 @@
 // locked, so concurrent requests are judged one after another against what is left; the amount leaves the
 // merchant's wallet for IN_FLIGHT in the same transaction as the refund row and `refund.created`.
 import { findSystemAccount, findWallet } from "../../db/ledger.ts";
-import { lockPayin, type PayinRow } from "../../db/payins.ts";
+import { findMerchantPayin, lockPayin, type PayinRow } from "../../db/payins.ts";
 import { insertRefund, refundAutoApproveBelow, refundedOrHeld, type RefundRow } from "../../db/refunds.ts";
 import type { Caller } from "../keys/caller.ts";
 import type { Deps } from "../deps.ts";
@@ -62,6 +62,16 @@ function parseAmount(value: string, payin: PayinRow): Decimal {
   const amount = new Decimal(value);
   if (amount.lte(0)) throw new AppError("INVALID_AMOUNT", "A refund amount is more than zero");
   return amount;
+}
+
+/**
+ * NOT_FOUND unless the pay-in is the caller's, in the key's mode: checked before the Idempotency-Key, so an
+ * unknown or foreign id answers the same whatever the headers.
+ */
+export async function assertOwnPayin(deps: Pick<Deps, "db">, caller: Caller, payinId: string): Promise<void> {
+  if (!(await findMerchantPayin(deps.db, caller.merchantId, caller.isSandbox, payinId))) {
+    throw new AppError("NOT_FOUND", "No pay-in with this id");
+  }
 }
 
 /** Creates the refund and its reservation on `deps.db` (the idempotent request's transaction). */
@@ -141,7 +151,7 @@ export async function requestRefund(
 
 /** Below the merchant's threshold (set by an operator; none by default) a refund needs no review. */
 async function autoApproveIfBelow(deps: CreateDeps, row: RefundRow): Promise<RefundRow> {
-  const limit = (await refundAutoApproveBelow(deps.db, row.merchant_id))[row.currency];
+  const limit = (await refundAutoApproveBelow(deps.db, row.merchant_id))?.[row.currency] ?? null;
   if (limit === null || !new Decimal(row.amount).lt(limit)) return row;
   const moved = await transitionRefund(deps, row, "APPROVED", {
     approved_at: deps.clock.now(),

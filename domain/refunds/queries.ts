@@ -46,7 +46,9 @@ export async function getRefundAutoApprove(
   deps: Pick<Deps, "db">,
   merchantId: string,
 ): Promise<AutoApproveLimits> {
-  return await refundAutoApproveBelow(deps.db, merchantId);
+  const limits = await refundAutoApproveBelow(deps.db, merchantId);
+  if (!limits) throw new AppError("MERCHANT_NOT_FOUND", "No merchant with this id");
+  return limits;
 }
 
 /** Sets (or with nulls, turns off) a merchant's auto-approval thresholds; MERCHANT_NOT_FOUND otherwise. */
