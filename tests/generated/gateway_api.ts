@@ -7762,9 +7762,15 @@ export interface components {
       };
     };
     RefundAutoApprove: {
-      /** @description refunds below this many XOF pass without review; null: every refund waits */
+      /**
+       * @description refunds below this many XOF pass without review; null: every refund waits
+       * @example 5000
+       */
       XOF: string | null;
-      /** @description refunds below this many USDT pass without review; null: every refund waits */
+      /**
+       * @description refunds below this many USDT pass without review; null: every refund waits
+       * @example 10
+       */
       USDT_TRC20: string | null;
     };
   };
