@@ -93,6 +93,8 @@ export const EnvSchema = z.object({
     "must be OPERATOR_A_BF=<withdraw_mode>,OPERATOR_B_BF=<withdraw_mode>",
   ).optional(),
   AGGREGATOR_TIMEOUT_MS: z.coerce.number().int().min(1000).max(120_000).default(15_000),
+  // Refunds (issue 23): how long after its confirmation a pay-in may still be refunded.
+  REFUND_WINDOW_DAYS: z.coerce.number().int().min(1).max(3650).default(180),
 });
 
 /** The settings each live aggregator cannot run without: the gateway refuses to start when one is missing. */
@@ -186,6 +188,8 @@ export type Config = {
   mail?: MailConfig;
   /** Hours a renewal stays payable before it is `subscription.failed` (default 72). */
   subscriptionGraceHours?: number;
+  /** Days after a pay-in's confirmation during which it may be refunded (REFUND_WINDOW_EXPIRED after). */
+  refundWindowDays?: number;
   operators: OperatorConfig;
 };
 
@@ -404,6 +408,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     },
     mail: { transport: e.MAIL_TRANSPORT, smtpUrl: e.SMTP_URL, from: e.MAIL_FROM },
     subscriptionGraceHours: e.SUBSCRIPTION_GRACE_HOURS,
+    refundWindowDays: e.REFUND_WINDOW_DAYS,
     storage: storageConfig(e),
     operators: {
       scryptLogN: e.OPERATOR_SCRYPT_LOG_N,

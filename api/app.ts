@@ -14,6 +14,9 @@ import { answeringRoute, metricsRoutes, RequestMetrics } from "./system/metrics.
 import { rejectUnstorableInput } from "./middleware/input_guard.ts";
 import { paymentRoutes } from "./payins/routes.ts";
 import { providerRoutes } from "./payins/provider_callbacks.ts";
+import { refundRoutes } from "./refunds/routes.ts";
+import { refundCallbackRoutes } from "./refunds/provider_callback.ts";
+import { adminRefundRoutes } from "./admin/refunds.ts";
 import type { Context, Hono } from "hono";
 import { sandboxRoutes } from "./sandbox/routes.ts";
 import { walletRoutes } from "./wallets/routes.ts";
@@ -198,6 +201,9 @@ export function createApp(deps: Deps, options: { devnet?: { app: Hono }; simulat
   app.route("/admin/api", adminMailRoutes());
   app.route("/admin/api", adminPayinHoldRoutes());
   app.route("/admin/api", adminPaylinkRoutes());
+  app.route("/v1", refundRoutes());
+  app.route("/v1", refundCallbackRoutes());
+  app.route("/admin/api", adminRefundRoutes());
   app.route("/", docsRoutes(app));
   app.route("/", checkoutRoutes());
   app.route("/", shopPageRoutes());

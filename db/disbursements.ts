@@ -12,7 +12,7 @@ export type DisbursementStatus =
 export type DisbursementRow = {
   id: string;
   reference: string;
-  owner_kind: "WITHDRAWAL" | "BULK_ITEM";
+  owner_kind: "WITHDRAWAL" | "BULK_ITEM" | "REFUND";
   owner_id: string;
   merchant_id: string;
   is_sandbox: boolean;

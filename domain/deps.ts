@@ -21,7 +21,8 @@ export type JobMessage =
   | { type: "fiat.disburse"; disbursementId: string }
   | { type: "mail.send"; mailId: string }
   | { type: "export.run"; jobId: string }
-  | { type: "subscription.renew"; subscriptionId: string; periodIndex: number };
+  | { type: "subscription.renew"; subscriptionId: string; periodIndex: number }
+  | { type: "refund.send"; refundId: string };
 
 export type Queue = { enqueue(message: JobMessage, options?: { delayMs?: number }): Promise<void> };
 

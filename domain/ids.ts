@@ -33,7 +33,8 @@ export type IdPrefix =
   | "opr"
   | "ses"
   | "exp"
-  | "req";
+  | "req"
+  | "rfd";
 
 function encodeTime(ms: number): string {
   let out = "";

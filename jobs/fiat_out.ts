@@ -4,6 +4,8 @@ import type { Deps, JobMessage } from "../domain/deps.ts";
 import { processDisbursement, sweepDisbursements } from "../domain/fiat_out/disburse.ts";
 // Registers the WITHDRAWAL finisher wherever the job runs.
 import "../domain/fiat_out/withdrawals.ts";
+// Registers the REFUND finisher (a mobile money refund is a disbursement).
+import "../domain/refunds/send.ts";
 
 export async function handleFiatDisburse(
   message: Extract<JobMessage, { type: "fiat.disburse" }>,

@@ -24,6 +24,7 @@ import { handleRateLockPurge } from "./shop.ts";
 import { handleSweepCron, handleTreasurySweep } from "./treasury.ts";
 import { ensureTronScanLoop, handleTronScan } from "./tron_scanner.ts";
 import { handleWebhookDeliver, handleWebhookSweep } from "./webhook_delivery.ts";
+import { handleRefundSend, handleRefundSweep } from "./refunds.ts";
 
 export async function dispatchJob(message: JobMessage, deps: Deps): Promise<void> {
   switch (message.type) {
@@ -45,6 +46,8 @@ export async function dispatchJob(message: JobMessage, deps: Deps): Promise<void
       return await handleMailSend(message, deps);
     case "export.run":
       return await handleExportRun(message, deps);
+    case "refund.send":
+      return await handleRefundSend(message, deps);
     default:
       deps.log.warn("unknown job message dropped", { message });
   }
@@ -75,6 +78,7 @@ export const CRONS: Array<[name: string, schedule: string, job: (deps: Deps) => 
   ["idempotency-purge", "17 * * * *", handleIdempotencyPurge],
   ["rate-lock-purge", "41 * * * *", handleRateLockPurge],
   ["rate-limit-purge", "*/5 * * * *", handleRateLimitPurge],
+  ["refund-sweep", "* * * * *", handleRefundSweep],
 ];
 
 export function registerJobs(deps: Deps): { stop(): void } {

@@ -81,6 +81,9 @@ export function adminSearchRoutes() {
               }),
               bulkInReview: z.number().int(),
               payinHoldsOpen: z.number().int(),
+              refundsAwaitingApproval: z.number().int().openapi({
+                description: "refunds waiting for an operator (GET /admin/api/refunds/review)",
+              }),
             }),
             items: z.array(AdminOutboundItemSchema),
           })),

@@ -202,6 +202,23 @@ export const STATE_CODES: Record<string, readonly ErrorCode[]> = {
   adminApproveBulkPayment: ["INVALID_TRANSACTION_STATUS", "CONFLICT"],
   adminRejectBulkPayment: ["INVALID_TRANSACTION_STATUS", "CONFLICT", "REASON_NOTE_REQUIRED"],
   adminReviewPayinHold: ["INVALID_STATE"],
+  // Refunds (issue 23): the pay-in's state, rail, window and what is left; the operator's decisions.
+  createRefund: [
+    "INVALID_AMOUNT",
+    "INVALID_TRANSACTION_STATUS",
+    "REFUND_WINDOW_EXPIRED",
+    "REFUND_EXCEEDS_AMOUNT",
+    "REFUND_RAIL_NOT_AVAILABLE",
+    "INSUFFICIENT_BALANCE",
+    "CONFLICT",
+  ],
+  cancelRefund: ["CANNOT_CANCEL"],
+  adminApproveRefund: ["INVALID_TRANSACTION_STATUS", "REASON_NOTE_REQUIRED"],
+  adminRejectRefund: ["INVALID_TRANSACTION_STATUS", "REASON_NOTE_REQUIRED"],
+  adminGetRefundAutoApprove: ["MERCHANT_NOT_FOUND"],
+  adminSetRefundAutoApprove: ["MERCHANT_NOT_FOUND"],
+  simulatorCardRefundCallback: CALLBACK,
+  cardRefundCallback: CALLBACK,
 };
 
 type Operation = {

@@ -33,7 +33,7 @@ import { holdUnknownStatus, pollAnswered, pollDue } from "../providers/polling.t
 
 export type { DisbursementRow } from "../../db/disbursements.ts";
 
-export type DisbursementOwnerKind = "WITHDRAWAL" | "BULK_ITEM";
+export type DisbursementOwnerKind = "WITHDRAWAL" | "BULK_ITEM" | "REFUND";
 
 /** Where the money goes. MOMO is sent by the job; BANK waits for an operator (completeBankDisbursement). */
 export type DisbursementDestination =

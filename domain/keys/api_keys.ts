@@ -36,6 +36,8 @@ export const SCOPES = [
   "sandbox_write",
   "api_keys_read",
   "api_keys_write",
+  "refunds_read",
+  "refunds_write",
 ] as const;
 export type Scope = typeof SCOPES[number];
 

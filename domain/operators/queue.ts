@@ -5,6 +5,7 @@ import type { OutboundRow } from "../../db/outbound.ts";
 import type { Deps } from "../deps.ts";
 import { type Approvals, approvalsOf } from "../money_out/four_eyes.ts";
 import { listReviewQueue } from "../money_out/review.ts";
+import { countRefundReviewQueue } from "../refunds/queries.ts";
 
 export type Queue = {
   counts: {
@@ -13,6 +14,7 @@ export type Queue = {
     waitingToSend: number;
     bulkInReview: number;
     payinHoldsOpen: number;
+    refundsAwaitingApproval: number;
   };
   items: Array<{ row: OutboundRow; approvals: Approvals }>;
 };
@@ -32,6 +34,7 @@ export async function operatorQueue(
       waitingToSend: c.waiting_to_send,
       bulkInReview: c.bulk_in_review,
       payinHoldsOpen: c.payin_holds_open,
+      refundsAwaitingApproval: await countRefundReviewQueue(deps),
     },
     items: rows.map((row) => ({ row, approvals: approvals.get(row.id)! })),
   };

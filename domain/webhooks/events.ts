@@ -118,15 +118,13 @@ export const EVENT_TYPES = [
 export type EventType = typeof EVENT_TYPES[number];
 
 /**
- * Catalogue events nothing in the gateway emits yet: it has no refunds, disputes, KYB reviews, split
+ * Catalogue events nothing in the gateway emits yet: it has no disputes, KYB reviews, split
  * payments or agreements, and a conversion never half-happens. Endpoints may still subscribe to them
  * (the specification lists them; a subscription made now works the day they are emitted), and
  * POST /v1/webhooks/test sends their shape.
  */
 export const NOT_EMITTED_YET: ReadonlySet<EventType> = new Set(
-  EVENT_TYPES.filter((t) =>
-    /^(refund|dispute|kyb|splitpayment|agreement)\./.test(t) || t === "conversion.failed"
-  ),
+  EVENT_TYPES.filter((t) => /^(dispute|kyb|splitpayment|agreement)\./.test(t) || t === "conversion.failed"),
 );
 
 /** The event catalogue as GET /v1/webhooks/events lists it: every event, and whether it is emitted. */
@@ -330,7 +328,18 @@ function genericSample(type: EventType, at: string): Record<string, unknown> {
   const common = { status: action.toUpperCase().replaceAll(".", "_"), occurredAt: at };
   switch (family) {
     case "refund":
-      return { refundId: "rfd_test_0001", transactionId: "pay_test_0001", amount: "20.000000", ...common };
+      return {
+        refundId: "rfd_test_0001",
+        transactionId: "pay_test_0001",
+        amount: "2500",
+        currency: "XOF",
+        paymentMethod: "CARD",
+        status: { created: "PENDING_APPROVAL", approved: "APPROVED" }[action] ?? common.status,
+        reason: "Order cancelled by the shop",
+        note: action === "created" ? null : "Checked with the shop",
+        failureReason: action === "failed" ? "REFUND_REFUSED" : null,
+        occurredAt: at,
+      };
     case "dispute":
       return {
         disputeId: "dsp_test_0001",

@@ -4,6 +4,7 @@
 import type { CardInitiateResult, CardProvider, InitiateInput, StatusAnswer } from "./provider.ts";
 import { ProviderError } from "./provider.ts";
 import { createCallbackAuthenticator, createCallbackParser, type Dispatcher } from "./signing.ts";
+import { type CardRefunds, createCardRefunds } from "./card_refund_simulator.ts";
 
 /** The documented test cards (digits only). Any other valid number succeeds like SUCCESS. */
 export const TEST_CARDS = {
@@ -91,7 +92,7 @@ function checkInput(input: InitiateInput): void {
   if (input.currency !== "XOF") throw new ProviderError("initiate_failed", "only XOF is supported");
 }
 
-export type CardSimulator = CardProvider & {
+export type CardSimulator = CardProvider & Pick<CardRefunds, "getRefund"> & {
   /** The payment behind a hosted page, or undefined. */
   get(providerRef: string): CardPayment | undefined;
   /** The card form was posted: field errors, or the next step. */
@@ -119,6 +120,7 @@ export function createCardSimulator(opts: {
   const payments = new Map<string, CardPayment>();
   const base = opts.publicBase.replace(/\/+$/, "");
   const d = opts.dispatcher;
+  const refunds = createCardRefunds({ delayMs: opts.delayMs, dispatcher: d, now: opts.now });
 
   /** The acquirer decides: after delayMs the payment is final and the callback goes out. */
   function decide(p: CardPayment, outcome: { status: "SUCCEEDED" | "FAILED"; reason?: string } | "silent") {
@@ -177,6 +179,13 @@ export function createCardSimulator(opts: {
         ...(p.reason ? { reason: p.reason } : {}),
       });
     },
+    // Only a captured payment this simulator remembers caps its refunds (it forgets on restart).
+    refund: (input) => {
+      const p = payments.get(input.paymentRef);
+      return refunds.refund(input, p?.status === "SUCCEEDED" ? p.amount : undefined);
+    },
+    lookupRefund: (reference) => refunds.lookupRefund(reference),
+    getRefund: (reference) => refunds.getRefund(reference),
     authenticateCallback: createCallbackAuthenticator(opts.secret, opts.now),
     parseCallback: createCallbackParser(opts.secret, opts.now),
     get: (ref) => payments.get(ref),

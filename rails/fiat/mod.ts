@@ -5,7 +5,8 @@ import type { Hono } from "hono";
 import { createCardSimulator } from "./card_simulator.ts";
 import { createMomoSimulator } from "./momo_simulator.ts";
 import { createMomoPayoutSimulator, type MomoPayoutSimulator } from "./momo_payout_simulator.ts";
-import type { CardProvider, MomoProvider } from "./provider.ts";
+import type { MomoProvider } from "./provider.ts";
+import type { CardSimulator } from "./card_simulator.ts";
 import { type Deliver, Dispatcher } from "./signing.ts";
 import { simulatorRoutes } from "./simulator_routes.ts";
 
@@ -18,6 +19,7 @@ export {
 } from "./operators.ts";
 export { SIGNATURE_HEADER, signCallback, verifyCallback } from "./signing.ts";
 export { CHALLENGE_CODE, TEST_CARDS } from "./card_simulator.ts";
+export { REFUND_TEST_AMOUNTS } from "./card_refund_simulator.ts";
 export { SIMULATED_OTP, TEST_NUMBERS } from "./momo_simulator.ts";
 export { PAYOUT_TEST_NUMBERS } from "./momo_payout_simulator.ts";
 
@@ -35,7 +37,7 @@ export type SimulatorOptions = {
 };
 
 export type Simulators = {
-  card: CardProvider;
+  card: CardSimulator;
   momo: MomoProvider;
   /** Mobile money disbursements (XOF out to a number), idempotent by reference. */
   momoPayout: MomoPayoutSimulator;

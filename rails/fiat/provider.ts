@@ -82,11 +82,42 @@ export type CallbackParser = (request: { headers: Headers; rawBody: string }) =>
  */
 export type CallbackAuthenticator = (request: { headers: Headers; rawBody: string }) => Promise<void>;
 
+/** Money back to the card that paid: the acquirer's refund call. */
+export type CardRefundInput = {
+  /** Our refund id: the acquirer's idempotency key, echoed in callbacks as `reference`. */
+  reference: string;
+  /** The acquirer's reference of the captured payment. */
+  paymentRef: string;
+  /** XOF, a positive integer string (a part of the capture, or all of it). */
+  amount: string;
+  currency: "XOF";
+  /** Where the acquirer POSTs its signed outcome when it is not final at once. */
+  callbackUrl: string;
+  isSandbox: boolean;
+};
+
+/** The acquirer's view of one refund. PENDING: accepted, the outcome comes later (callback or lookup). */
+export type CardRefundAnswer = {
+  status: "PENDING" | "SUCCEEDED" | "FAILED";
+  /** The acquirer's id of the refund. */
+  providerRef: string;
+  /** Why it was refused, e.g. REFUND_REFUSED, REFUND_EXCEEDS_CAPTURE. */
+  reason?: string;
+};
+
 export interface CardProvider {
   readonly name: string;
   readonly polling?: PollPolicy;
   initiate(input: InitiateInput): Promise<CardInitiateResult>;
   queryStatus(providerRef: string): Promise<StatusAnswer>;
+  /**
+   * Idempotent by `reference`: the same reference again answers the refund already made, never a second
+   * one. A `ProviderError("unavailable")` means "no answer": ask `lookupRefund` later. Absent when the
+   * acquirer publishes no refund call (the live aggregators): such pay-ins answer REFUND_RAIL_NOT_AVAILABLE.
+   */
+  refund?(input: CardRefundInput): Promise<CardRefundAnswer>;
+  /** The refund made under `reference`, or null when the acquirer never received it (sending is safe). */
+  lookupRefund?(reference: string): Promise<CardRefundAnswer | null>;
   authenticateCallback: CallbackAuthenticator;
   parseCallback: CallbackParser;
 }

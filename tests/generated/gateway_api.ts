@@ -1122,7 +1122,7 @@ export interface paths {
     };
     /**
      * List the events an endpoint may subscribe to, and which are emitted
-     * @description Events with `emitted: false` (refund.*, dispute.*, kyb.*, splitpayment.*, agreement.*, conversion.failed) are in the specification's catalogue but nothing produces them yet.
+     * @description Events with `emitted: false` (dispute.*, kyb.*, splitpayment.*, agreement.*, conversion.failed) are in the specification's catalogue but nothing produces them yet.
      */
     get: operations["listWebhookEvents"];
     put?: never;
@@ -2237,6 +2237,206 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/v1/payments/{id}/refunds": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Refund a confirmed pay-in, fully or in part (reserved from the wallet at once)
+     * @description For CONFIRMED or OVERPAID card and mobile money pay-ins, within REFUND_WINDOW_DAYS of payment. The amount leaves the wallet the pay-in credited at once (`refund.created`); the refund waits for an operator (PENDING_APPROVAL), then is paid on the original rail (`refund.completed`) or the money returns (`refund.rejected`, `refund.failed`).
+     */
+    post: operations["createRefund"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/refunds": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List refunds, newest first */
+    get: operations["listRefunds"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/refunds/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Retrieve a refund */
+    get: operations["getRefund"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/refunds/{id}/cancel": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Cancel a refund still waiting for approval (the reservation returns to the wallet)
+     * @description Approved, paid or closed refunds answer CANNOT_CANCEL.
+     */
+    post: operations["cancelRefund"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/providers/simulator/card/refund-callback": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Signed outcome of a card refund from the simulator (sandbox)
+     * @description No key: the acquirer's signature over the raw body is the authentication, checked before anything in the body (INVALID_WEBHOOK_SIGNATURE). A replayed notification answers CONFLICT and changes nothing.
+     */
+    post: operations["simulatorCardRefundCallback"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/providers/card/refund-callback": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Signed outcome of a card refund from the live acquirer
+     * @description No key: the acquirer's signature over the raw body is the authentication, checked before anything in the body (INVALID_WEBHOOK_SIGNATURE). A replayed notification answers CONFLICT and changes nothing.
+     */
+    post: operations["cardRefundCallback"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/admin/api/refunds/review": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Refunds waiting for an operator, oldest first */
+    get: operations["adminListRefundQueue"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/admin/api/refunds/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One refund of any merchant */
+    get: operations["adminGetRefund"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/admin/api/refunds/{id}/approve": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Approve a refund (it is paid on the original rail; above the four-eyes threshold the first approval is recorded and a second reviewer sends it) */
+    post: operations["adminApproveRefund"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/admin/api/refunds/{id}/reject": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Reject a refund (the reservation returns to the merchant's wallet) */
+    post: operations["adminRejectRefund"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/admin/api/merchants/{id}/refund-auto-approve": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A merchant's refund auto-approval thresholds */
+    get: operations["adminGetRefundAutoApprove"];
+    /** Let a merchant's refunds below an amount pass without review (null turns it off) */
+    put: operations["adminSetRefundAutoApprove"];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export interface webhooks {
   "payin.created": {
@@ -2869,8 +3069,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The refund.created event (not emitted yet)
-     * @description Not emitted by the gateway yet (nothing in it produces this event so far). An endpoint may subscribe to it; POST /v1/webhooks/test sends this shape.
+     * The refund.created event
+     * @description Sent to every ACTIVE endpoint of the merchant and mode subscribed to it.
      */
     post: operations["on_refund_created"];
     delete?: never;
@@ -2889,8 +3089,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The refund.approved event (not emitted yet)
-     * @description Not emitted by the gateway yet (nothing in it produces this event so far). An endpoint may subscribe to it; POST /v1/webhooks/test sends this shape.
+     * The refund.approved event
+     * @description Sent to every ACTIVE endpoint of the merchant and mode subscribed to it.
      */
     post: operations["on_refund_approved"];
     delete?: never;
@@ -2909,8 +3109,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The refund.rejected event (not emitted yet)
-     * @description Not emitted by the gateway yet (nothing in it produces this event so far). An endpoint may subscribe to it; POST /v1/webhooks/test sends this shape.
+     * The refund.rejected event
+     * @description Sent to every ACTIVE endpoint of the merchant and mode subscribed to it.
      */
     post: operations["on_refund_rejected"];
     delete?: never;
@@ -2929,8 +3129,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The refund.completed event (not emitted yet)
-     * @description Not emitted by the gateway yet (nothing in it produces this event so far). An endpoint may subscribe to it; POST /v1/webhooks/test sends this shape.
+     * The refund.completed event
+     * @description Sent to every ACTIVE endpoint of the merchant and mode subscribed to it.
      */
     post: operations["on_refund_completed"];
     delete?: never;
@@ -2949,8 +3149,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The refund.failed event (not emitted yet)
-     * @description Not emitted by the gateway yet (nothing in it produces this event so far). An endpoint may subscribe to it; POST /v1/webhooks/test sends this shape.
+     * The refund.failed event
+     * @description Sent to every ACTIVE endpoint of the merchant and mode subscribed to it.
      */
     post: operations["on_refund_failed"];
     delete?: never;
@@ -4405,7 +4605,27 @@ export interface components {
         refundId: string;
         transactionId: string;
         amount: string;
-        status: string;
+        /** @enum {string} */
+        currency: "USDT_TRC20" | "XOF";
+        /** @enum {string} */
+        paymentMethod: "USDT_TRC20" | "CARD" | "MOBILE_MONEY";
+        /**
+         * @description PENDING_APPROVAL (waits for an operator) -> APPROVED -> SENDING / PROCESSING (on the rail) -> COMPLETED; or REJECTED, CANCELLED (before approval) and FAILED (the rail refused): the money is back
+         * @enum {string}
+         */
+        status:
+          | "PENDING_APPROVAL"
+          | "APPROVED"
+          | "SENDING"
+          | "PROCESSING"
+          | "COMPLETED"
+          | "FAILED"
+          | "REJECTED"
+          | "CANCELLED";
+        reason: string | null;
+        /** @description the operator's note (approved, rejected) */
+        note: string | null;
+        failureReason: string | null;
         occurredAt: string;
       };
       /** @example 2026-01-01T12:00:00.000Z */
@@ -4422,7 +4642,27 @@ export interface components {
         refundId: string;
         transactionId: string;
         amount: string;
-        status: string;
+        /** @enum {string} */
+        currency: "USDT_TRC20" | "XOF";
+        /** @enum {string} */
+        paymentMethod: "USDT_TRC20" | "CARD" | "MOBILE_MONEY";
+        /**
+         * @description PENDING_APPROVAL (waits for an operator) -> APPROVED -> SENDING / PROCESSING (on the rail) -> COMPLETED; or REJECTED, CANCELLED (before approval) and FAILED (the rail refused): the money is back
+         * @enum {string}
+         */
+        status:
+          | "PENDING_APPROVAL"
+          | "APPROVED"
+          | "SENDING"
+          | "PROCESSING"
+          | "COMPLETED"
+          | "FAILED"
+          | "REJECTED"
+          | "CANCELLED";
+        reason: string | null;
+        /** @description the operator's note (approved, rejected) */
+        note: string | null;
+        failureReason: string | null;
         occurredAt: string;
       };
       /** @example 2026-01-01T12:00:00.000Z */
@@ -4439,7 +4679,27 @@ export interface components {
         refundId: string;
         transactionId: string;
         amount: string;
-        status: string;
+        /** @enum {string} */
+        currency: "USDT_TRC20" | "XOF";
+        /** @enum {string} */
+        paymentMethod: "USDT_TRC20" | "CARD" | "MOBILE_MONEY";
+        /**
+         * @description PENDING_APPROVAL (waits for an operator) -> APPROVED -> SENDING / PROCESSING (on the rail) -> COMPLETED; or REJECTED, CANCELLED (before approval) and FAILED (the rail refused): the money is back
+         * @enum {string}
+         */
+        status:
+          | "PENDING_APPROVAL"
+          | "APPROVED"
+          | "SENDING"
+          | "PROCESSING"
+          | "COMPLETED"
+          | "FAILED"
+          | "REJECTED"
+          | "CANCELLED";
+        reason: string | null;
+        /** @description the operator's note (approved, rejected) */
+        note: string | null;
+        failureReason: string | null;
         occurredAt: string;
       };
       /** @example 2026-01-01T12:00:00.000Z */
@@ -4456,7 +4716,27 @@ export interface components {
         refundId: string;
         transactionId: string;
         amount: string;
-        status: string;
+        /** @enum {string} */
+        currency: "USDT_TRC20" | "XOF";
+        /** @enum {string} */
+        paymentMethod: "USDT_TRC20" | "CARD" | "MOBILE_MONEY";
+        /**
+         * @description PENDING_APPROVAL (waits for an operator) -> APPROVED -> SENDING / PROCESSING (on the rail) -> COMPLETED; or REJECTED, CANCELLED (before approval) and FAILED (the rail refused): the money is back
+         * @enum {string}
+         */
+        status:
+          | "PENDING_APPROVAL"
+          | "APPROVED"
+          | "SENDING"
+          | "PROCESSING"
+          | "COMPLETED"
+          | "FAILED"
+          | "REJECTED"
+          | "CANCELLED";
+        reason: string | null;
+        /** @description the operator's note (approved, rejected) */
+        note: string | null;
+        failureReason: string | null;
         occurredAt: string;
       };
       /** @example 2026-01-01T12:00:00.000Z */
@@ -4473,7 +4753,27 @@ export interface components {
         refundId: string;
         transactionId: string;
         amount: string;
-        status: string;
+        /** @enum {string} */
+        currency: "USDT_TRC20" | "XOF";
+        /** @enum {string} */
+        paymentMethod: "USDT_TRC20" | "CARD" | "MOBILE_MONEY";
+        /**
+         * @description PENDING_APPROVAL (waits for an operator) -> APPROVED -> SENDING / PROCESSING (on the rail) -> COMPLETED; or REJECTED, CANCELLED (before approval) and FAILED (the rail refused): the money is back
+         * @enum {string}
+         */
+        status:
+          | "PENDING_APPROVAL"
+          | "APPROVED"
+          | "SENDING"
+          | "PROCESSING"
+          | "COMPLETED"
+          | "FAILED"
+          | "REJECTED"
+          | "CANCELLED";
+        reason: string | null;
+        /** @description the operator's note (approved, rejected) */
+        note: string | null;
+        failureReason: string | null;
         occurredAt: string;
       };
       /** @example 2026-01-01T12:00:00.000Z */
@@ -6747,6 +7047,8 @@ export interface components {
           | "sandbox_write"
           | "api_keys_read"
           | "api_keys_write"
+          | "refunds_read"
+          | "refunds_write"
         )[]
         | null;
       /**
@@ -6805,6 +7107,8 @@ export interface components {
         | "sandbox_write"
         | "api_keys_read"
         | "api_keys_write"
+        | "refunds_read"
+        | "refunds_write"
       )[];
     };
     RotatedApiKey: components["schemas"]["NewApiKey"] & {
@@ -7404,6 +7708,78 @@ export interface components {
     PaylinkPlanLimit: {
       merchantId: string;
       maxPaylinks: number;
+    };
+    Refund: {
+      refundId: string;
+      /** @description the refunded pay-in */
+      transactionId: string;
+      /**
+       * @description PENDING_APPROVAL (waits for an operator) -> APPROVED -> SENDING / PROCESSING (on the rail) -> COMPLETED; or REJECTED, CANCELLED (before approval) and FAILED (the rail refused): the money is back
+       * @enum {string}
+       */
+      status:
+        | "PENDING_APPROVAL"
+        | "APPROVED"
+        | "SENDING"
+        | "PROCESSING"
+        | "COMPLETED"
+        | "FAILED"
+        | "REJECTED"
+        | "CANCELLED";
+      amount: string;
+      /** @enum {string} */
+      currency: "USDT_TRC20" | "XOF";
+      /** @enum {string} */
+      paymentMethod: "USDT_TRC20" | "CARD" | "MOBILE_MONEY";
+      reason: string | null;
+      restock: boolean;
+      /** @description below the merchant's auto-approval threshold */
+      autoApproved: boolean;
+      reviewNote: string | null;
+      /** @description the acquirer's or aggregator's reference of the refund */
+      providerRef: string | null;
+      failureReason: string | null;
+      isSandbox: boolean;
+      createdAt: string;
+      updatedAt: string;
+      approvedAt: string | null;
+      completedAt: string | null;
+      failedAt: string | null;
+      rejectedAt: string | null;
+      cancelledAt: string | null;
+    };
+    CreateRefund: {
+      /**
+       * @description in the pay-in's currency (XOF: whole francs; USDT: at most 6 decimals); absent: all that is left to refund. More than is left: REFUND_EXCEEDS_AMOUNT
+       * @example 2500
+       */
+      amount?: string;
+      /** @example Order cancelled by the shop */
+      reason?: string;
+      /** @description a paylink order's items go back to stock when the refund completes (once per order) */
+      restock?: boolean;
+    };
+    AdminRefund: {
+      merchantId: string;
+      refund: components["schemas"]["Refund"];
+      approvals: {
+        /** @description 2 above the four-eyes threshold, else 1 */
+        needed: number;
+        /** @description first approvals given while the refund waits */
+        given: number;
+      };
+    };
+    RefundAutoApprove: {
+      /**
+       * @description refunds below this many XOF pass without review; null: every refund waits
+       * @example 5000
+       */
+      XOF: string | null;
+      /**
+       * @description refunds below this many USDT pass without review; null: every refund waits
+       * @example 10
+       */
+      USDT_TRC20: string | null;
     };
   };
   responses: never;
@@ -15061,7 +15437,7 @@ export interface operations {
            * @example https://shop.example.com/webhooks
            */
           url: string;
-          /** @description Events to receive. Not emitted yet, though subscribing is allowed: conversion.failed, refund.created, refund.approved, refund.rejected, refund.completed, refund.failed, dispute.opened, dispute.resolved, dispute.rejected, dispute.escalated, splitpayment.created, kyb.approved, kyb.rejected, kyb.thread.created, kyb.thread.replied, kyb.thread.resolved, kyb.thread.dismissed, agreement.resign_requested, agreement.resigned (GET /v1/webhooks/events lists the catalogue). */
+          /** @description Events to receive. Not emitted yet, though subscribing is allowed: conversion.failed, dispute.opened, dispute.resolved, dispute.rejected, dispute.escalated, splitpayment.created, kyb.approved, kyb.rejected, kyb.thread.created, kyb.thread.replied, kyb.thread.resolved, kyb.thread.dismissed, agreement.resign_requested, agreement.resigned (GET /v1/webhooks/events lists the catalogue). */
           events: (
             | "payin.created"
             | "payin.confirming"
@@ -15451,7 +15827,7 @@ export interface operations {
            * @example https://shop.example.com/webhooks
            */
           url?: string;
-          /** @description Events to receive. Not emitted yet, though subscribing is allowed: conversion.failed, refund.created, refund.approved, refund.rejected, refund.completed, refund.failed, dispute.opened, dispute.resolved, dispute.rejected, dispute.escalated, splitpayment.created, kyb.approved, kyb.rejected, kyb.thread.created, kyb.thread.replied, kyb.thread.resolved, kyb.thread.dismissed, agreement.resign_requested, agreement.resigned (GET /v1/webhooks/events lists the catalogue). */
+          /** @description Events to receive. Not emitted yet, though subscribing is allowed: conversion.failed, dispute.opened, dispute.resolved, dispute.rejected, dispute.escalated, splitpayment.created, kyb.approved, kyb.rejected, kyb.thread.created, kyb.thread.replied, kyb.thread.resolved, kyb.thread.dismissed, agreement.resign_requested, agreement.resigned (GET /v1/webhooks/events lists the catalogue). */
           events?: (
             | "payin.created"
             | "payin.confirming"
@@ -20846,6 +21222,8 @@ export interface operations {
                 waitingToSend: number;
                 bulkInReview: number;
                 payinHoldsOpen: number;
+                /** @description refunds waiting for an operator (GET /admin/api/refunds/review) */
+                refundsAwaitingApproval: number;
               };
               items: components["schemas"]["AdminOutboundItem"][];
             };
@@ -22077,6 +22455,8 @@ export interface operations {
             | "sandbox_write"
             | "api_keys_read"
             | "api_keys_write"
+            | "refunds_read"
+            | "refunds_write"
           )[];
           /** @description restricted keys only: a sandbox key */
           sandbox?: boolean;
@@ -23921,6 +24301,1307 @@ export interface operations {
             /** @enum {boolean} */
             success: true;
             data: components["schemas"]["PaylinkPlanLimit"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id. Codes: MERCHANT_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  createRefund: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description A UUID; a retry with the same key and body replays the first answer (Idempotent-Replayed). Missing: MISSING_IDEMPOTENCY_KEY; not a UUID: IDEMPOTENCY_KEY_INVALID */
+        "idempotency-key": string;
+      };
+      path: {
+        /** @description pay_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["CreateRefund"];
+      };
+    };
+    responses: {
+      /** @description Asked and reserved */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Refund"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: VALIDATION_ERROR, INVALID_AMOUNT, INVALID_TRANSACTION_STATUS, REFUND_WINDOW_EXPIRED, REFUND_EXCEEDS_AMOUNT, REFUND_RAIL_NOT_AVAILABLE, INSUFFICIENT_BALANCE, MISSING_IDEMPOTENCY_KEY, IDEMPOTENCY_KEY_INVALID */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials. Codes: UNAUTHORIZED, INVALID_API_KEY */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: FORBIDDEN */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters. Codes: IDEMPOTENCY_KEY_MISMATCH, CONFLICT */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded. Codes: RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  listRefunds: {
+    parameters: {
+      query?: {
+        page?: number;
+        limit?: number;
+        /** @description PENDING_APPROVAL (waits for an operator) -> APPROVED -> SENDING / PROCESSING (on the rail) -> COMPLETED; or REJECTED, CANCELLED (before approval) and FAILED (the rail refused): the money is back */
+        status?:
+          | "PENDING_APPROVAL"
+          | "APPROVED"
+          | "SENDING"
+          | "PROCESSING"
+          | "COMPLETED"
+          | "FAILED"
+          | "REJECTED"
+          | "CANCELLED";
+        /** @description refunds of one pay-in */
+        transactionId?: string;
+        paymentMethod?: "CARD" | "MOBILE_MONEY" | "USDT_TRC20";
+        createdFrom?: string;
+        createdTo?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Refunds */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              items: components["schemas"]["Refund"][];
+              meta: {
+                page: number;
+                limit: number;
+                total: number;
+                totalPages: number;
+                hasNext: boolean;
+                hasPrev: boolean;
+              };
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  getRefund: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description rfd_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The refund */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Refund"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  cancelRefund: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description rfd_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Cancelled */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Refund"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: CANNOT_CANCEL */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  simulatorCardRefundCallback: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")> */
+        "x-provider-signature": string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["ProviderCallback"];
+      };
+    };
+    responses: {
+      /** @description Outcome applied */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              refundId: string;
+              status: string;
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_WEBHOOK_SIGNATURE */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters. Codes: CONFLICT */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support. Codes: CONFIG_MISSING */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  cardRefundCallback: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")> */
+        "x-provider-signature": string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["ProviderCallback"];
+      };
+    };
+    responses: {
+      /** @description Outcome applied */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              refundId: string;
+              status: string;
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_WEBHOOK_SIGNATURE */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters. Codes: CONFLICT */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support. Codes: CONFIG_MISSING */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  adminListRefundQueue: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The queue */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["AdminRefund"][];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  adminGetRefund: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description rfd_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The refund */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["AdminRefund"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  adminApproveRefund: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description rfd_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description who decides, recorded with the decision: with ADMIN_TOKEN, the name given (default "token"); with a session, the signed-in operator (if given, it must be their e-mail) */
+          reviewer?: string;
+          /** @description why; required (REASON_NOTE_REQUIRED when blank) */
+          note: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Decided */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["AdminRefund"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_TRANSACTION_STATUS, REASON_NOTE_REQUIRED */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  adminRejectRefund: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description rfd_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description who decides, recorded with the decision: with ADMIN_TOKEN, the name given (default "token"); with a session, the signed-in operator (if given, it must be their e-mail) */
+          reviewer?: string;
+          /** @description why; required (REASON_NOTE_REQUIRED when blank) */
+          note: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Decided */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["AdminRefund"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_TRANSACTION_STATUS, REASON_NOTE_REQUIRED */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  adminGetRefundAutoApprove: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description mch_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Thresholds */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["RefundAutoApprove"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id. Codes: MERCHANT_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  adminSetRefundAutoApprove: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description mch_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["RefundAutoApprove"];
+      };
+    };
+    responses: {
+      /** @description Thresholds */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["RefundAutoApprove"];
           };
         };
       };
