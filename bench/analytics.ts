@@ -47,10 +47,10 @@ async function seed(db: Db, merchantId: string, count: number) {
          SELECT 'jrn_' || substr(id, 5), 'payin:' || id, 'PAYIN_SETTLEMENT', $1, false,
                 jsonb_build_object('payinId', id), confirmed_at
            FROM p WHERE confirmed_at IS NOT NULL
-         RETURNING id
+         RETURNING id, created_at
        )
-       INSERT INTO entries (journal_id, account_id, amount, currency)
-       SELECT j.id, e.account_id, e.amount, 'USDT_TRC20'
+       INSERT INTO entries (journal_id, account_id, amount, currency, created_at)
+       SELECT j.id, e.account_id, e.amount, 'USDT_TRC20', j.created_at
          FROM j, (VALUES ('acc_world_live_trc20', -11.5), ($6, 9.85), ('acc_fees_live_trc20', 1.65)) AS e(account_id, amount)`,
       [merchantId, count, start, end, YEAR_START, wallet],
     );
