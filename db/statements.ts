@@ -9,6 +9,8 @@ export type WalletMovementRow = {
   kind: string;
   metadata: Record<string, unknown>;
   created_at: Date;
+  /** created_at in microseconds since the epoch, exact: a page's keyset. */
+  at_us: string;
   wallet_id: string;
   rail: string;
   /** The wallet's net movement in this journal (entries summed). */
@@ -28,7 +30,11 @@ export type StatementTotalsRow = {
   in_period: string;
 };
 
-const MOVES = `SELECT j.id AS journal_id, j.reference, j.kind, j.metadata, j.created_at,
+/** A keyset time: microseconds since the epoch (a JS Date would lose the journals' microseconds). */
+const AT = "('epoch'::timestamptz + $7::bigint * interval '1 microsecond')";
+const MOVES = (after: boolean) =>
+  `SELECT j.id AS journal_id, j.reference, j.kind, j.metadata, j.created_at,
+       (extract(epoch FROM j.created_at) * 1000000)::bigint::text AS at_us,
        e.account_id AS wallet_id, a.rail, sum(e.amount)::text AS amount,
        COALESCE((SELECT sum(f.amount) FROM entries f JOIN accounts fa ON fa.id = f.account_id
                   WHERE f.journal_id = j.id AND fa.kind = 'FEES' AND f.currency = $3), 0)::text AS fees,
@@ -38,24 +44,31 @@ const MOVES = `SELECT j.id AS journal_id, j.reference, j.kind, j.metadata, j.cre
   JOIN entries e ON e.journal_id = j.id
   JOIN accounts a ON a.id = e.account_id
  WHERE j.merchant_id = $1 AND j.is_sandbox = $2 AND j.created_at >= $4 AND j.created_at < $5
+   ${after ? `AND j.created_at >= ${AT} AND (j.created_at, j.id, e.account_id) > (${AT}, $8, $9)` : ""}
    AND a.kind = 'WALLET' AND a.merchant_id = $1 AND a.is_sandbox = $2 AND a.currency = $3
  GROUP BY j.id, e.account_id, a.rail
  ORDER BY j.created_at, j.id, e.account_id
  LIMIT $6`;
 
-/** The period's movements of the currency's wallets, oldest first; at most `limit` rows. */
+/** Where a page of movements ended: its last row's journal time, journal and wallet. */
+export type MovementKeyset = { atUs: string; journalId: string; walletId: string };
+
+/** The period's movements of the currency's wallets, oldest first, after `after`; at most `limit` rows. */
 export async function walletMovements(
   db: Db,
-  q: { merchantId: string; isSandbox: boolean; currency: string; from: Date; to: Date; limit: number },
+  q: {
+    merchantId: string;
+    isSandbox: boolean;
+    currency: string;
+    from: Date;
+    to: Date;
+    limit: number;
+    after?: MovementKeyset;
+  },
 ): Promise<WalletMovementRow[]> {
-  return await db.query<WalletMovementRow>(MOVES, [
-    q.merchantId,
-    q.isSandbox,
-    q.currency,
-    q.from,
-    q.to,
-    q.limit,
-  ]);
+  const params: unknown[] = [q.merchantId, q.isSandbox, q.currency, q.from, q.to, q.limit];
+  if (q.after) params.push(q.after.atUs, q.after.journalId, q.after.walletId);
+  return await db.query<WalletMovementRow>(MOVES(q.after !== undefined), params);
 }
 
 /**

@@ -59,6 +59,15 @@ export const TransactionListQuery = z.strictObject({
 export const ExportQuery = z.strictObject({
   from: DateParam.openapi({ description: `inclusive, required; ${DATE_DESCRIPTION}` }),
   to: DateParam.openapi({ description: `inclusive, required; ${DATE_DESCRIPTION}` }),
+  form: z.enum(["transactions", "balance_statement"]).optional().openapi({
+    description:
+      "`transactions` (the default): one row per transaction. `balance_statement`: per currency an " +
+      "OPENING_BALANCE row, every change of the wallets (pay-in credit, fee, payout, withdrawal, refund, " +
+      "conversion leg, bulk item, other) with the balance after it, and a CLOSING_BALANCE row equal to the ledger's",
+  }),
+  currency: z.enum(TRANSACTION_CURRENCIES).optional().openapi({
+    description: "`balance_statement` only: one currency's wallets (default: every currency)",
+  }),
 });
 
 const Amount = z.string().openapi({ description: "exact decimal string", example: "25.000000" });

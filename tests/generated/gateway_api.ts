@@ -21082,6 +21082,10 @@ export interface operations {
         from: string;
         /** @description inclusive, required; ISO 8601: a date (2025-01-31, the whole day) or a date-time with a zone (2025-01-31T12:00:00.000Z) */
         to: string;
+        /** @description `transactions` (the default): one row per transaction. `balance_statement`: per currency an OPENING_BALANCE row, every change of the wallets (pay-in credit, fee, payout, withdrawal, refund, conversion leg, bulk item, other) with the balance after it, and a CLOSING_BALANCE row equal to the ledger's */
+        form?: "transactions" | "balance_statement";
+        /** @description `balance_statement` only: one currency's wallets (default: every currency) */
+        currency?: "USDT_TRC20" | "XOF";
       };
       header?: never;
       path?: never;
