@@ -7131,7 +7131,7 @@ export interface components {
       /** @example pay_01k0000000000000000000000a */
       id: string;
       /** @enum {string} */
-      type: "PAYIN" | "PAYOUT" | "WITHDRAWAL" | "CONVERSION" | "BULK_ITEM";
+      type: "PAYIN" | "PAYOUT" | "WITHDRAWAL" | "CONVERSION" | "BULK_ITEM" | "DEPOSIT";
       /** @enum {string} */
       status:
         | "APPROVED"
@@ -20951,7 +20951,7 @@ export interface operations {
     parameters: {
       query?: {
         /** @description the kind of record */
-        type?: "PAYIN" | "PAYOUT" | "WITHDRAWAL" | "CONVERSION" | "BULK_ITEM";
+        type?: "PAYIN" | "PAYOUT" | "WITHDRAWAL" | "CONVERSION" | "BULK_ITEM" | "DEPOSIT";
         status?:
           | "APPROVED"
           | "AWAITING_PAYMENT"

@@ -90,3 +90,69 @@ INSERT INTO payin_daily (merchant_id, is_sandbox, kind, day, currency, status, c
 SELECT merchant_id, is_sandbox, 'SETTLED', (confirmed_at AT TIME ZONE 'UTC')::date, currency, '', count(*),
        sum(amount_received), sum(service_fee + network_fee)
   FROM payins WHERE confirmed_at IS NOT NULL GROUP BY 1, 2, 4, 5;
+
+-- Late funds and direct deposits in the history (type DEPOSIT): a USDT transfer the scanner recorded
+-- after its pay-in had closed (chain_transfers kind DEPOSIT) or to the merchant's standing address (kind
+-- DIRECT) is a row once credited: CONFIRMED when it reached the wallet, FAILED when it was dust below the
+-- network fee (the wallet got nothing). amount = amount_received = what arrived, net_amount = what the
+-- wallet got (its entry in the journal `chain:<tx>:<log>`), fee = the rest (network and service fees).
+-- The id is `dep_` and 26 hex digits of sha256(tx:log): stable, and shaped like every other id.
+-- A late payment names its pay-in's externalRef and customer, so searching the order finds it too.
+ALTER TABLE transactions DROP CONSTRAINT transactions_type_check;
+ALTER TABLE transactions ADD CONSTRAINT transactions_type_check
+  CHECK (type IN ('PAYIN', 'PAYOUT', 'WITHDRAWAL', 'CONVERSION', 'BULK_ITEM', 'DEPOSIT'));
+
+CREATE FUNCTION deposit_transaction_id(tx_id text, log_index integer) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+  SELECT 'dep_' || substr(encode(sha256(convert_to(tx_id || ':' || log_index, 'UTF8')), 'hex'), 1, 26)
+$$;
+
+CREATE VIEW transaction_rows_deposits
+  (id, merchant_id, is_sandbox, type, status, payment_method, wallet_rail, currency, amount, amount_received,
+  fee, fee_currency, net_amount, to_currency, to_wallet_rail, to_amount, external_ref, customer_name, customer_email,
+  customer_phone, recipient_name, destination, note, tx_hash, batch_id, failure_reason, search_text, created_at,
+  updated_at) AS
+SELECT deposit_transaction_id(t.tx_id, t.log_index), t.merchant_id, t.is_sandbox, 'DEPOSIT'::text,
+       CASE WHEN w.net > 0 THEN 'CONFIRMED' ELSE 'FAILED' END, 'USDT_TRC20'::text, 'TRC20'::text, 'USDT_TRC20'::text,
+       t.amount, t.amount, t.amount - w.net, 'USDT_TRC20'::text, w.net, NULL::text, NULL::text, NULL::numeric,
+       p.external_ref, p.customer_name, p.customer_email, p.customer_phone, NULL::text,
+       t.to_address, NULL::text, t.tx_id, NULL::text,
+       CASE WHEN w.net > 0 THEN NULL ELSE 'BELOW_DUST_THRESHOLD' END,
+       transaction_search_text(p.customer_email, p.customer_name, p.customer_phone, p.external_ref),
+       date_trunc('milliseconds', t.credited_at), date_trunc('milliseconds', t.credited_at)
+  FROM chain_transfers t
+  LEFT JOIN payins p ON p.id = t.payin_id
+  CROSS JOIN LATERAL (
+    SELECT COALESCE(sum(e.amount), 0) AS net FROM journals j
+      JOIN entries e ON e.journal_id = j.id JOIN accounts a ON a.id = e.account_id AND a.kind = 'WALLET'
+     WHERE j.reference = 'chain:' || t.tx_id || ':' || t.log_index
+  ) AS w
+ WHERE t.kind IN ('DEPOSIT', 'DIRECT') AND t.status = 'CREDITED';
+
+CREATE OR REPLACE VIEW transaction_rows AS
+SELECT * FROM transaction_rows_payins
+UNION ALL SELECT * FROM transaction_rows_outbound
+UNION ALL SELECT * FROM transaction_rows_conversions
+UNION ALL SELECT * FROM transaction_rows_bulk_items
+UNION ALL SELECT * FROM transaction_rows_deposits;
+
+-- Credits are rare (one per late transfer): the row is read through the view itself, keyed on the transfer.
+CREATE FUNCTION transactions_follow_deposits() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  r transactions;
+BEGIN
+  IF TG_OP <> 'INSERT' THEN
+    DELETE FROM transactions WHERE id = deposit_transaction_id(OLD.tx_id, OLD.log_index)
+      AND (TG_OP = 'DELETE' OR NEW.status <> 'CREDITED');
+  END IF;
+  IF TG_OP <> 'DELETE' AND NEW.kind IN ('DEPOSIT', 'DIRECT') AND NEW.status = 'CREDITED' THEN
+    -- tx_hash is the transfer's tx_id: the filter reaches chain_transfers' primary key.
+    SELECT * INTO r FROM transaction_rows_deposits
+     WHERE tx_hash = NEW.tx_id AND id = deposit_transaction_id(NEW.tx_id, NEW.log_index);
+    IF FOUND THEN PERFORM transactions_put(r); END IF;
+  END IF;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER chain_transfers_transactions AFTER INSERT OR UPDATE OR DELETE ON chain_transfers
+  FOR EACH ROW EXECUTE FUNCTION transactions_follow_deposits();
+
+INSERT INTO transactions SELECT * FROM transaction_rows_deposits;
