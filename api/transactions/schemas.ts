@@ -126,7 +126,7 @@ export const TransactionPageSchema = successSchema(z.object({
   }),
 })).openapi("TransactionPage");
 
-/** Any id the history holds: a pay-in, payout, withdrawal, conversion or bulk item; else NOT_FOUND. */
+/** Any id the history holds: a pay-in, payout, withdrawal, conversion, bulk item or deposit; else NOT_FOUND. */
 export const TransactionIdParam = z.object({
   id: z.string().refine(isTransactionId, {
     message: "not a transaction id",

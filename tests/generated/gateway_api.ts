@@ -1851,7 +1851,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One transaction: a pay-in, payout, withdrawal, conversion or bulk item id */
+    /** One transaction: a pay-in, payout, withdrawal, conversion, bulk item or deposit id */
     get: operations["getTransaction"];
     put?: never;
     post?: never;
