@@ -5,7 +5,8 @@
 --
 -- The value is the journal's: both rows are written by the one ledger statement (db/ledger.ts), and
 -- `now()` is the transaction's start time, so the column's default equals the journal's own default.
--- Existing entries take their journal's time here.
+-- Existing entries take their journal's time here: on a large ledger this rewrites every entry once
+-- (and builds one index over them), so it runs as long as a full copy of the entries table.
 ALTER TABLE entries ADD COLUMN created_at timestamptz;
 UPDATE entries e SET created_at = j.created_at FROM journals j WHERE j.id = e.journal_id;
 ALTER TABLE entries ALTER COLUMN created_at SET DEFAULT now();
