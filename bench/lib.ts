@@ -15,6 +15,8 @@ export type BenchOptions = {
   seconds?: number;
   /** `--only=pglite|postgres`: one database instead of both (a full run's default). */
   only?: "pglite" | "postgres";
+  /** `--rows=N`: the main row count of benches that generate a history (transactions, analytics). */
+  rows?: number;
 };
 
 /** Where a bench runs when DATABASE_URL is unset but a local server answers. */

@@ -59,7 +59,7 @@ const BENCHES: Record<string, { about: string; run: (options: BenchOptions) => P
 
 function usage(): string {
   const lines = Object.entries(BENCHES).map(([name, b]) => `  ${name.padEnd(10)} ${b.about}`);
-  return `usage: deno task bench <name> [--smoke] [--seconds=N] [--only=pglite|postgres]\n       deno task bench --list\n\n${
+  return `usage: deno task bench <name> [--smoke] [--seconds=N] [--only=pglite|postgres] [--rows=N]\n       deno task bench --list\n\n${
     lines.join("\n")
   }`;
 }
@@ -73,13 +73,17 @@ if (import.meta.main) {
   const smoke = args.includes("--smoke");
   const seconds = args.find((a) => a.startsWith("--seconds="))?.slice("--seconds=".length);
   const only = args.find((a) => a.startsWith("--only="))?.slice("--only=".length);
+  const rows = args.find((a) => a.startsWith("--rows="))?.slice("--rows=".length);
   if (
-    (seconds !== undefined && !(Number(seconds) > 0)) || (only && only !== "pglite" && only !== "postgres")
+    (seconds !== undefined && !(Number(seconds) > 0)) || (only && only !== "pglite" && only !== "postgres") ||
+    (rows !== undefined && !(Number.isInteger(Number(rows)) && Number(rows) > 0))
   ) {
     console.error(usage());
     Deno.exit(2);
   }
-  const rest = args.filter((a) => a !== "--smoke" && !a.startsWith("--seconds=") && !a.startsWith("--only="));
+  const rest = args.filter((a) =>
+    a !== "--smoke" && !a.startsWith("--seconds=") && !a.startsWith("--only=") && !a.startsWith("--rows=")
+  );
   const name = rest[0];
   const bench = name ? BENCHES[name] : undefined;
   if (!bench || rest.length !== 1) {
@@ -90,6 +94,7 @@ if (import.meta.main) {
     smoke,
     seconds: seconds === undefined ? undefined : Number(seconds),
     only: only as "pglite" | "postgres" | undefined,
+    rows: rows === undefined ? undefined : Number(rows),
   });
   // Drivers may keep timers alive (pool idle timeouts); a bench is done when it has printed.
   Deno.exit(0);

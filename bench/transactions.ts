@@ -47,7 +47,11 @@ export async function runTransactionsBench(options: BenchOptions): Promise<void>
   const exports: string[][] = [];
   for (const open of await benchTargets(options)) {
     const target = await open();
-    const size = options.smoke ? SIZES.smoke : SIZES[target.db.driver];
+    const size = options.smoke
+      ? SIZES.smoke
+      : options.rows
+      ? { ...SIZES[target.db.driver], target: options.rows, perOther: Math.ceil(options.rows / 20) }
+      : SIZES[target.db.driver];
     const gw = await startBenchGateway(target.db);
     try {
       const db = target.db;

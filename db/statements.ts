@@ -1,6 +1,6 @@
 // SQL of the balance statement: a merchant's wallet movements in one currency over a period, read from
 // the ledger's journals and entries, and the opening balance, all in one snapshot (the caller's
-// REPEATABLE READ transaction). Uses journals_merchant_time (migration 026).
+// REPEATABLE READ transaction). Uses journals_merchant_time (migration 029) and entries_account_time (037).
 import type { Db } from "./mod.ts";
 
 export type WalletMovementRow = {
@@ -9,6 +9,8 @@ export type WalletMovementRow = {
   kind: string;
   metadata: Record<string, unknown>;
   created_at: Date;
+  /** created_at in microseconds since the epoch, exact: a page's keyset. */
+  at_us: string;
   wallet_id: string;
   rail: string;
   /** The wallet's net movement in this journal (entries summed). */
@@ -21,12 +23,18 @@ export type WalletMovementRow = {
 
 export type StatementTotalsRow = {
   wallets: Array<{ id: string; rail: string; balance: string }>;
-  /** Sum of the wallets' entries booked at or after `from`, and at or after `to`. */
-  since_from: string;
-  since_to: string;
+  /** Which side of `from` was summed: the entries before it (the opening), or since it (balance - opening). */
+  side: "before" | "since";
+  side_sum: string;
+  /** The wallets' entries booked in [from, to). */
+  in_period: string;
 };
 
-const MOVES = `SELECT j.id AS journal_id, j.reference, j.kind, j.metadata, j.created_at,
+/** A keyset time: microseconds since the epoch (a JS Date would lose the journals' microseconds). */
+const AT = "('epoch'::timestamptz + $7::bigint * interval '1 microsecond')";
+const MOVES = (after: boolean) =>
+  `SELECT j.id AS journal_id, j.reference, j.kind, j.metadata, j.created_at,
+       (extract(epoch FROM j.created_at) * 1000000)::bigint::text AS at_us,
        e.account_id AS wallet_id, a.rail, sum(e.amount)::text AS amount,
        COALESCE((SELECT sum(f.amount) FROM entries f JOIN accounts fa ON fa.id = f.account_id
                   WHERE f.journal_id = j.id AND fa.kind = 'FEES' AND f.currency = $3), 0)::text AS fees,
@@ -36,51 +44,76 @@ const MOVES = `SELECT j.id AS journal_id, j.reference, j.kind, j.metadata, j.cre
   JOIN entries e ON e.journal_id = j.id
   JOIN accounts a ON a.id = e.account_id
  WHERE j.merchant_id = $1 AND j.is_sandbox = $2 AND j.created_at >= $4 AND j.created_at < $5
+   ${after ? `AND j.created_at >= ${AT} AND (j.created_at, j.id, e.account_id) > (${AT}, $8, $9)` : ""}
    AND a.kind = 'WALLET' AND a.merchant_id = $1 AND a.is_sandbox = $2 AND a.currency = $3
  GROUP BY j.id, e.account_id, a.rail
  ORDER BY j.created_at, j.id, e.account_id
  LIMIT $6`;
 
-/** The period's movements of the currency's wallets, oldest first; at most `limit` rows. */
+/** Where a page of movements ended: its last row's journal time, journal and wallet. */
+export type MovementKeyset = { atUs: string; journalId: string; walletId: string };
+
+/** The period's movements of the currency's wallets, oldest first, after `after`; at most `limit` rows. */
 export async function walletMovements(
   db: Db,
-  q: { merchantId: string; isSandbox: boolean; currency: string; from: Date; to: Date; limit: number },
+  q: {
+    merchantId: string;
+    isSandbox: boolean;
+    currency: string;
+    from: Date;
+    to: Date;
+    limit: number;
+    after?: MovementKeyset;
+  },
 ): Promise<WalletMovementRow[]> {
-  return await db.query<WalletMovementRow>(MOVES, [
-    q.merchantId,
-    q.isSandbox,
-    q.currency,
-    q.from,
-    q.to,
-    q.limit,
-  ]);
+  const params: unknown[] = [q.merchantId, q.isSandbox, q.currency, q.from, q.to, q.limit];
+  if (q.after) params.push(q.after.atUs, q.after.journalId, q.after.walletId);
+  return await db.query<WalletMovementRow>(MOVES(q.after !== undefined), params);
 }
 
 /**
- * The wallets' cached balances now and what their entries moved since `from` and since `to`: the
- * opening balance is balance - since_from, the ledger's balance at `to` is balance - since_to. Reading
- * back from now costs what happened since `from`, not the merchant's whole history.
+ * The wallets' balances at `from` (opening) and at `to`, read from the ledger's entries by their time
+ * (entries_account_time, migration 037: index-only range sums, no journal joined). The opening balance
+ * is summed over the shorter side of `from`, judged by time: the entries before it when `from` is nearer
+ * the wallets' first entry than now, else the cached balance less the entries since `from` (the ledger
+ * keeps both equal in each journal's statement). The balance at `to` is the opening plus the period's
+ * entries, read apart from the journals the lines come from, so the lines are checked against it.
  */
 export async function statementTotals(
   db: Db,
   q: { merchantId: string; isSandbox: boolean; currency: string; from: Date; to: Date },
 ): Promise<StatementTotalsRow> {
-  const rows = await db.query<StatementTotalsRow>(
+  const head = (await db.query<
+    { wallets: StatementTotalsRow["wallets"]; sum_before_from: boolean; in_period: string }
+  >(
     `WITH w AS (
        SELECT id, rail, balance FROM accounts
         WHERE merchant_id = $1 AND is_sandbox = $2 AND kind = 'WALLET' AND currency = $3
-     ), moved AS (
-       SELECT j.created_at, e.amount FROM journals j JOIN entries e ON e.journal_id = j.id
-        WHERE j.merchant_id = $1 AND j.is_sandbox = $2 AND j.created_at >= $4
-          AND e.account_id IN (SELECT id FROM w)
+     ), first AS (
+       SELECT min((SELECT e.created_at FROM entries e WHERE e.account_id = w.id ORDER BY e.created_at LIMIT 1))
+              AS at FROM w
      )
      SELECT COALESCE((SELECT jsonb_agg(jsonb_build_object('id', id, 'rail', rail, 'balance', balance::text)
                                        ORDER BY rail DESC) FROM w), '[]'::jsonb) AS wallets,
-            COALESCE((SELECT sum(amount) FROM moved), 0)::text AS since_from,
-            COALESCE((SELECT sum(amount) FROM moved WHERE created_at >= $5), 0)::text AS since_to`,
+            COALESCE($4::timestamptz - (SELECT at FROM first) <= now() - $4::timestamptz, true) AS sum_before_from,
+            COALESCE((SELECT sum(e.amount) FROM entries e
+                       WHERE e.account_id IN (SELECT id FROM w) AND e.created_at >= $4 AND e.created_at < $5), 0)::text
+              AS in_period`,
     [q.merchantId, q.isSandbox, q.currency, q.from, q.to],
+  ))[0];
+  const ids = JSON.stringify(head.wallets.map((w) => w.id));
+  const side = head.sum_before_from ? "e.created_at < $2" : "e.created_at >= $2";
+  const [{ s }] = await db.query<{ s: string }>(
+    `SELECT COALESCE(sum(e.amount), 0)::text AS s FROM entries e
+      WHERE e.account_id IN (SELECT jsonb_array_elements_text($1::text::jsonb)) AND ${side}`,
+    [ids, q.from],
   );
-  return rows[0];
+  return {
+    wallets: head.wallets,
+    side: head.sum_before_from ? "before" : "since",
+    side_sum: s,
+    in_period: head.in_period,
+  };
 }
 
 /** Sum of every entry of the currency's wallets ever booked: the ledger's own balance, from its entries. */

@@ -1,6 +1,7 @@
 // Registers the background work: the single KV queue listener and the cron safety nets.
 // Every handler is idempotent: KV messages may repeat or vanish, and several processes may run them.
 import { fillAddressPool } from "../domain/payins/address_pool.ts";
+import { foldAnalyticsRollups } from "../domain/analytics/mod.ts";
 import { holdsLease } from "../domain/ops/leases.ts";
 import type { Deps, JobMessage } from "../domain/deps.ts";
 import {
@@ -79,6 +80,7 @@ export const CRONS: Array<[name: string, schedule: string, job: (deps: Deps) => 
   ["rate-lock-purge", "41 * * * *", handleRateLockPurge],
   ["rate-limit-purge", "*/5 * * * *", handleRateLimitPurge],
   ["refund-sweep", "* * * * *", handleRefundSweep],
+  ["analytics-fold", "* * * * *", foldAnalyticsRollups],
 ];
 
 export function registerJobs(deps: Deps): { stop(): void } {

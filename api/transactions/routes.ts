@@ -62,7 +62,7 @@ export function transactionRoutes() {
       method: "get",
       path: "/transactions/{id}",
       tags: ["Transactions"],
-      summary: "One transaction: a pay-in, payout, withdrawal, conversion or bulk item id",
+      summary: "One transaction: a pay-in, payout, withdrawal, conversion, bulk item or deposit id",
       operationId: "getTransaction",
       security: KEY_SECURITY,
       middleware: [requireKey("transactions_read", "merchant")],

@@ -59,6 +59,15 @@ export const TransactionListQuery = z.strictObject({
 export const ExportQuery = z.strictObject({
   from: DateParam.openapi({ description: `inclusive, required; ${DATE_DESCRIPTION}` }),
   to: DateParam.openapi({ description: `inclusive, required; ${DATE_DESCRIPTION}` }),
+  form: z.enum(["transactions", "balance_statement"]).optional().openapi({
+    description:
+      "`transactions` (the default): one row per transaction. `balance_statement`: per currency an " +
+      "OPENING_BALANCE row, every change of the wallets (pay-in credit, fee, payout, withdrawal, refund, " +
+      "conversion leg, bulk item, other) with the balance after it, and a CLOSING_BALANCE row equal to the ledger's",
+  }),
+  currency: z.enum(TRANSACTION_CURRENCIES).optional().openapi({
+    description: "`balance_statement` only: one currency's wallets (default: every currency)",
+  }),
 });
 
 const Amount = z.string().openapi({ description: "exact decimal string", example: "25.000000" });
@@ -117,7 +126,7 @@ export const TransactionPageSchema = successSchema(z.object({
   }),
 })).openapi("TransactionPage");
 
-/** Any id the history holds: a pay-in, payout, withdrawal, conversion or bulk item; else NOT_FOUND. */
+/** Any id the history holds: a pay-in, payout, withdrawal, conversion, bulk item or deposit; else NOT_FOUND. */
 export const TransactionIdParam = z.object({
   id: z.string().refine(isTransactionId, {
     message: "not a transaction id",

@@ -71,7 +71,7 @@ export type BalanceStatement = {
   to: string;
   openingBalance: string;
   closingBalance: string;
-  /** The ledger's balance of the currency's wallets at `to` (their cached balance less later entries). */
+  /** The ledger's balance of the currency's wallets at `to`: the opening plus the period's entries. */
   ledgerBalance: string;
   wallets: Array<{ id: string; rail: string; balanceNow: string }>;
   totals: StatementTotals;
@@ -117,9 +117,12 @@ export async function balanceStatement(
     };
     return { totals, rows, ctx };
   });
+  // The opening balance from the entries on the shorter side of `from` (db/statements.ts says how).
   const balanceNow = read.totals.wallets.reduce((s, w) => s.plus(w.balance), new Decimal(0));
-  const opening = balanceNow.minus(read.totals.since_from);
-  const ledgerAtTo = balanceNow.minus(read.totals.since_to);
+  const opening = read.totals.side === "before"
+    ? new Decimal(read.totals.side_sum)
+    : balanceNow.minus(read.totals.side_sum);
+  const ledgerAtTo = opening.plus(read.totals.in_period);
   const fmt = (v: Decimal.Value) => formatAmount(v, input.currency);
   let running = opening;
   const sums = new Map<string, Decimal>();

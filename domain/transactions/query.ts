@@ -8,7 +8,14 @@ import { AppError } from "../errors.ts";
 import { ID_ALPHABET, ID_BODY_LENGTH } from "../ids.ts";
 import { type Keyset, likeContains, type TransactionFilter } from "../../db/transactions.ts";
 
-export const TRANSACTION_TYPES = ["PAYIN", "PAYOUT", "WITHDRAWAL", "CONVERSION", "BULK_ITEM"] as const;
+export const TRANSACTION_TYPES = [
+  "PAYIN",
+  "PAYOUT",
+  "WITHDRAWAL",
+  "CONVERSION",
+  "BULK_ITEM",
+  "DEPOSIT",
+] as const;
 export type TransactionType = typeof TRANSACTION_TYPES[number];
 
 /** Every status a transaction of some type can have (conversions: CONFIRMED, FAILED). */
@@ -19,7 +26,8 @@ export const TRANSACTION_STATUSES = [
 export const TRANSACTION_CURRENCIES = ["USDT_TRC20", "XOF"] as const;
 
 /** The id prefixes of the history's records. */
-export const TRANSACTION_ID_PREFIXES = ["pay", "pout", "wdr", "cnv", "bli"] as const;
+/** `dep_`: late funds or a direct deposit (its id is derived from the transfer, migration 038). */
+export const TRANSACTION_ID_PREFIXES = ["pay", "pout", "wdr", "cnv", "bli", "dep"] as const;
 const TRANSACTION_ID = new RegExp(
   `^(${TRANSACTION_ID_PREFIXES.join("|")})_[${ID_ALPHABET}]{${ID_BODY_LENGTH}}$`,
 );

@@ -2,6 +2,7 @@
 // configuration read from where the gateway enforces them; bad input answers clear codes.
 import { Decimal } from "../../domain/money.ts";
 import { DEFAULT_FEES } from "../../domain/fees.ts";
+import { foldAnalyticsRollups } from "../../domain/analytics/mod.ts";
 import { assert, assertEquals } from "../assert.ts";
 import { withGateway } from "../helpers.ts";
 import { assertDecimalEquals, buildHistory, HISTORY_ENV } from "../statement_fixture.ts";
@@ -37,6 +38,9 @@ Deno.test(
       new Decimal(0),
     );
     assertDecimalEquals(series, gross.XOF);
+    // The roll-ups' deltas folded by the minute cron: the same answer.
+    assert(await foldAnalyticsRollups(gw.deps) > 0);
+    assertEquals((await gw.request("GET", `/v1/analytics/volume?${range}`, { key })).json.data, v);
     const xof = await gw.request("GET", `/v1/analytics/volume?${range}&currency=XOF&interval=week`, { key });
     assertEquals([xof.json.data.primaryCurrency, xof.json.data.volume], ["XOF", "85000"]);
     assert(xof.json.data.series.length >= 1 && xof.json.data.series.length <= 2);

@@ -171,3 +171,42 @@ Deno.test(
     }
   }),
 );
+
+Deno.test(
+  "statement: the opening balance at any cut equals the ledger's entries before it, near the start or near now",
+  withGateway(async (gw) => {
+    const start = new Date(Date.now() - 60_000);
+    const { merchant } = await buildHistory(gw);
+    const end = new Date(Date.now() + 60_000);
+    // Every entry carries its journal's time (migration 037): what the statement's sums read.
+    const [{ n }] = await gw.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM entries e JOIN journals j ON j.id = e.journal_id
+        WHERE e.created_at IS DISTINCT FROM j.created_at`,
+    );
+    assertEquals(n, 0);
+    const times = await gw.db.query<{ t: Date }>(
+      "SELECT DISTINCT created_at AS t FROM journals WHERE merchant_id = $1 ORDER BY 1",
+      [merchant.merchantId],
+    );
+    // A cut just after the first journal is summed from before it, one just before the last from now back.
+    const cuts = [new Date(times[1].t), new Date(times[times.length - 1].t), new Date(times[3].t)];
+    for (const currency of ["USDT_TRC20", "XOF"] as const) {
+      for (const cut of cuts) {
+        // The oracle: the wallets' entries of journals booked before the cut, by the journals' own time.
+        const [{ s }] = await gw.db.query<{ s: string }>(
+          `SELECT COALESCE(sum(e.amount), 0)::text AS s FROM entries e
+             JOIN journals j ON j.id = e.journal_id JOIN accounts a ON a.id = e.account_id
+            WHERE a.merchant_id = $1 AND NOT a.is_sandbox AND a.kind = 'WALLET' AND a.currency = $2
+              AND j.created_at < $3`,
+          [merchant.merchantId, currency, cut],
+        );
+        const q = { merchantId: merchant.merchantId, mode: "live" as const, currency };
+        const after = await balanceStatement(gw.deps, { ...q, from: cut, to: end });
+        assertDecimalEquals(after.openingBalance, new Decimal(s));
+        assertDecimalEquals(after.closingBalance, await cachedBalance(gw, merchant.merchantId, currency));
+        const before = await balanceStatement(gw.deps, { ...q, from: start, to: cut });
+        assertEquals(before.ledgerBalance, after.openingBalance);
+      }
+    }
+  }, HISTORY_ENV),
+);

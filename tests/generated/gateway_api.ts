@@ -1859,7 +1859,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One transaction: a pay-in, payout, withdrawal, conversion or bulk item id */
+    /** One transaction: a pay-in, payout, withdrawal, conversion, bulk item or deposit id */
     get: operations["getTransaction"];
     put?: never;
     post?: never;
@@ -7443,7 +7443,7 @@ export interface components {
       /** @example pay_01k0000000000000000000000a */
       id: string;
       /** @enum {string} */
-      type: "PAYIN" | "PAYOUT" | "WITHDRAWAL" | "CONVERSION" | "BULK_ITEM";
+      type: "PAYIN" | "PAYOUT" | "WITHDRAWAL" | "CONVERSION" | "BULK_ITEM" | "DEPOSIT";
       /** @enum {string} */
       status:
         | "APPROVED"
@@ -21545,7 +21545,7 @@ export interface operations {
     parameters: {
       query?: {
         /** @description the kind of record */
-        type?: "PAYIN" | "PAYOUT" | "WITHDRAWAL" | "CONVERSION" | "BULK_ITEM";
+        type?: "PAYIN" | "PAYOUT" | "WITHDRAWAL" | "CONVERSION" | "BULK_ITEM" | "DEPOSIT";
         status?:
           | "APPROVED"
           | "AWAITING_PAYMENT"
@@ -21676,6 +21676,10 @@ export interface operations {
         from: string;
         /** @description inclusive, required; ISO 8601: a date (2025-01-31, the whole day) or a date-time with a zone (2025-01-31T12:00:00.000Z) */
         to: string;
+        /** @description `transactions` (the default): one row per transaction. `balance_statement`: per currency an OPENING_BALANCE row, every change of the wallets (pay-in credit, fee, payout, withdrawal, refund, conversion leg, bulk item, other) with the balance after it, and a CLOSING_BALANCE row equal to the ledger's */
+        form?: "transactions" | "balance_statement";
+        /** @description `balance_statement` only: one currency's wallets (default: every currency) */
+        currency?: "USDT_TRC20" | "XOF";
       };
       header?: never;
       path?: never;
