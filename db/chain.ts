@@ -256,7 +256,9 @@ export async function commitBlock(
   now: Date,
 ): Promise<void> {
   await db.query(
-    `WITH old AS (DELETE FROM chain_blocks WHERE number < $5),
+    // Blocks the gap audit has not checked yet are kept (when it runs: db/chain_audit.ts).
+    `WITH old AS (DELETE FROM chain_blocks WHERE number < $5 AND number <= COALESCE(
+            (SELECT audited_through FROM chain_audit WHERE network = $6), number)),
           cursor AS (UPDATE chain_cursor SET head_seen = $7, updated_at = $8 WHERE network = $6)
      INSERT INTO chain_blocks (number, hash, parent_hash, block_time) VALUES ($1, $2, $3, $4)
      ON CONFLICT (number) DO NOTHING`,

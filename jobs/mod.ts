@@ -23,6 +23,7 @@ import {
 import { handleRateLockPurge } from "./shop.ts";
 import { handleSweepCron, handleTreasurySweep } from "./treasury.ts";
 import { ensureTronScanLoop, handleTronScan } from "./tron_scanner.ts";
+import { handleGapAudit } from "./tron_audit.ts";
 import { handleWebhookDeliver, handleWebhookSweep } from "./webhook_delivery.ts";
 
 export async function dispatchJob(message: JobMessage, deps: Deps): Promise<void> {
@@ -75,6 +76,7 @@ export const CRONS: Array<[name: string, schedule: string, job: (deps: Deps) => 
   ["idempotency-purge", "17 * * * *", handleIdempotencyPurge],
   ["rate-lock-purge", "41 * * * *", handleRateLockPurge],
   ["rate-limit-purge", "*/5 * * * *", handleRateLimitPurge],
+  ["tron-gap-audit", "* * * * *", handleGapAudit],
 ];
 
 export function registerJobs(deps: Deps): { stop(): void } {
