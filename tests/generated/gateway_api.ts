@@ -7,7 +7,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Whether the database and the queue answer */
+    /** Whether the database, the queue and the TRON nodes answer */
     get: operations["getHealth"];
     put?: never;
     post?: never;
@@ -7415,7 +7415,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description Everything answers */
+      /** @description The database and KV answer (`status` is `degraded` when the TRON nodes do not) */
       200: {
         headers: {
           [name: string]: unknown;
@@ -7428,6 +7428,11 @@ export interface operations {
             database: "ok" | "down";
             /** @enum {string} */
             kv: "ok" | "down";
+            /**
+             * @description The TRON nodes: `down` when every node is benched, lagging or on a fork (the API still answers; the scanner catches up afterwards); `embedded` for the development devnet.
+             * @enum {string}
+             */
+            tron: "ok" | "down" | "embedded";
             /** @enum {string} */
             driver: "pglite" | "postgres";
             gitRev: string;
@@ -7456,6 +7461,11 @@ export interface operations {
             database: "ok" | "down";
             /** @enum {string} */
             kv: "ok" | "down";
+            /**
+             * @description The TRON nodes: `down` when every node is benched, lagging or on a fork (the API still answers; the scanner catches up afterwards); `embedded` for the development devnet.
+             * @enum {string}
+             */
+            tron: "ok" | "down" | "embedded";
             /** @enum {string} */
             driver: "pglite" | "postgres";
             gitRev: string;

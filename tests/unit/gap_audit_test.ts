@@ -100,7 +100,7 @@ Deno.test("a pay-in that expired while its transfer sat in a hole is credited la
       "SELECT kind, status FROM chain_transfers WHERE payin_id = $1",
       [p.transactionId],
     );
-    assertEquals(kinds, [{ kind: "DEPOSIT", status: "CREDITED" }]);
+    assertEquals([...kinds], [{ kind: "DEPOSIT", status: "CREDITED" }]);
   } finally {
     await gw.close();
   }
