@@ -1,5 +1,6 @@
-// The fault run: three nodes in front of the devnet, taking turns at being the faulty one (429 storms, 5xx, hung requests, truncated JSON, 50 blocks behind, another fork). Pay-ins are paid in
-// blocks of 50 transfers while the scanner follows through the pool, and payouts are sent through it:
+// The fault run: three nodes in front of the devnet, taking turns at being the faulty one (429 storms,
+// 5xx, hung requests, truncated JSON, 50 blocks behind, another fork). Pay-ins are paid in blocks of 50
+// transfers while the scanner follows through the pool, and payouts are sent through it:
 // every pay-in is confirmed and credited exactly once, no block is skipped, every payout is signed once
 // and lands once. N is FAULT_RUN_PAYMENTS (500 by default).
 import { scanChain } from "../../domain/payins/chain_scanner.ts";
@@ -114,10 +115,12 @@ Deno.test(`fault run: ${N} pay-ins and ${PAYOUTS} payouts through three nodes, e
     }
 
     // The chain moves on past every confirmation depth; faults continue, then all nodes heal.
-    for (let i = 0; i < 30; i++) {
+    // The outbound sweep keeps calling sendOutbound meanwhile, as it does each minute.
+    for (let i = 0; i < 40; i++) {
       gw.devnet.mine(1);
       clock.advance(3000);
       await follow(1);
+      for (const id of payouts) await sendOutbound(gw.deps, id).catch(() => {});
     }
     for (const n of Object.values(nodes)) n.set("healthy");
     for (let i = 0; i < 10; i++) await scanChain(gw.deps);
@@ -145,11 +148,21 @@ Deno.test(`fault run: ${N} pay-ins and ${PAYOUTS} payouts through three nodes, e
     const audit = await auditChainGaps(gw.deps);
     assertEquals([audit?.holes ?? 0, audit?.mismatches ?? 0], [0, 0], "the audit finds nothing to mend");
 
-    const signed = await gw.db.query<{ outbound_id: string; n: number }>(
-      "SELECT outbound_id, count(*)::int AS n FROM chain_outgoing GROUP BY outbound_id",
+    // One live transaction per payout. A transaction signed against a block only the forked node had
+    // (its reference block) can never enter the chain: once it expired unsent it was replaced, and the
+    // replaced one must never have reached a block.
+    const signed = await gw.db.query<{ outbound_id: string; live: number; replaced: number; mined: number }>(
+      `SELECT outbound_id, count(*) FILTER (WHERE NOT superseded)::int AS live,
+              count(*) FILTER (WHERE superseded)::int AS replaced,
+              count(*) FILTER (WHERE block_number IS NOT NULL)::int AS mined
+         FROM chain_outgoing GROUP BY outbound_id`,
     );
     assertEquals(signed.length, PAYOUTS);
-    assert(signed.every((s) => s.n === 1), "no payout signed twice");
+    assert(
+      signed.every((s) => s.live === 1 && s.mined === 1),
+      "one transaction per payout reached the chain",
+    );
+    const replaced = signed.reduce((sum, s) => sum + s.replaced, 0);
     const landed = await gw.deps.tron.getUsdtBalance(gw.deps.config.tron.usdtContract, dest);
     assertEquals(landed, BigInt(PAYOUTS) * 5n * USDT, "each payout landed once");
     for (const id of payouts) {
