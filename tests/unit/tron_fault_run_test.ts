@@ -185,6 +185,7 @@ Deno.test(`fault run: ${N} pay-ins and ${PAYOUTS} payouts through three nodes, e
           N,
           scanErrors,
           phases: phase,
+          replacedPayoutTransactions: replaced,
           served: hosts.map((h) => nodes[h].counts),
           health,
         },
