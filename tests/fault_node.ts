@@ -1,9 +1,9 @@
 // A faulty TRON node for tests: a proxy in front of the devnet (in-process, no socket) that, on command,
-// answers 429 storms, 5xx, never answers (until the caller gives up), cuts its JSON short, lags 50
+// answers 429 storms, 5xx, 503 to everything (down), never answers (until the caller gives up), cuts its JSON short, lags 50
 // blocks behind, or serves another fork (every block hash and parent hash changed, so its chain is
 // consistent with itself and with no one else).
 
-export type Fault = "healthy" | "429" | "5xx" | "timeout" | "truncated" | "lag" | "fork";
+export type Fault = "healthy" | "429" | "5xx" | "timeout" | "truncated" | "lag" | "fork" | "down";
 export const FAULTS: Fault[] = ["429", "5xx", "timeout", "truncated", "lag", "fork"];
 
 const LAG_BLOCKS = 50;
@@ -37,6 +37,7 @@ export function faultyNode(upstream: Upstream, upstreamBase: string) {
     truncated: 0,
     lag: 0,
     fork: 0,
+    down: 0,
   };
 
   const ask = async (path: string, body: unknown) => {
@@ -72,6 +73,8 @@ export function faultyNode(upstream: Upstream, upstreamBase: string) {
     served++;
     counts[fault]++;
     switch (fault) {
+      case "down":
+        return new Response("service unavailable", { status: 503 });
       case "429":
         // A storm: four in five refused, as a key over its budget is.
         if (served % 5 !== 0) return new Response('{"Error":"rate limit exceeded"}', { status: 429 });

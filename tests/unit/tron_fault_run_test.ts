@@ -1,9 +1,11 @@
 // The fault run: three nodes in front of the devnet, taking turns at being the faulty one (429 storms,
 // 5xx, hung requests, truncated JSON, 50 blocks behind, another fork). Pay-ins are paid in blocks of 50
 // transfers while the scanner follows through the pool, and payouts are sent through it:
-// every pay-in is confirmed and credited exactly once, no block is skipped, every payout is signed once
-// and lands once. N is FAULT_RUN_PAYMENTS (500 by default).
+// every pay-in is confirmed and credited exactly once, no block is skipped, every payout lands once (one
+// live signed transaction each; one signed against a forked block is replaced only after it expired unsent). Then every node is down for 10 blocks (/health degraded) and the scanner catches up
+// once they are back. N is FAULT_RUN_PAYMENTS (500 by default).
 import { scanChain } from "../../domain/payins/chain_scanner.ts";
+import { checkHealth } from "../../domain/ops/health.ts";
 import { auditChainGaps } from "../../domain/payins/gap_audit.ts";
 import { manualClock } from "../../domain/clock.ts";
 import { sendOutbound } from "../../domain/money_out/send.ts";
@@ -122,8 +124,21 @@ Deno.test(`fault run: ${N} pay-ins and ${PAYOUTS} payouts through three nodes, e
       await follow(1);
       for (const id of payouts) await sendOutbound(gw.deps, id).catch(() => {});
     }
+    // Every node down while 10 blocks come: /health says so, the scanner fails its passes and waits.
+    for (const n of Object.values(nodes)) n.set("down");
+    const errorsBefore = scanErrors;
+    for (let i = 0; i < 10; i++) {
+      gw.devnet.mine(1);
+      clock.advance(3000);
+      await scanChain(gw.deps).catch(() => scanErrors++);
+    }
+    assert(scanErrors > errorsBefore, "the scanner's passes failed while every node was down");
+    const down = await checkHealth(gw.deps);
+    assertEquals([down.status, down.tron], ["degraded", "down"]);
+    // Back: the scanner catches up from where it stopped.
     for (const n of Object.values(nodes)) n.set("healthy");
     for (let i = 0; i < 10; i++) await scanChain(gw.deps);
+    assertEquals((await checkHealth(gw.deps)).tron, "ok");
 
     const statuses = await gw.db.query<{ status: string; n: number }>(
       "SELECT status, count(*)::int AS n FROM payins WHERE merchant_id = $1 GROUP BY status",
