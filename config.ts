@@ -2,6 +2,9 @@
 import { z } from "zod";
 import { Decimal } from "decimal.js";
 
+/** One TRON node of TRON_API_URL or TRON_SOLIDITY_URL: `url`, `url|key`, `url|key|rps` or `url||rps`. */
+const TRON_NODE_ENTRY = /^https?:\/\/[^\s|,]+(\|[^\s|,]*(\|\d+(\.\d+)?)?)?$/;
+
 const boolFromEnv = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
 
 /** Every variable the gateway reads; README's configuration table must list each (tests/unit/config_test.ts). */
@@ -23,10 +26,19 @@ export const EnvSchema = z.object({
   WEBHOOK_WORKERS: z.coerce.number().int().min(1).max(1000).default(128),
   TRON_NETWORK: z.enum(["devnet", "nile", "mainnet"]).optional(),
   // One node, or several separated by commas, each optionally `url|api-key` (a node pool, rails/tron/node_pool.ts).
+  // Each entry may also give the node's own request rate: `url|api-key|rps` or `url||rps` (issue 24).
   TRON_API_URL: z.string().refine(
-    (v) => v.split(",").every((entry) => /^https?:\/\/[^\s|,]+(\|[^\s|,]+)?$/.test(entry.trim())),
-    "must be http(s) URLs separated by commas, each optionally followed by |api-key",
+    (v) => v.split(",").every((entry) => TRON_NODE_ENTRY.test(entry.trim())),
+    "must be http(s) URLs separated by commas, each optionally followed by |api-key and |requests-per-second",
   ).optional(),
+  TRON_SOLIDITY_URL: z.string().refine(
+    (v) => TRON_NODE_ENTRY.test(v.trim()),
+    "must be one http(s) URL, optionally followed by |api-key and |requests-per-second",
+  ).optional(),
+  TRON_NODE_RPS: z.coerce.number().min(0.1).max(10_000).default(15),
+  TRON_NODE_BURST: z.coerce.number().int().min(1).max(10_000).default(30),
+  TRON_NODE_MAX_LAG_BLOCKS: z.coerce.number().int().min(1).max(10_000).default(10),
+  TRON_NODE_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
   TRON_API_KEY: z.string().min(1).optional(),
   TRON_USDT_CONTRACT: z.string().regex(/^T[1-9A-HJ-NP-Za-km-z]{33}$/, "must be a base58 TRON address")
     .optional(),
@@ -118,6 +130,16 @@ export const TRON_PRESETS = {
   mainnet: { usdtContract: "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t", apiUrl: "https://api.trongrid.io" },
 } as const;
 
+export type TronNodeConfig = { url: string; apiKey?: string; rps?: number };
+
+/** `url|key|rps` as TRON_NODE_ENTRY reads it; the key falls back to TRON_API_KEY. */
+function tronNode(entry: string, defaultKey: string | undefined): TronNodeConfig {
+  const [url, key, rps] = entry.trim().split("|");
+  const node: TronNodeConfig = { url: url.replace(/\/+$/, ""), apiKey: key || defaultKey };
+  if (rps) node.rps = Number(rps);
+  return node;
+}
+
 export type TronConfig = {
   network: "devnet" | "nile" | "mainnet";
   /** The devnet runs inside this process, mounted at /devnet (devnet network and no TRON_API_URL). */
@@ -126,7 +148,16 @@ export type TronConfig = {
   apiUrl: string;
   apiKey?: string;
   /** Every node of TRON_API_URL with its key; more than one makes a pool (rails/tron/node_pool.ts). */
-  nodes: Array<{ url: string; apiKey?: string }>;
+  nodes: TronNodeConfig[];
+  /** A separate solidity node (TRON_SOLIDITY_URL) for confirmed reads; unset: the full nodes answer them. */
+  solidityNode?: TronNodeConfig;
+  /** Each node's request budget (token bucket) unless its entry gives its own rate. */
+  nodeRps: number;
+  nodeBurst: number;
+  /** A node further behind the best head than this is benched. */
+  nodeMaxLagBlocks: number;
+  /** One node's answer time before the pool asks the next. */
+  nodeTimeoutMs: number;
   usdtContract: string;
   /** Undefined in development until the runtime generates and stores one. */
   mnemonic?: string;
@@ -291,10 +322,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   }
   const network = e.TRON_NETWORK ?? (e.APP_ENV === "production" ? "mainnet" : "devnet");
   const nodes = (e.TRON_API_URL ?? TRON_PRESETS[network].apiUrl ?? `http://127.0.0.1:${e.PORT}/devnet`)
-    .split(",").map((entry) => entry.trim()).filter(Boolean).map((entry) => {
-      const [url, key] = entry.split("|");
-      return { url: url.replace(/\/+$/, ""), apiKey: key || e.TRON_API_KEY };
-    });
+    .split(",").map((entry) => entry.trim()).filter(Boolean).map((entry) => tronNode(entry, e.TRON_API_KEY));
   if (network === "devnet" && e.APP_ENV === "production") {
     throw new ConfigError("Invalid configuration: TRON_NETWORK=devnet is for development only");
   }
@@ -348,6 +376,11 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       apiUrl: nodes[0].url,
       apiKey: nodes[0].apiKey,
       nodes,
+      solidityNode: e.TRON_SOLIDITY_URL ? tronNode(e.TRON_SOLIDITY_URL, e.TRON_API_KEY) : undefined,
+      nodeRps: e.TRON_NODE_RPS,
+      nodeBurst: e.TRON_NODE_BURST,
+      nodeMaxLagBlocks: e.TRON_NODE_MAX_LAG_BLOCKS,
+      nodeTimeoutMs: e.TRON_NODE_TIMEOUT_MS,
       usdtContract: e.TRON_USDT_CONTRACT ?? TRON_PRESETS[network].usdtContract,
       mnemonic: e.TRON_MNEMONIC,
       devnetBlockMs: e.DEVNET_BLOCK_MS,

@@ -9,7 +9,7 @@ import { systemClock } from "./domain/clock.ts";
 import { SecretBox } from "./domain/crypto.ts";
 import { type Deps, kvQueue } from "./domain/deps.ts";
 import { randomToken } from "./domain/ids.ts";
-import { createLogger } from "./domain/log.ts";
+import { createLogger, type Logger } from "./domain/log.ts";
 import { createDemoMerchant, type CreatedMerchant, getMerchant } from "./domain/merchants/mod.ts";
 import { AppError } from "./domain/errors.ts";
 import { loadTronMnemonic } from "./domain/treasury/tron_mnemonic.ts";
@@ -102,13 +102,25 @@ export async function openSimulators(config: Config, appSecret: string, now?: ()
 }
 
 /** In development the TRON devnet runs in-process; the client then calls it without a socket. */
-async function openTron(config: Config) {
+async function openTron(config: Config, log: Logger) {
   if (!config.tron.embeddedDevnet) {
-    const pool = config.tron.nodes.length > 1 ? createNodePool(config.tron.nodes) : undefined;
-    const node: TronClientOptions = pool
-      ? { apiUrl: pool.apiUrl, fetch: pool.fetch }
-      : { apiUrl: config.tron.apiUrl, apiKey: config.tron.apiKey };
-    return { devnet: undefined, tron: createTronClient(node), tronResources: createTronResources(node) };
+    // Even one node goes through the pool: its request budget, health and metrics apply all the same.
+    const t = config.tron;
+    const pool = createNodePool(t.nodes, {
+      solidity: t.solidityNode,
+      rps: t.nodeRps,
+      burst: t.nodeBurst,
+      maxLagBlocks: t.nodeMaxLagBlocks,
+      nodeTimeoutMs: t.nodeTimeoutMs,
+      onWarning: (message, fields) => log.warn(message, fields),
+    });
+    const node: TronClientOptions = { apiUrl: pool.apiUrl, fetch: pool.fetch };
+    return {
+      devnet: undefined,
+      pool,
+      tron: createTronClient(node),
+      tronResources: createTronResources(node),
+    };
   }
   const devnet = await createDevnet({
     blockMs: config.tron.devnetBlockMs,
@@ -119,7 +131,7 @@ async function openTron(config: Config) {
     apiUrl: "http://devnet.internal/devnet",
     fetch: (input, init) => Promise.resolve(devnet.app.fetch(new Request(input, init))),
   };
-  return { devnet, tron: createTronClient(node), tronResources: createTronResources(node) };
+  return { devnet, pool: undefined, tron: createTronClient(node), tronResources: createTronResources(node) };
 }
 
 /** The configured rate source: the fixed development rate, or the HTTP feed (none: no rate at all). */
@@ -140,7 +152,8 @@ export async function openRuntime(config: Config): Promise<Runtime> {
   const kv = config.kvPath ? await Deno.openKv(config.kvPath) : await Deno.openKv();
   const secrets = await SecretBox.fromAppSecret(appSecret);
   const mnemonic = await loadTronMnemonic(db, secrets, config.tron.mnemonic);
-  const { devnet, tron, tronResources } = await openTron(config);
+  const log = createLogger(config.logLevel);
+  const { devnet, pool, tron, tronResources } = await openTron(config, log);
   const sims = await openSimulators(config, appSecret);
   const deps: Deps = {
     db,
@@ -155,10 +168,11 @@ export async function openRuntime(config: Config): Promise<Runtime> {
     },
     secrets,
     queue: kvQueue(kv),
-    log: createLogger(config.logLevel),
+    log,
     fetch: globalThis.fetch,
     tron,
     tronResources,
+    tronNodes: pool,
     // FIAT_PROVIDER=cinetpay|paydunya: live money goes through that aggregator; sandbox stays simulated.
     fiat: {
       sandbox: sims.fiat.sandbox,
@@ -175,6 +189,7 @@ export async function openRuntime(config: Config): Promise<Runtime> {
     async close() {
       sims.simulators.stop();
       await devnet?.stop();
+      await pool?.close();
       kv.close();
       await db.close();
       lock?.close();

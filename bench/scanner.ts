@@ -9,7 +9,9 @@
 //      nothing to do), settling as it goes; per block, the delay from its timestamp to the commit of the
 //      scanner transaction that moved its 50 pay-ins to CONFIRMING, median and p99.
 //   3. Warm catch-up: the same as 1 on the now warm process and database, beside the cold figure.
-//   4. The floor, beside it: per block, one transaction that only inserts the block's 50 transfers with one
+//   4. The fault column: the same catch-up through a pool of two nodes, one answering 429 to half its
+//      requests (bench/scanner_fault.ts); node req/block counts the refused requests too.
+//   5. The floor, beside it: per block, one transaction that only inserts the block's 50 transfers with one
 //      multi-row INSERT into a bare copy of chain_transfers (no foreign keys, no pay-ins): the least any
 //      scanner must write. "warm / floor" says what following the chain and moving pay-ins costs over it.
 //
@@ -19,6 +21,7 @@
 import { lastBlock } from "../db/chain.ts";
 import { authenticateApiKey } from "../domain/auth.ts";
 import { startBenchGateway } from "./gateway.ts";
+import { FAULT_PHASE, halfThrottledPair } from "./scanner_fault.ts";
 import {
   type BenchOptions,
   type BenchTarget,
@@ -39,7 +42,7 @@ import {
 
 const TRANSFERS_PER_BLOCK = 50;
 const FULL = { waiting: 10_000, coldBlocks: 100, liveBlocks: 30, warmBlocks: 50 };
-const SMOKE = { waiting: 200, coldBlocks: 2, liveBlocks: 2, warmBlocks: 2 };
+const SMOKE = { waiting: 300, coldBlocks: 2, liveBlocks: 2, warmBlocks: 2 };
 const LIVE_INTERVAL_MS = 300;
 const IDLE_POLL_MS = 10;
 
@@ -85,8 +88,11 @@ async function catchUp(
   scanner: WatchedScanner,
   payees: () => Payee[],
   blocks: number,
+  /** Node requests counted elsewhere (the fault phase's pool counts refused ones too). */
+  nodeRequests?: () => number,
 ): Promise<PhaseResult> {
   const waiting = await countStatus(target, "AWAITING_PAYMENT");
+  const countedBefore = nodeRequests?.() ?? 0;
   const confirmedBefore = await countStatus(target, "CONFIRMED");
   let head = 0;
   for (let b = 0; b < blocks; b++) head = (await produceBlock(scanner.gw, payees())).number;
@@ -101,7 +107,9 @@ async function catchUp(
     phase,
     waiting,
     blocks,
-    requestsPerBlock: (scanner.requests - requestsBefore) / blocks,
+    requestsPerBlock: nodeRequests
+      ? (nodeRequests() - countedBefore) / blocks
+      : (scanner.requests - requestsBefore) / blocks,
     blocksPerSecond: blocks / (scannedMs / 1000),
     blockMs: scanner.blockTimes(first, head),
     // Settlement after the last block's commit (none ran before it while one pass covered the backlog).
@@ -178,6 +186,12 @@ async function benchTarget(
     phases.push(await live(target, scanner, nextPayees, sizes.liveBlocks));
     console.log(`${target.label}: warm catch-up of ${sizes.warmBlocks} blocks...`);
     phases.push(await catchUp("catch-up, warm", target, scanner, nextPayees, sizes.warmBlocks));
+    console.log(`${target.label}: catch-up of ${sizes.warmBlocks} blocks, one of two nodes 429 half...`);
+    const pair = halfThrottledPair(gw);
+    const direct = scanner.deps.tron;
+    scanner.deps.tron = pair.tron;
+    phases.push(await catchUp(FAULT_PHASE, target, scanner, nextPayees, sizes.warmBlocks, pair.requests));
+    scanner.deps.tron = direct;
     const floorBlocksPerSecond = await floorBlocksPerSecondOf(
       target.db,
       sizes.warmBlocks,
@@ -236,7 +250,7 @@ export async function runScannerBench(options: BenchOptions): Promise<void> {
   const started = performance.now();
   const sizes = options.smoke ? SMOKE : FULL;
   const targets = await benchTargets(options);
-  const paid = (sizes.coldBlocks + sizes.liveBlocks + sizes.warmBlocks) * TRANSFERS_PER_BLOCK;
+  const paid = (sizes.coldBlocks + sizes.liveBlocks + 2 * sizes.warmBlocks) * TRANSFERS_PER_BLOCK;
   // Enough that `waiting` pay-ins are still unpaid when the live phase starts.
   const count = sizes.waiting + sizes.coldBlocks * TRANSFERS_PER_BLOCK;
   if (count < paid) throw new Error("not enough pay-ins for the blocks");
@@ -282,6 +296,16 @@ export async function runScannerBench(options: BenchOptions): Promise<void> {
       `${fmt(Math.max(...r.phases.map((p) => p.requestsPerBlock)), 2)} node req/block at most; live delay ` +
       `p50 ${fmt(median(liveRun.delays!))} ms / p99 ${fmt(percentile(liveRun.delays!, 99))} ms`;
   });
+  for (const r of results) {
+    const fault = r.phases.find((p) => p.phase === FAULT_PHASE)!;
+    summary.push(
+      `${r.target}: with one of two nodes answering 429 to half its requests, catch-up ${
+        fmt(fault.blocksPerSecond, 1)
+      } blocks/s, ${
+        fmt(fault.requestsPerBlock, 2)
+      } node req/block (target at least 30 blocks/s, no block missed)`,
+    );
+  }
   console.log(`\nSummary (targets: at most 3 node req/block, catch-up at least 50 blocks/s):`);
   for (const line of summary) console.log(`  ${line}`);
   console.log(`Total ${fmt((performance.now() - started) / 1000, 1)} s`);

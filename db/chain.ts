@@ -105,6 +105,8 @@ export async function insertBlockTransfers(
   now: Date,
 ): Promise<Set<string>> {
   if (transfers.length === 0) return new Set();
+  // A transfer orphaned by a reorg and included again by the new branch (the usual case: the same
+  // transaction lands in the replacing block) is seen anew, in its new block; any other repeat is ignored.
   // One JSON parameter rather than a dozen typed arrays: the same on PGlite and postgres.js.
   const rows = await db.query<{ tx_id: string; log_index: number }>(
     `INSERT INTO chain_transfers (tx_id, log_index, block_number, block_hash, block_time, from_address,
@@ -113,7 +115,11 @@ export async function insertBlockTransfers(
             t."payinId", t."isSandbox", $5
        FROM jsonb_to_recordset($1::text::jsonb) AS t("txId" text, "logIndex" integer, "from" text, "to" text,
             amount numeric, "merchantId" text, kind text, "payinId" text, "isSandbox" boolean)
-     ON CONFLICT (tx_id, log_index) DO NOTHING RETURNING tx_id, log_index`,
+     ON CONFLICT (tx_id, log_index) DO UPDATE SET block_number = EXCLUDED.block_number,
+       block_hash = EXCLUDED.block_hash, block_time = EXCLUDED.block_time, kind = EXCLUDED.kind,
+       payin_id = EXCLUDED.payin_id, status = 'SEEN', seen_at = EXCLUDED.seen_at
+       WHERE chain_transfers.status = 'ORPHANED'
+     RETURNING tx_id, log_index`,
     [JSON.stringify(transfers), block.number, block.hash, block.time, now],
   );
   return new Set(rows.map((r) => `${r.tx_id}:${r.log_index}`));
@@ -256,7 +262,9 @@ export async function commitBlock(
   now: Date,
 ): Promise<void> {
   await db.query(
-    `WITH old AS (DELETE FROM chain_blocks WHERE number < $5),
+    // Blocks the gap audit has not checked yet are kept (when it runs: db/chain_audit.ts).
+    `WITH old AS (DELETE FROM chain_blocks WHERE number < $5 AND number <= COALESCE(
+            (SELECT audited_through FROM chain_audit WHERE network = $6), number)),
           cursor AS (UPDATE chain_cursor SET head_seen = $7, updated_at = $8 WHERE network = $6)
      INSERT INTO chain_blocks (number, hash, parent_hash, block_time) VALUES ($1, $2, $3, $4)
      ON CONFLICT (number) DO NOTHING`,

@@ -6,6 +6,7 @@ import type { SecretBox } from "./crypto.ts";
 import type { Logger } from "./log.ts";
 import type { TronClient } from "../rails/tron/client.ts";
 import type { TronResources } from "../rails/tron/resources.ts";
+import type { NodeHealth } from "../rails/tron/node_pool.ts";
 import type { CardProvider, MomoDisbursementProvider, MomoProvider } from "../rails/fiat/provider.ts";
 import type { KeyCache } from "./keys/key_cache.ts";
 import type { RateSource } from "../rails/fx/mod.ts";
@@ -40,6 +41,8 @@ export type Deps = {
   tron: TronClient;
   /** Staking, energy and broadcast of locally signed transactions (sweeps). */
   tronResources: TronResources;
+  /** The node pool behind `tron` (absent with the embedded devnet): per-node health for /metrics, /health. */
+  tronNodes?: { health(): NodeHealth[] };
   /**
    * Card acquirers and mobile money aggregators. Sandbox pay-ins only ever reach the simulators; live ones
    * the configured providers, absent in production until a real one is plugged in.

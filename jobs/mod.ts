@@ -24,6 +24,7 @@ import {
 import { handleRateLockPurge } from "./shop.ts";
 import { handleSweepCron, handleTreasurySweep } from "./treasury.ts";
 import { ensureTronScanLoop, handleTronScan } from "./tron_scanner.ts";
+import { handleGapAudit } from "./tron_audit.ts";
 import { handleWebhookDeliver, handleWebhookSweep } from "./webhook_delivery.ts";
 import { handleRefundSend, handleRefundSweep } from "./refunds.ts";
 
@@ -81,6 +82,7 @@ export const CRONS: Array<[name: string, schedule: string, job: (deps: Deps) => 
   ["rate-limit-purge", "*/5 * * * *", handleRateLimitPurge],
   ["refund-sweep", "* * * * *", handleRefundSweep],
   ["analytics-fold", "* * * * *", foldAnalyticsRollups],
+  ["tron-gap-audit", "* * * * *", handleGapAudit],
 ];
 
 export function registerJobs(deps: Deps): { stop(): void } {

@@ -7,6 +7,10 @@ const HealthSchema = z.object({
   status: z.enum(["ok", "degraded"]),
   database: z.enum(["ok", "down"]),
   kv: z.enum(["ok", "down"]),
+  tron: z.enum(["ok", "down", "embedded"]).openapi({
+    description: "The TRON nodes: `down` when every node is benched, lagging or on a fork (the API still " +
+      "answers; the scanner catches up afterwards); `embedded` for the development devnet.",
+  }),
   driver: z.enum(["pglite", "postgres"]),
   gitRev: z.string(),
 });
@@ -18,18 +22,21 @@ export function healthRoutes() {
       method: "get",
       path: "/health",
       tags: ["Health"],
-      summary: "Whether the database and the queue answer",
+      summary: "Whether the database, the queue and the TRON nodes answer",
       operationId: "getHealth",
       security: [],
       responses: {
-        200: jsonContent(HealthSchema, "Everything answers"),
+        200: jsonContent(
+          HealthSchema,
+          "The database and KV answer (`status` is `degraded` when the TRON nodes do not)",
+        ),
         400: jsonContent(ErrorSchema, "Refused at the edge: a body over 1 MB, or a NUL in the query string"),
         503: jsonContent(HealthSchema, "The database or KV does not answer"),
       },
     }),
     async (c) => {
       const health = await checkHealth(c.get("deps"));
-      return c.json(health, health.status === "ok" ? 200 : 503);
+      return c.json(health, health.database === "ok" && health.kv === "ok" ? 200 : 503);
     },
   );
   return r;

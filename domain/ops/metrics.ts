@@ -4,6 +4,7 @@
 import { readDatabaseGauges } from "../../db/metrics.ts";
 import { addressPoolFree } from "../payins/address_pool.ts";
 import type { Deps } from "../deps.ts";
+import type { NodeHealth } from "../../rails/tron/node_pool.ts";
 
 type RequestKey = string;
 
@@ -39,7 +40,7 @@ function family(name: string, type: "counter" | "gauge", help: string, samples: 
 
 /** The Prometheus text exposition (format 0.0.4). */
 export async function renderMetrics(
-  deps: Pick<Deps, "db" | "clock" | "config">,
+  deps: Pick<Deps, "db" | "clock" | "config" | "tronNodes">,
   requests: RequestMetrics,
 ): Promise<string> {
   const g = await readDatabaseGauges(deps.db, deps.clock.now());
@@ -126,6 +127,76 @@ export async function renderMetrics(
         }`,
       ],
     ),
+    ...tronNodeFamilies(deps.tronNodes?.health() ?? []),
   ];
   return lines.join("\n") + "\n";
+}
+
+/** Per TRON node of this process's pool (none with the embedded devnet): counters and its health. */
+function tronNodeFamilies(nodes: NodeHealth[]): string[] {
+  const l = (n: NodeHealth) => `node="${label(n.url)}",role="${n.role}"`;
+  const series = (
+    name: string,
+    type: "counter" | "gauge",
+    help: string,
+    value: (n: NodeHealth) => number | null,
+  ) =>
+    family(
+      name,
+      type,
+      help,
+      nodes.flatMap((n) => {
+        const v = value(n);
+        return v === null ? [] : [`${name}{${l(n)}} ${v}`];
+      }),
+    );
+  return [
+    ...series("gateway_tron_node_requests_total", "counter", "Requests sent to the node.", (n) => n.requests),
+    ...series(
+      "gateway_tron_node_throttled_total",
+      "counter",
+      "429 and 403 answers (the node's budget spent).",
+      (n) => n.throttled,
+    ),
+    ...series(
+      "gateway_tron_node_errors_total",
+      "counter",
+      "Failed requests: 429/403/5xx, timeouts, refused connections, truncated answers.",
+      (n) => n.failures,
+    ),
+    ...series(
+      "gateway_tron_node_budget_left",
+      "gauge",
+      "Requests this process may still send the node now (its token bucket).",
+      (n) => n.budgetLeft,
+    ),
+    ...series("gateway_tron_node_head_block", "gauge", "The node's head at the last probe.", (n) => n.head),
+    ...series(
+      "gateway_tron_node_lag_blocks",
+      "gauge",
+      "Blocks behind the best trusted node.",
+      (n) => n.lagBlocks,
+    ),
+    ...series(
+      "gateway_tron_node_error_rate",
+      "gauge",
+      "Moving share of failed requests (0 to 1).",
+      (n) => Number(n.errorRate.toFixed(4)),
+    ),
+    ...series("gateway_tron_node_latency_ms", "gauge", "Moving average answer time.", (n) => n.latencyMs),
+    ...series(
+      "gateway_tron_node_benched",
+      "gauge",
+      "1 while the node is not used (benched after failures, lagging or on a fork).",
+      (n) => Number(n.benched),
+    ),
+    ...series(
+      "gateway_tron_node_forked",
+      "gauge",
+      "1 while the node disagrees with the majority on a block hash.",
+      (
+        n,
+      ) => Number(n.forked),
+    ),
+  ];
 }

@@ -59,6 +59,14 @@ export class BlockWindow {
     }
     const infos = await this.#ask(block);
     this.#infos.delete(block.number);
+    // java-tron keeps one info per transaction of a block. Fewer is a node that does not have the block
+    // yet (a lagging node answers []): recording it would skip its transfers for good, so wait instead.
+    if (infos.length !== block.txCount) {
+      this.#infos.delete(block.number);
+      throw new Error(
+        `block ${block.number} has ${block.txCount} transactions but the node gave ${infos.length} infos`,
+      );
+    }
     const ids = new Set(block.txIds);
     for (const info of infos) {
       if (!ids.has(info.id)) {

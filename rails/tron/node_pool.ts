@@ -1,14 +1,18 @@
-// Several TRON full nodes behind one `fetch`: each request goes to the healthiest node; a node that answers
-// 429/403/5xx, fails to connect or times out is benched for a while that doubles with each failure in a
-// row (1 s up to 5 min), and a read is retried on the next node within the caller's time budget. A
-// broadcast is sent to one node only: the payout path already looks a sent transaction up afterwards and
-// re-sends the same signed bytes when it is missing, so nothing is ever signed twice.
+// Several TRON full nodes (and optionally a solidity node) behind one `fetch`. Each request goes to the
+// healthiest trusted node with budget left: not benched, not lagging, not on a fork, then fastest. A
+// node that answers 429/403/5xx or truncated JSON, fails to connect or times out is benched for a
+// while that doubles with each failure in a row (1 s up to 5 min), and a read is retried on the next
+// node. Health (head, lag, fork) is probed every few seconds (node_probe.ts); each node spends tokens
+// from its own bucket (node_budget.ts). A broadcast is sent to one node only: the payout path looks a
+// sent transaction up afterwards and re-sends the same signed bytes, so nothing is signed twice.
 // The client (client_http.ts) is unchanged: it posts to POOL_BASE_URL and the pool picks the node.
+import { sleep, TokenBucket } from "./node_budget.ts";
+import { type ProbedNode, probeNodes } from "./node_probe.ts";
 
-export type TronNode = { url: string; apiKey?: string };
+export type TronNode = { url: string; apiKey?: string; rps?: number };
 
-export type NodeHealth = {
-  url: string;
+export type NodeHealth = ProbedNode & {
+  role: "full" | "solidity";
   requests: number;
   failures: number;
   /** 429 and 403 answers: the node's request budget spent. */
@@ -18,6 +22,29 @@ export type NodeHealth = {
   benchedUntil: string | null;
   /** Moving average of answered requests. */
   latencyMs: number | null;
+  /** Moving average of failed requests among all (0..1). */
+  errorRate: number;
+  /** Whole tokens left in this node's bucket. */
+  budgetLeft: number;
+  /** Not used now: benched, lagging or forked. */
+  benched: boolean;
+};
+
+export type NodePoolOptions = {
+  fetch?: typeof fetch;
+  now?: () => number;
+  solidity?: TronNode;
+  /** Requests a second per node unless the node says otherwise (TronGrid with a key: 15-30). */
+  rps?: number;
+  burst?: number;
+  maxLagBlocks?: number;
+  /** How stale health may get before the next request probes again. */
+  probeMs?: number;
+  /** One node's answer time before the pool tries the next (the caller's own timeout still applies). */
+  nodeTimeoutMs?: number;
+  /** False: no health probes (tests of the failover alone). */
+  probe?: boolean;
+  onWarning?: (message: string, fields: Record<string, unknown>) => void;
 };
 
 export const POOL_BASE_URL = "http://tron-node-pool";
@@ -26,18 +53,19 @@ const MAX_BENCH_MS = 300_000;
 /** Methods whose repeat on another node is not a plain read. */
 const SEND_ONCE = /\/(broadcasttransaction|broadcasthex)$/;
 
-/** `https://a.example|KEY,https://b.example`: nodes, each with its own key or else `defaultKey`. */
-type NodeState = NodeHealth & { node: TronNode; benchedUntilMs: number };
+type NodeState = NodeHealth & { node: TronNode; benchedUntilMs: number; bucket: TokenBucket };
 
-export function createNodePool(
-  nodes: TronNode[],
-  options: { fetch?: typeof fetch; now?: () => number } = {},
-) {
+export function createNodePool(nodes: TronNode[], options: NodePoolOptions = {}) {
   if (nodes.length === 0) throw new Error("a TRON node pool needs at least one node");
   const doFetch = options.fetch ?? ((input, init) => fetch(input, init));
   const now = options.now ?? Date.now;
-  const states: NodeState[] = nodes.map((node) => ({
+  const maxLag = options.maxLagBlocks ?? 10;
+  const probeMs = options.probeMs ?? 3_000;
+  const nodeTimeoutMs = options.nodeTimeoutMs ?? 5_000;
+  const warn = options.onWarning ?? (() => {});
+  const make = (node: TronNode, role: NodeHealth["role"]): NodeState => ({
     node,
+    role,
     url: node.url,
     requests: 0,
     failures: 0,
@@ -46,23 +74,45 @@ export function createNodePool(
     benchedUntil: null,
     benchedUntilMs: 0,
     latencyMs: null,
-  }));
+    errorRate: 0,
+    budgetLeft: 0,
+    benched: false,
+    head: null,
+    headHash: null,
+    lagBlocks: null,
+    lagging: false,
+    forked: false,
+    probedAt: null,
+    bucket: new TokenBucket(node.rps ?? options.rps ?? 15, Math.max(1, options.burst ?? 30), now),
+  });
+  const full = nodes.map((n) => make(n, "full"));
+  const solidity = options.solidity ? make(options.solidity, "solidity") : undefined;
+  const all = solidity ? [...full, solidity] : full;
+  let probedAtMs = -Infinity;
+  let probing: Promise<void> | null = null;
 
-  /** Nodes not benched, fastest first; then the benched ones, soonest back first (all may be down). */
-  function order(): NodeState[] {
+  const usable = (s: NodeState, t: number) => s.benchedUntilMs <= t && !s.lagging && !s.forked;
+
+  /**
+   * Usable nodes first (those with a token now before those without, then fastest; errors bench a node);
+   * then lagging or benched ones, soonest back first, as a last resort. Nodes on a fork never answer.
+   */
+  function order(pool: NodeState[]): NodeState[] {
     const t = now();
-    const ready = states.filter((s) => s.benchedUntilMs <= t)
-      .sort((a, b) => (a.latencyMs ?? 0) - (b.latencyMs ?? 0));
-    const benched = states.filter((s) => s.benchedUntilMs > t).sort((a, b) =>
-      a.benchedUntilMs - b.benchedUntilMs
+    const ready = pool.filter((s) => usable(s, t)).sort((a, b) =>
+      Number(b.bucket.waitMs() === 0) - Number(a.bucket.waitMs() === 0) ||
+      (a.latencyMs ?? 0) - (b.latencyMs ?? 0)
     );
-    return [...ready, ...benched];
+    const rest = pool.filter((s) => !usable(s, t) && !s.forked)
+      .sort((a, b) => Number(a.lagging) - Number(b.lagging) || a.benchedUntilMs - b.benchedUntilMs);
+    return [...ready, ...rest];
   }
 
   function failed(s: NodeState, throttled: boolean) {
     s.failures++;
     if (throttled) s.throttled++;
     s.streak++;
+    s.errorRate = s.errorRate * 0.9 + 0.1;
     s.benchedUntilMs = now() + Math.min(MAX_BENCH_MS, MIN_BENCH_MS * 2 ** (s.streak - 1));
     s.benchedUntil = new Date(s.benchedUntilMs).toISOString();
   }
@@ -71,34 +121,88 @@ export function createNodePool(
     s.streak = 0;
     s.benchedUntilMs = 0;
     s.benchedUntil = null;
+    s.errorRate = s.errorRate * 0.9;
     s.latencyMs = s.latencyMs === null ? ms : Math.round(s.latencyMs * 0.8 + ms * 0.2);
+  }
+
+  /** One request to one node: its token, its own timeout, its failures counted. Null: try another. */
+  async function attempt(
+    s: NodeState,
+    path: string,
+    init: RequestInit | undefined,
+    sendOnce: boolean,
+  ): Promise<Response | Error> {
+    while (!s.bucket.tryTake()) await sleep(s.bucket.waitMs(), init?.signal);
+    const headers = new Headers(init?.headers);
+    if (s.node.apiKey) headers.set("TRON-PRO-API-KEY", s.node.apiKey);
+    else headers.delete("TRON-PRO-API-KEY");
+    s.requests++;
+    const started = now();
+    const own = AbortSignal.timeout(nodeTimeoutMs);
+    const signal = init?.signal ? AbortSignal.any([init.signal, own]) : own;
+    try {
+      const res = await doFetch(`${s.node.url}${path}`, { ...init, headers, signal });
+      if (res.status === 429 || res.status === 403 || res.status >= 500) {
+        failed(s, res.status === 429 || res.status === 403);
+        return res;
+      }
+      // A read cut short (a proxy or a node dying mid-answer) is another node's to answer. A broadcast's
+      // answer is passed on whatever it is: its fate is settled by looking the transaction up, not by a resend.
+      const text = await res.text();
+      if (!sendOnce && res.ok) JSON.parse(text);
+      answered(s, now() - started);
+      return new Response(text, { status: res.status, headers: res.headers });
+    } catch (err) {
+      if (init?.signal?.aborted) throw err; // the caller's budget is spent: no other node
+      failed(s, false);
+      return err instanceof Error ? err : new Error(String(err));
+    }
+  }
+
+  /** Probes every node again when health is older than probeMs; the first request waits for it. */
+  function refreshHealth(): Promise<void> {
+    if (probing) return probing;
+    if (options.probe === false || now() - probedAtMs < probeMs) return Promise.resolve();
+    probedAtMs = now();
+    const ask = async (s: NodeState, path: string, body: Record<string, unknown>) => {
+      const res = await attempt(s, path, { method: "POST", body: JSON.stringify(body) }, false);
+      if (!(res instanceof Response) || !res.ok) {
+        throw res instanceof Error ? res : new Error(`${res.status}`);
+      }
+      return await res.json();
+    };
+    probing = probeNodes(full, ask, maxLag, new Date(now()).toISOString()).then((result) => {
+      for (const s of result.rewound) {
+        failed(s, false);
+        warn("TRON node head went backwards: benched", { node: s.url, head: s.head });
+      }
+      if (result.disagreement) warn("TRON nodes disagree on a block hash with no majority", {});
+      for (const s of full) {
+        if (s.forked) warn("TRON node on another fork: not trusted", { node: s.url, head: s.head });
+        else if (s.lagging) warn("TRON node lags: benched", { node: s.url, lagBlocks: s.lagBlocks });
+      }
+    }).catch(() => {}).finally(() => (probing = null));
+    return probing;
   }
 
   const pooledFetch: typeof fetch = async (input, init) => {
     const path = String(input instanceof Request ? input.url : input).slice(POOL_BASE_URL.length);
-    const tries = SEND_ONCE.test(path) ? order().slice(0, 1) : order();
-    let last: Response | Error = new Error("no TRON node answered");
+    const first = probedAtMs === -Infinity && options.probe !== false;
+    const health = refreshHealth();
+    if (first) await health;
+    const sendOnce = SEND_ONCE.test(path);
+    const candidates = solidity && path.startsWith("/walletsolidity/")
+      ? [...order([solidity]), ...order(full)]
+      : order(full);
+    const tries = sendOnce ? candidates.slice(0, 1) : candidates;
+    let last: Response | Error = new Error("no trusted TRON node to ask");
     for (const s of tries) {
       if (init?.signal?.aborted) break;
-      const headers = new Headers(init?.headers);
-      if (s.node.apiKey) headers.set("TRON-PRO-API-KEY", s.node.apiKey);
-      else headers.delete("TRON-PRO-API-KEY");
-      s.requests++;
-      const started = now();
-      try {
-        const res = await doFetch(`${s.node.url}${path}`, { ...init, headers });
-        if (res.status === 429 || res.status === 403 || res.status >= 500) {
-          failed(s, res.status === 429 || res.status === 403);
-          if (last instanceof Response) await last.body?.cancel();
-          last = res;
-          continue;
-        }
-        answered(s, now() - started);
+      const res = await attempt(s, path, init, sendOnce);
+      if (last instanceof Response) await last.body?.cancel();
+      last = res;
+      if (res instanceof Response && !(res.status === 429 || res.status === 403 || res.status >= 500)) {
         return res;
-      } catch (err) {
-        if (init?.signal?.aborted) throw err; // the caller's budget is spent: no other node
-        failed(s, false);
-        last = err instanceof Error ? err : new Error(String(err));
       }
     }
     if (last instanceof Response) return last;
@@ -108,7 +212,19 @@ export function createNodePool(
   return {
     apiUrl: POOL_BASE_URL,
     fetch: pooledFetch,
-    health: (): NodeHealth[] =>
-      states.map(({ node: _node, benchedUntilMs: _b, ...health }) => ({ ...health })),
+    health: (): NodeHealth[] => {
+      const t = now();
+      return all.map(({ node: _node, benchedUntilMs: _b, bucket, ...health }, i) => ({
+        ...health,
+        budgetLeft: bucket.available(),
+        benched: !usable(all[i], t),
+      }));
+    },
+    /** Waits for a probe in flight (a stopping process must not leave one behind). */
+    async close(): Promise<void> {
+      await probing;
+    },
   };
 }
+
+export type NodePool = ReturnType<typeof createNodePool>;

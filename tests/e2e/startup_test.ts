@@ -51,7 +51,14 @@ Deno.test({
             const res = await fetch(`${gw.url}/health`);
             const body = await res.json();
             assertEquals(res.status, 200);
-            assertEquals(body, { status: "ok", database: "ok", kv: "ok", driver: "pglite", gitRev: "dev" });
+            assertEquals(body, {
+              status: "ok",
+              database: "ok",
+              kv: "ok",
+              tron: "embedded",
+              driver: "pglite",
+              gitRev: "dev",
+            });
             assertEquals(res.headers.get("GIT_REV"), "dev");
             assert(performance.now() - started < 30_000);
             assert(gw.output.some((l) => l.includes("DEVELOPMENT MODE")), gw.output.join("\n"));

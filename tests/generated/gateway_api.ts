@@ -7,7 +7,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Whether the database and the queue answer */
+    /** Whether the database, the queue and the TRON nodes answer */
     get: operations["getHealth"];
     put?: never;
     post?: never;
@@ -7799,7 +7799,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description Everything answers */
+      /** @description The database and KV answer (`status` is `degraded` when the TRON nodes do not) */
       200: {
         headers: {
           [name: string]: unknown;
@@ -7812,6 +7812,11 @@ export interface operations {
             database: "ok" | "down";
             /** @enum {string} */
             kv: "ok" | "down";
+            /**
+             * @description The TRON nodes: `down` when every node is benched, lagging or on a fork (the API still answers; the scanner catches up afterwards); `embedded` for the development devnet.
+             * @enum {string}
+             */
+            tron: "ok" | "down" | "embedded";
             /** @enum {string} */
             driver: "pglite" | "postgres";
             gitRev: string;
@@ -7840,6 +7845,11 @@ export interface operations {
             database: "ok" | "down";
             /** @enum {string} */
             kv: "ok" | "down";
+            /**
+             * @description The TRON nodes: `down` when every node is benched, lagging or on a fork (the API still answers; the scanner catches up afterwards); `embedded` for the development devnet.
+             * @enum {string}
+             */
+            tron: "ok" | "down" | "embedded";
             /** @enum {string} */
             driver: "pglite" | "postgres";
             gitRev: string;

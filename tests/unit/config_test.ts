@@ -59,6 +59,34 @@ Deno.test("networks carry their USDT contract; TRON_API_URL points elsewhere", (
   assertEquals([custom.tron.embeddedDevnet, custom.tron.apiUrl], [false, "http://127.0.0.1:9090/devnet"]);
 });
 
+Deno.test("TRON_API_URL entries: url, url|key, url|key|rps, url||rps; a solidity node; bad entries refused", () => {
+  const c = parseConfig({
+    ...DEV,
+    TRON_API_KEY: "shared",
+    TRON_API_URL: "https://a.example/|ka|25, https://b.example||4,https://c.example",
+    TRON_SOLIDITY_URL: "https://s.example|ks",
+    TRON_NODE_RPS: "12",
+  });
+  assertEquals(c.tron.nodes, [
+    { url: "https://a.example", apiKey: "ka", rps: 25 },
+    { url: "https://b.example", apiKey: "shared", rps: 4 },
+    { url: "https://c.example", apiKey: "shared" },
+  ]);
+  assertEquals(c.tron.solidityNode, { url: "https://s.example", apiKey: "ks" });
+  assertEquals([c.tron.nodeRps, c.tron.nodeBurst, c.tron.nodeMaxLagBlocks, c.tron.nodeTimeoutMs], [
+    12,
+    30,
+    10,
+    5000,
+  ]);
+  assertMatch(errorOf({ ...DEV, TRON_API_URL: "https://a.example|k|fast" }), /TRON_API_URL/);
+  assertMatch(errorOf({ ...DEV, TRON_API_URL: "ftp://a.example" }), /TRON_API_URL/);
+  assertMatch(
+    errorOf({ ...DEV, TRON_SOLIDITY_URL: "https://a.example,https://b.example" }),
+    /TRON_SOLIDITY_URL/,
+  );
+});
+
 Deno.test("a bad or missing required value is one clear line naming it", () => {
   const secret = "x".repeat(40);
   const prod = { APP_ENV: "production", APP_SECRET: secret, ADMIN_TOKEN: "y".repeat(20), TRON_MNEMONIC: "m" };

@@ -31,6 +31,7 @@ Deno.test("a throttled node is benched and the read answered by the next; the be
   const pool = createNodePool([{ url: "http://a.node", apiKey: "ka" }, { url: "http://b.node" }], {
     fetch,
     now: () => t,
+    probe: false,
   });
   const call = () => pool.fetch(`${pool.apiUrl}/wallet/getnowblock`, { method: "POST", body: "{}" });
   assertEquals((await call()).status, 200);
@@ -69,6 +70,7 @@ Deno.test("each node gets its own key; a broadcast is sent to one node only; all
     apiKey: "kb",
   }], {
     fetch,
+    probe: false,
   });
   const sent = await pool.fetch(`${pool.apiUrl}/wallet/broadcasttransaction`, { method: "POST", body: "{}" });
   assertEquals(sent.status, 502);
@@ -84,7 +86,7 @@ Deno.test("a connection failure fails over; an aborted request does not", async 
     "a.node": () => Promise.reject(new TypeError("connection refused")),
     "b.node": ok,
   });
-  const pool = createNodePool([{ url: "http://a.node" }, { url: "http://b.node" }], { fetch });
+  const pool = createNodePool([{ url: "http://a.node" }, { url: "http://b.node" }], { fetch, probe: false });
   assertEquals((await pool.fetch(`${pool.apiUrl}/wallet/getnowblock`, { method: "POST" })).status, 200);
   assertEquals(pool.health()[0].failures, 1);
   const asked = seen.length;
