@@ -9,6 +9,7 @@ import type { ItemStory } from "../../domain/operators/story.ts";
 import type { FoundRecord } from "../../domain/operators/search.ts";
 import type { Actor } from "../../domain/operators/roles.ts";
 import { adminWords } from "./i18n.ts";
+import { StoryDetails } from "./story_views.tsx";
 
 const CSS =
   `*{box-sizing:border-box}body{margin:0;font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif;
@@ -28,9 +29,11 @@ border-color:#8a1c13}header button{background:transparent;border-color:#cfe3f7;c
 .err{color:#8a1c13;background:#fdecea;border-radius:8px;padding:8px 10px;margin:0 0 10px}
 .ok{color:#0e5a2f;background:#e6f5ec;border-radius:8px;padding:8px 10px;margin:0 0 10px}
 .mono{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:13px}.muted{color:#5c6773;font-size:13px}
-.signin{max-width:24rem;margin:8vh auto}form.search{display:flex;gap:8px}form.search button{margin:0}`;
+.signin{max-width:24rem;margin:8vh auto}form.search{display:flex;flex-wrap:wrap;gap:8px}form.search button{margin:0}
+form.search input{flex:1 1 12rem;width:auto}select{font:inherit;padding:8px;border-radius:8px;border:1px solid #8795a3}
+.scroll{overflow-x:auto}.alarm{color:#8a1c13;font-weight:600}form.inline{display:inline;margin:0}form.inline button{margin:0;min-height:32px}`;
 
-function shell(lang: Lang, nonce: string, title: string, body: ComponentChildren): string {
+export function shell(lang: Lang, nonce: string, title: string, body: ComponentChildren): string {
   return "<!doctype html>" + renderToString(
     <html lang={lang}>
       <head>
@@ -47,12 +50,14 @@ function shell(lang: Lang, nonce: string, title: string, body: ComponentChildren
   );
 }
 
-function Header(p: { lang: Lang; actor: Actor; csrf: string }) {
+export function Header(p: { lang: Lang; actor: Actor; csrf: string }) {
   const t = adminWords(p.lang);
   return (
     <header>
       <strong>{t.title}</strong>
       <a href={`/admin/queue?lang=${p.lang}`}>{t.queue}</a>
+      <a href={`/admin/merchants?lang=${p.lang}`}>{t.merchants}</a>
+      <a href={`/admin/treasury?lang=${p.lang}`}>{t.treasury}</a>
       <span class="muted">{t.signedInAs} {p.actor.label} ({p.actor.role})</span>
       <form method="post" action="/admin/sign-out">
         <input type="hidden" name="_csrf" value={p.csrf} />
@@ -104,7 +109,7 @@ function SearchForm(p: { lang: Lang; q?: string }) {
   );
 }
 
-type Frame = { lang: Lang; nonce: string; actor: Actor; csrf: string };
+export type Frame = { lang: Lang; nonce: string; actor: Actor; csrf: string };
 
 export function renderQueue(p: Frame & { queue: Queue }): string {
   const t = adminWords(p.lang);
@@ -269,6 +274,7 @@ export function renderItem(
               : <p class="muted">{t.viewerOnly}</p>}
           </div>
         )}
+        <StoryDetails lang={p.lang} story={p.story} />
         <div class="card">
           <h2>{t.decisions}</h2>
           <table>
