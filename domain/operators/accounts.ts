@@ -62,7 +62,7 @@ function newBackupCode(): string {
 export async function createOperator(
   deps: Pick<Deps, "db" | "clock" | "config" | "secrets">,
   actor: Actor,
-  input: { email: string; role: Role; password?: string },
+  input: { email: string; role: Role; password?: string; totpSecret?: string },
 ): Promise<CreatedOperator> {
   const email = normalEmail(input.email);
   if (!email) {
@@ -77,7 +77,8 @@ export async function createOperator(
       details: [{ field: "password", reason: problem }],
     });
   }
-  const secret = newTotpSecret();
+  // A given secret is the development demo operator's (domain/operators/demo.ts); others get a new one.
+  const secret = input.totpSecret ?? newTotpSecret();
   const codes = Array.from({ length: BACKUP_CODES }, newBackupCode);
   const passwordHash = await hashPassword(password, deps.config.operators.scryptLogN);
   const hashes = await Promise.all(codes.map((c) => sha256Hex(normalBackupCode(c))));

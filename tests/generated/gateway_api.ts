@@ -7290,12 +7290,26 @@ export interface components {
       merchantId: string;
       isSandbox: boolean;
       reviewer: string | null;
+      /** @description 2 when the total is above FOUR_EYES_ABOVE_USDT / FOUR_EYES_ABOVE_XOF (two different reviewers) */
+      approvalsNeeded: number;
+      /** @description the first of two approvals, while the batch waits for a different second reviewer */
+      firstApproval: {
+        reviewer: string;
+        at: string;
+      } | null;
       batch: components["schemas"]["BulkPayment"];
     };
     AdminBulkReviewDetail: {
       merchantId: string;
       isSandbox: boolean;
       reviewer: string | null;
+      /** @description 2 when the total is above FOUR_EYES_ABOVE_USDT / FOUR_EYES_ABOVE_XOF (two different reviewers) */
+      approvalsNeeded: number;
+      /** @description the first of two approvals, while the batch waits for a different second reviewer */
+      firstApproval: {
+        reviewer: string;
+        at: string;
+      } | null;
       batch: components["schemas"]["BulkPaymentDetail"];
     };
     Treasury: {
