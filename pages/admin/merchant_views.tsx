@@ -133,11 +133,12 @@ export function renderMerchant(
               {keys.map((k) => (
                 <tr>
                   <td>
-                    <span class="mono">{k.prefix}…</span>
-                    <div class="muted">{k.kind} · {k.mode}{k.name ? ` · ${k.name}` : ""}</div>
+                    <span class="mono">{k.prefix}…</span> <b>{k.status}</b>
+                    <div class="muted">
+                      {k.kind} · {k.mode}
+                      {k.name ? ` · ${k.name}` : ""} · {t.lastUsed}: {k.lastUsedAt ?? "—"}
+                    </div>
                   </td>
-                  <td>{k.status}</td>
-                  <td class="muted">{t.lastUsed}: {k.lastUsedAt ?? "—"}</td>
                   <td>
                     {p.canAdmin && !k.revokedAt && (
                       <form class="inline" method="post" action={`/admin/keys/${k.id}/revoke?lang=${p.lang}`}>
@@ -170,7 +171,9 @@ export function renderMerchant(
                   <tr>
                     <td>
                       <span class="mono">{w.url}</span>
-                      <div class="muted">{w.mode} · {w.status} · {w.consecutiveFailures}</div>
+                      <div class="muted">
+                        {w.mode} · {w.status} · {t.failuresInARow}: {w.consecutiveFailures}
+                      </div>
                     </td>
                     <td>{w.succeeded}</td>
                     <td class={w.failed > 0 ? "alarm" : ""}>{w.failed}</td>
