@@ -11,7 +11,7 @@ import { appendAudit } from "../audit/trail.ts";
 import type { Actor, Role } from "./roles.ts";
 import { newTotpSecret, totpUri } from "./totp.ts";
 
-const BACKUP_CODES = 10;
+export const BACKUP_CODES = 10;
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,189}\.[^\s@]{2,63}$/;
 
 export type OperatorView = {
@@ -54,7 +54,7 @@ export function normalBackupCode(code: string): string {
   return code.toLowerCase().replace(/[\s-]/g, "");
 }
 
-function newBackupCode(): string {
+export function newBackupCode(): string {
   return randomToken(10).match(/.{4}/g)!.join("-"); // 16 characters, 80 bits
 }
 

@@ -58,6 +58,7 @@ export function Header(p: { lang: Lang; actor: Actor; csrf: string }) {
       <a href={`/admin/queue?lang=${p.lang}`}>{t.queue}</a>
       <a href={`/admin/merchants?lang=${p.lang}`}>{t.merchants}</a>
       <a href={`/admin/treasury?lang=${p.lang}`}>{t.treasury}</a>
+      <a href={`/admin/account?lang=${p.lang}`}>{t.myAccount}</a>
       <span class="muted">{t.signedInAs} {p.actor.label} ({p.actor.role})</span>
       <form method="post" action="/admin/sign-out">
         <input type="hidden" name="_csrf" value={p.csrf} />
