@@ -27,6 +27,7 @@ import { adminBulkReviewRoutes } from "./admin/bulk_review.ts";
 import { adminReviewRoutes } from "./admin/review.ts";
 import { bulkRoutes } from "./bulk/routes.ts";
 import { adminTreasuryRoutes } from "./admin/treasury.ts";
+import { adminMerchantOverviewRoutes } from "./admin/merchant_overview.ts";
 import { registerWebhooks } from "./webhooks/events.ts";
 import { checkoutRoutes } from "../pages/routes.ts";
 import { shopPageRoutes } from "../pages/shop_routes.ts";
@@ -197,6 +198,7 @@ export function createApp(deps: Deps, options: { devnet?: { app: Hono }; simulat
   app.route("/admin/api", adminReviewRoutes());
   app.route("/admin/api", adminBulkReviewRoutes());
   app.route("/admin/api", adminTreasuryRoutes());
+  app.route("/admin/api", adminMerchantOverviewRoutes());
   app.route("/admin/api", adminMailRoutes());
   app.route("/admin/api", adminPayinHoldRoutes());
   app.route("/admin/api", adminPaylinkRoutes());

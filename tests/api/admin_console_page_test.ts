@@ -152,6 +152,23 @@ Deno.test("console merchants: list, search, settings, keys, webhook health, stat
     assertEquals((await keysOf(shop.merchantId)).length, 3);
     assertMatch((await admin.get(`/admin/merchants/${shop.merchantId}`)).text, /Révoquée/);
 
+    // The same screen for automation: GET /admin/api/merchants/{id}/overview, a viewer and up.
+    const overview = await gw.admin("GET", `/admin/api/merchants/${shop.merchantId}/overview`);
+    assertEquals(overview.status, 200, overview.text);
+    assertEquals(
+      [
+        overview.json.data.merchant.status,
+        overview.json.data.keys.length,
+        overview.json.data.webhooks[0].url,
+      ],
+      ["ACTIVE", 4, "https://sahel.example/hooks"],
+    );
+    assertEquals(overview.json.data.keys.filter((k: { status: string }) => k.status === "REVOKED").length, 1);
+    const asMerchant = await gw.request("GET", `/admin/api/merchants/${shop.merchantId}/overview`, {
+      key: shop.keys.liveSecret,
+    });
+    assert(asMerchant.status === 401 || asMerchant.status === 403, `${asMerchant.status}`);
+    assertEquals((await gw.admin("GET", "/admin/api/merchants/mch_nope/overview")).status, 404);
     const trail = (await gw.admin("GET", `/admin/api/audit?itemId=${shop.merchantId}`)).json.data;
     const records = (trail.items ?? trail) as Array<{ action: string; note: string | null }>;
     assertEquals(
