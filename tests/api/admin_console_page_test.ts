@@ -128,6 +128,21 @@ Deno.test("console merchants: list, search, settings, keys, webhook health, stat
     );
     const reactivated = await status({ status: "ACTIVE", _csrf: admin.csrf, note: "Vérifié par téléphone" });
     assertEquals(reactivated.status, 303);
+    // 20 concurrent suspensions of another merchant: one happens, the others find it done; one record.
+    const racing = await Promise.all(
+      Array.from(
+        { length: 20 },
+        () => status({ status: "SUSPENDED", _csrf: admin.csrf, note: "course" }, {}, other.merchantId),
+      ),
+    );
+    assertEquals(racing.map((r) => r.status).sort(), [303, ...Array(19).fill(400)]);
+    const otherTrail = (await gw.admin("GET", `/admin/api/audit?itemId=${other.merchantId}`)).json.data.items;
+    assertEquals(otherTrail.filter((r: { action: string }) => r.action === "merchant.suspend").length, 1);
+    assertEquals(
+      (await status({ status: "ACTIVE", _csrf: admin.csrf, note: "fin de course" }, {}, other.merchantId))
+        .status,
+      303,
+    );
     assertEquals(await statusOf(gw, shop.merchantId), "ACTIVE");
 
     // Keys: another merchant's key named under this merchant is refused; this merchant's is revoked once.
