@@ -16,6 +16,8 @@ import { verifyAuditChain } from "./domain/audit/trail.ts";
 import { generateMnemonic } from "./rails/tron/hd.ts";
 import { openRuntime } from "./runtime.ts";
 import { createOperator } from "./domain/operators/accounts.ts";
+import { DEMO_OPERATOR } from "./domain/operators/demo.ts";
+import { totpCode } from "./domain/operators/totp.ts";
 import { cliActor, type Role, ROLES } from "./domain/operators/roles.ts";
 
 const USAGE = `Usage:
@@ -29,6 +31,7 @@ const USAGE = `Usage:
   deno task cli key revoke KEY_ID
   deno task cli operator create --email EMAIL --role ${ROLES.join("|")} [--json]
                                     (prints a chosen password, the TOTP secret and backup codes, once)
+  deno task cli operator demo-code  (development: the demo operator's current TOTP code; touches nothing)
   deno task cli audit verify        (checks the audit trail's hash chain; exit 1 when it is broken)`;
 
 function systemUser(): string {
@@ -65,6 +68,10 @@ async function run(args: string[]) {
   if (values.help || !group) return console.log(USAGE);
   // Needs no configuration: an operator makes the production seed before any secret exists.
   if (group === "mnemonic") return console.log(generateMnemonic());
+  // The demo operator's secret is published in domain/operators/demo.ts; only development creates it.
+  if (group === "operator" && action === "demo-code") {
+    return console.log(totpCode(DEMO_OPERATOR.totpSecret, new Date()));
+  }
 
   const runtime = await openRuntime(readConfig());
   const deps = runtime.deps;

@@ -3,15 +3,19 @@ import { createApp } from "./api/app.ts";
 import { ConfigError, readConfig } from "./config.ts";
 import { registerJobs } from "./jobs/mod.ts";
 import { fundDevelopmentHotWallet } from "./domain/treasury/dev_funding.ts";
+import { DEMO_OPERATOR, ensureDemoOperator } from "./domain/operators/demo.ts";
+import { totpCode } from "./domain/operators/totp.ts";
 import { developmentDemoMerchant, openRuntime, type Runtime } from "./runtime.ts";
 
 /**
  * Development says so loudly at every start, with what a newcomer needs to try the API without stopping
- * the server: the operator token and a demo merchant's keys (both kept in DATA_DIR across restarts).
+ * the server: the operator token, a demo merchant's keys (both kept in DATA_DIR across restarts) and the
+ * demo operator's login for /admin (development only; created once per database).
  */
 async function printDevelopmentBanner(runtime: Runtime, tokenFromEnv: boolean) {
   const config = runtime.deps.config;
   const demo = await developmentDemoMerchant(runtime);
+  const operator = await ensureDemoOperator(runtime.deps);
   const where = (file: string) => config.onDenoDeploy ? "this run only" : `kept in ${config.dataDir}/${file}`;
   const lines = [
     "=".repeat(78),
@@ -24,6 +28,14 @@ async function printDevelopmentBanner(runtime: Runtime, tokenFromEnv: boolean) {
       where("demo_merchant.json")
     }:`,
     ...Object.entries(demo.merchant.keys).map(([name, key]) => `   ${name.padEnd(16)} ${key}`),
+    ` Demo operator (admin, development only${
+      operator.created ? ", created now" : ""
+    }): ${config.publicUrl}/admin`,
+    `   e-mail           ${DEMO_OPERATOR.email}`,
+    `   password         ${DEMO_OPERATOR.password}`,
+    `   TOTP secret      ${DEMO_OPERATOR.totpSecret} (code now ${
+      totpCode(DEMO_OPERATOR.totpSecret, runtime.deps.clock.now())
+    }; later: deno task cli operator demo-code)`,
     "=".repeat(78),
   ];
   console.log(lines.join("\n"));

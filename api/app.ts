@@ -30,6 +30,7 @@ import { adminBulkReviewRoutes } from "./admin/bulk_review.ts";
 import { adminReviewRoutes } from "./admin/review.ts";
 import { bulkRoutes } from "./bulk/routes.ts";
 import { adminTreasuryRoutes } from "./admin/treasury.ts";
+import { adminMerchantOverviewRoutes } from "./admin/merchant_overview.ts";
 import { registerWebhooks } from "./webhooks/events.ts";
 import { checkoutRoutes } from "../pages/routes.ts";
 import { shopPageRoutes } from "../pages/shop_routes.ts";
@@ -41,6 +42,8 @@ import { adminMailRoutes } from "./admin/mail.ts";
 import { adminPayinHoldRoutes } from "./admin/payin_holds.ts";
 import { subscriptionPageRoutes } from "../pages/subscription_routes.ts";
 import { adminPageRoutes } from "../pages/admin/routes.ts";
+import { adminConsoleRoutes } from "../pages/admin/console_routes.ts";
+import { adminAccountRoutes } from "../pages/admin/account_routes.ts";
 import { paylinkRoutes } from "./paylinks/routes.ts";
 import { adminPaylinkRoutes } from "./admin/paylink_limits.ts";
 import { apiKeyRoutes } from "./keys/routes.ts";
@@ -198,6 +201,7 @@ export function createApp(deps: Deps, options: { devnet?: { app: Hono }; simulat
   app.route("/admin/api", adminReviewRoutes());
   app.route("/admin/api", adminBulkReviewRoutes());
   app.route("/admin/api", adminTreasuryRoutes());
+  app.route("/admin/api", adminMerchantOverviewRoutes());
   app.route("/admin/api", adminMailRoutes());
   app.route("/admin/api", adminPayinHoldRoutes());
   app.route("/admin/api", adminPaylinkRoutes());
@@ -209,6 +213,8 @@ export function createApp(deps: Deps, options: { devnet?: { app: Hono }; simulat
   app.route("/", shopPageRoutes());
   app.route("/", subscriptionPageRoutes());
   app.route("/", adminPageRoutes());
+  app.route("/", adminConsoleRoutes());
+  app.route("/", adminAccountRoutes());
   // Browsers ask every page's host for an icon; an empty answer keeps a 404 out of the customer's console.
   app.get("/favicon.ico", (c) => c.body(null, 204, { "cache-control": "public, max-age=86400" }));
   // Development only: the TRON node's controls (/devnet) and the simulators' pages (/simulators, where a

@@ -5,6 +5,7 @@
 // on both drivers in a few minutes and none of them rots; its figures mean nothing.
 import { runAnalyticsBench } from "./analytics.ts";
 import { runBulkBench } from "./bulk.ts";
+import { runConsoleBench } from "./console.ts";
 import { runLedgerBench } from "./ledger.ts";
 import { runPayinBench } from "./payin.ts";
 import type { BenchOptions } from "./lib.ts";
@@ -23,6 +24,10 @@ const BENCHES: Record<string, { about: string; run: (options: BenchOptions) => P
   bulk: {
     about: "items/s of a 1,000-item USDT batch, execute to COMPLETED on the devnet, vs 1,000 single payouts",
     run: runBulkBench,
+  },
+  console: {
+    about: "operator page: queue, search and an item's story with 10,000 items waiting, cold, median and p99",
+    run: runConsoleBench,
   },
   ledger: {
     about: "journals/s through postJournal vs plain INSERTs, concurrency 1/10/50",

@@ -25,6 +25,10 @@ export type BatchRow = {
   reviewed_by: string | null;
   reviewed_at: Date | null;
   review_note: string | null;
+  /** Migration 039: the first of two approvals a batch above the four-eyes amount needs. */
+  first_approved_by: string | null;
+  first_approved_actor: string | null;
+  first_approved_at: Date | null;
 };
 
 export type ItemRow = {
@@ -73,6 +77,20 @@ export async function findBatchById(db: Db, id: string): Promise<BatchRow | unde
 /** The batch row, locked until the transaction ends (every batch move reads it this way). */
 export async function lockBatch(db: Db, id: string): Promise<BatchRow | undefined> {
   return (await db.query<BatchRow>(`SELECT * FROM bulk_batches WHERE id = $1 FOR UPDATE`, [id]))[0];
+}
+
+/** Records a held batch's first approval, once: undefined when it is no longer held or already has one. */
+export async function recordFirstApproval(
+  db: Db,
+  id: string,
+  by: { reviewer: string; actor: string; now: Date },
+): Promise<BatchRow | undefined> {
+  return (await db.query<BatchRow>(
+    `UPDATE bulk_batches SET first_approved_by = $2, first_approved_actor = $3, first_approved_at = $4,
+            updated_at = $4
+      WHERE id = $1 AND status = 'PENDING_REVIEW' AND first_approved_actor IS NULL RETURNING *`,
+    [id, by.reviewer, by.actor, by.now],
+  ))[0];
 }
 
 export type BatchPatch = Partial<

@@ -188,3 +188,28 @@ export async function endOperatorSessions(db: Db, operatorId: string, now: Date)
     [operatorId, now],
   );
 }
+
+/** Self-service (domain/operators/self_service.ts): a new password hash. */
+export async function setPasswordHash(db: Db, id: string, hash: string, now: Date): Promise<void> {
+  await db.query(`UPDATE operators SET password_hash = $2, updated_at = $3 WHERE id = $1`, [id, hash, now]);
+}
+
+/** A new TOTP secret (sealed), with the step that confirmed it taken: that code cannot sign in again. */
+export async function setTotpSecret(
+  db: Db,
+  id: string,
+  sealed: string,
+  step: number,
+  now: Date,
+): Promise<void> {
+  await db.query(
+    `UPDATE operators SET totp_secret = $2, last_totp_step = $3, updated_at = $4 WHERE id = $1`,
+    [id, sealed, step, now],
+  );
+}
+
+/** Every backup code of the operator, used or not, replaced by these. */
+export async function replaceBackupCodes(db: Db, id: string, hashes: string[]): Promise<void> {
+  await db.query(`DELETE FROM operator_backup_codes WHERE operator_id = $1`, [id]);
+  await insertBackupCodes(db, id, hashes);
+}

@@ -5,6 +5,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { BatchRow } from "../../db/bulk.ts";
 import {
   approveBatch,
+  batchApprovalsNeeded,
   findBatchForOperator,
   listBatchesInReview,
   rejectBatch,
@@ -22,17 +23,32 @@ const tags = ["Admin"];
 const IdParam = idParam("blk");
 const DecisionBody = z.strictObject({ reviewer: ReviewerField, note: NoteField });
 
-const ReviewFields = { merchantId: z.string(), isSandbox: z.boolean(), reviewer: z.string().nullable() };
+const ReviewFields = {
+  merchantId: z.string(),
+  isSandbox: z.boolean(),
+  reviewer: z.string().nullable(),
+  approvalsNeeded: z.number().int().openapi({
+    description:
+      "2 when the total is above FOUR_EYES_ABOVE_USDT / FOUR_EYES_ABOVE_XOF (two different reviewers)",
+  }),
+  firstApproval: z.object({ reviewer: z.string(), at: z.string() }).nullable().openapi({
+    description: "the first of two approvals, while the batch waits for a different second reviewer",
+  }),
+};
 const BatchReviewSchema = z.object({ ...ReviewFields, batch: BatchSchema }).openapi("AdminBulkReviewItem");
 const BatchReviewDetail = z.object({ ...ReviewFields, batch: BatchWithItems }).openapi(
   "AdminBulkReviewDetail",
 );
 
-async function reviewView(deps: Pick<Deps, "db">, batch: BatchRow, withItems: boolean) {
+async function reviewView(deps: Pick<Deps, "db" | "config">, batch: BatchRow, withItems: boolean) {
   return {
     merchantId: batch.merchant_id,
     isSandbox: batch.is_sandbox,
     reviewer: batch.reviewed_by,
+    approvalsNeeded: batchApprovalsNeeded(deps.config, batch),
+    firstApproval: batch.first_approved_by
+      ? { reviewer: batch.first_approved_by, at: batch.first_approved_at!.toISOString() }
+      : null,
     batch: await batchDetail(deps, batch, withItems),
   };
 }

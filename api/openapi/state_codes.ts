@@ -177,6 +177,7 @@ export const STATE_CODES: Record<string, readonly ErrorCode[]> = {
   cancelSubscription: SUBSCRIPTION_MOVE,
   // Operator.
   adminGetMerchant: ["MERCHANT_NOT_FOUND"],
+  adminGetMerchantOverview: ["MERCHANT_NOT_FOUND"],
   adminUpdateMerchant: ["MERCHANT_NOT_FOUND"],
   adminSetKybStatus: ["MERCHANT_NOT_FOUND"],
   adminIssueKey: ["MERCHANT_NOT_FOUND"],

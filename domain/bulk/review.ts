@@ -14,7 +14,7 @@ import { postJournal } from "../ledger.ts";
 import { Decimal } from "../money.ts";
 import { assertBatchMove } from "./states.ts";
 
-type ReviewDeps = Pick<Deps, "db" | "queue" | "clock" | "log">;
+type ReviewDeps = Pick<Deps, "db" | "queue" | "clock" | "log" | "config">;
 /** `reviewer`: the name the caller gives (required with the token; see recordedReviewer). */
 export type ReviewDecision = { id: string; reviewer?: string; note?: string; actor: Actor };
 type Resolved = ReviewDecision & { reviewer: string };
@@ -22,7 +22,7 @@ type Resolved = ReviewDecision & { reviewer: string };
 async function auditBatchDecision(
   deps: Pick<Deps, "db" | "clock">,
   input: Resolved,
-  verb: "approve" | "reject",
+  verb: "approve" | "first_approval" | "reject",
   before: store.BatchRow,
   after: store.BatchRow,
 ): Promise<void> {
@@ -34,6 +34,19 @@ async function auditBatchDecision(
     before: { status: before.status },
     after: { status: after.status, reviewer: input.reviewer },
   });
+}
+
+/**
+ * Four eyes, as for payouts (domain/money_out/four_eyes.ts): a batch whose total is above
+ * FOUR_EYES_ABOVE_USDT / FOUR_EYES_ABOVE_XOF takes two approvals by two different callers.
+ */
+export function batchApprovalsNeeded(
+  config: Pick<Deps["config"], "operators">,
+  batch: Pick<store.BatchRow, "currency" | "total_amount">,
+): 1 | 2 {
+  const limits = config.operators.fourEyesAbove;
+  const threshold = batch.currency === "XOF" ? limits.XOF : limits.USDT_TRC20;
+  return new Decimal(batch.total_amount).greaterThan(threshold) ? 2 : 1;
 }
 
 /** Batches waiting for an operator, oldest first (at most `limit`). */
@@ -90,7 +103,11 @@ export async function releaseHeldBatch(
   return moved;
 }
 
-/** PENDING_REVIEW -> PROCESSING: the items are queued (attempt 1) and the run starts after commit. */
+/**
+ * PENDING_REVIEW -> PROCESSING: the items are queued (attempt 1) and the run starts after commit. Above the
+ * four-eyes amount the first approval is only recorded (the batch keeps waiting), and the caller who gave
+ * it cannot give the second: 403 FORBIDDEN, cause SAME_APPROVER.
+ */
 export async function approveBatch(deps: ReviewDeps, given: ReviewDecision): Promise<store.BatchRow> {
   await findBatchForOperator(deps, given.id);
   const input = { ...given, reviewer: recordedReviewer(given.actor, given.reviewer) };
@@ -98,6 +115,21 @@ export async function approveBatch(deps: ReviewDeps, given: ReviewDecision): Pro
     const locked = (await store.lockBatch(tx, input.id))!;
     assertBatchMove(locked.status, "PROCESSING", "approved");
     const now = deps.clock.now();
+    if (batchApprovalsNeeded(deps.config, locked) === 2) {
+      if (locked.first_approved_actor === null) {
+        const by = { reviewer: input.reviewer, actor: input.actor.id, now };
+        const first = (await store.recordFirstApproval(tx, locked.id, by))!;
+        await auditBatchDecision({ ...deps, db: tx }, input, "first_approval", locked, first);
+        return first;
+      }
+      if (locked.first_approved_actor === input.actor.id) {
+        throw new AppError(
+          "FORBIDDEN",
+          "You gave this batch's first approval: a second, different reviewer must approve it",
+          { reason: "SAME_APPROVER" },
+        );
+      }
+    }
     await store.moveItems(tx, locked.id, "PENDING", "QUEUED", now, 1);
     const moved = await store.moveBatch(tx, locked.id, locked.status, "PROCESSING", {
       reviewed_by: input.reviewer,

@@ -11,7 +11,7 @@ import { appendAudit } from "../audit/trail.ts";
 import type { Actor, Role } from "./roles.ts";
 import { newTotpSecret, totpUri } from "./totp.ts";
 
-const BACKUP_CODES = 10;
+export const BACKUP_CODES = 10;
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,189}\.[^\s@]{2,63}$/;
 
 export type OperatorView = {
@@ -54,7 +54,7 @@ export function normalBackupCode(code: string): string {
   return code.toLowerCase().replace(/[\s-]/g, "");
 }
 
-function newBackupCode(): string {
+export function newBackupCode(): string {
   return randomToken(10).match(/.{4}/g)!.join("-"); // 16 characters, 80 bits
 }
 
@@ -62,7 +62,7 @@ function newBackupCode(): string {
 export async function createOperator(
   deps: Pick<Deps, "db" | "clock" | "config" | "secrets">,
   actor: Actor,
-  input: { email: string; role: Role; password?: string },
+  input: { email: string; role: Role; password?: string; totpSecret?: string },
 ): Promise<CreatedOperator> {
   const email = normalEmail(input.email);
   if (!email) {
@@ -77,7 +77,8 @@ export async function createOperator(
       details: [{ field: "password", reason: problem }],
     });
   }
-  const secret = newTotpSecret();
+  // A given secret is the development demo operator's (domain/operators/demo.ts); others get a new one.
+  const secret = input.totpSecret ?? newTotpSecret();
   const codes = Array.from({ length: BACKUP_CODES }, newBackupCode);
   const passwordHash = await hashPassword(password, deps.config.operators.scryptLogN);
   const hashes = await Promise.all(codes.map((c) => sha256Hex(normalBackupCode(c))));

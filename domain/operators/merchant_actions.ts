@@ -19,6 +19,8 @@ import {
 } from "../merchants/mod.ts";
 import { getPaylinkLimit, setPaylinkLimit } from "../paylinks/create.ts";
 import type { Actor } from "./roles.ts";
+import { AppError } from "../errors.ts";
+import { lockMerchantStatus } from "../../db/operator_views.ts";
 
 type ActionDeps = Pick<Deps, "db" | "clock" | "keyCache">;
 
@@ -113,5 +115,34 @@ export async function setPaylinkLimitAs(deps: ActionDeps, actor: Actor, merchant
     const before = await getPaylinkLimit(txDeps, merchantId);
     const after = await setPaylinkLimit(txDeps, merchantId, max);
     return { result: after, before: { maxPaylinks: before.maxPaylinks }, after: { maxPaylinks: max } };
+  });
+}
+
+/** What the console's status buttons may do: suspend an active merchant, reactivate a suspended one. */
+const STATUS_MOVES: Record<string, readonly string[]> = { ACTIVE: ["SUSPENDED"], SUSPENDED: ["ACTIVE"] };
+
+/**
+ * Suspends or reactivates a merchant with a note saying why (both are recorded with it): a wrong-state move
+ * (say reactivating a CLOSED merchant) is INVALID_STATE, a missing note REASON_NOTE_REQUIRED.
+ */
+export async function setMerchantStatusAs(
+  deps: ActionDeps,
+  actor: Actor,
+  input: { id: string; status: "ACTIVE" | "SUSPENDED"; note?: string },
+) {
+  const note = input.note?.trim();
+  if (!note) throw new AppError("REASON_NOTE_REQUIRED", "Suspending or reactivating a merchant needs a note");
+  const verb = input.status === "ACTIVE" ? "reactivate" : "suspend";
+  const what = { action: `merchant.${verb}`, itemType: "merchant", itemId: input.id, note };
+  return await audited(deps, actor, what, async (tx) => {
+    tx.afterCommit(() => keyCacheOf(deps).forgetMerchant(input.id));
+    const txDeps = { ...deps, db: tx };
+    const before = await lockMerchantStatus(tx, input.id);
+    if (!before) throw new AppError("MERCHANT_NOT_FOUND");
+    if (!STATUS_MOVES[before.status]?.includes(input.status)) {
+      throw new AppError("INVALID_STATE", `A ${before.status} merchant cannot be set ${input.status}`);
+    }
+    const row = await updateMerchantSettings(txDeps, input.id, { status: input.status });
+    return { result: row, before: { status: before.status }, after: { status: row.status } };
   });
 }

@@ -2,18 +2,13 @@
 // item's story with approve / reject. Server-rendered forms, no script; the same session cookie and CSRF
 // token as the operator API, and the same domain functions (every decision in the audit trail).
 import { type Context, Hono } from "hono";
-import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import { deleteCookie, setCookie } from "hono/cookie";
 import { AppError } from "../../domain/errors.ts";
 import { approveOutbound, rejectOutbound } from "../../domain/money_out/review.ts";
 import { operatorQueue } from "../../domain/operators/queue.ts";
 import { roleAllows } from "../../domain/operators/roles.ts";
 import { searchRecords } from "../../domain/operators/search.ts";
-import {
-  csrfMatches,
-  endSession,
-  type ResumedSession,
-  resumeSession,
-} from "../../domain/operators/sessions.ts";
+import { csrfMatches, endSession, type ResumedSession } from "../../domain/operators/sessions.ts";
 import { signIn } from "../../domain/operators/sign_in.ts";
 import { itemStory } from "../../domain/operators/story.ts";
 import { clientAddress } from "../../http/client_address.ts";
@@ -24,66 +19,10 @@ import {
   sessionCookieName,
   sessionCookieOptions,
 } from "../../http/operator_session.ts";
-import { type Lang, pickLang } from "../i18n.ts";
-import { newNonce, securityHeaders } from "../layout.tsx";
+import { newNonce } from "../layout.tsx";
 import { adminWords, errorLine } from "./i18n.ts";
+import { field, formOf, ITEM_ID, langOf, page, refused, sessionOf, toSignIn } from "./common.ts";
 import { renderItem, renderQueue, renderSearch, renderSignIn } from "./views.tsx";
-
-const ITEM_ID = /^(pout|wdr)_[0-9a-z]{26}$/;
-
-function langOf(c: Context<AppEnv>): Lang {
-  return pickLang(c.req.header("accept-language"), c.req.query("lang"));
-}
-
-function page(c: Context<AppEnv>, html: string, nonce: string, status = 200) {
-  return c.html(html, status as 200, {
-    ...securityHeaders(nonce, { forms: true }),
-    // With no-referrer, a browser posts this page's forms with `Origin: null`, which reads as another site.
-    "Referrer-Policy": "same-origin",
-    "Content-Language": langOf(c),
-    Vary: "Accept-Language, Cookie",
-  });
-}
-
-/** Text PostgreSQL can store, within `max` characters; anything else is refused before use. */
-function field(form: Record<string, unknown>, name: string, max: number): string | undefined {
-  const value = form[name];
-  if (typeof value !== "string") return undefined;
-  if (value.length > max || value.includes("\u0000") || !value.isWellFormed()) {
-    throw new AppError("VALIDATION_ERROR", `${name}: at most ${max} characters, no NUL or lone surrogate`);
-  }
-  return value;
-}
-
-async function formOf(c: Context<AppEnv>): Promise<Record<string, unknown>> {
-  try {
-    return await c.req.parseBody();
-  } catch {
-    return {};
-  }
-}
-
-/** The signed-in operator, or undefined (the page then shows sign-in). */
-async function sessionOf(c: Context<AppEnv>): Promise<ResumedSession | undefined> {
-  const deps = c.get("deps");
-  const cookie = getCookie(c, sessionCookieName(deps.config));
-  if (!cookie) return undefined;
-  try {
-    return await resumeSession(deps, cookie, clientAddress(c));
-  } catch (err) {
-    if (err instanceof AppError) return undefined;
-    throw err;
-  }
-}
-
-function toSignIn(c: Context<AppEnv>) {
-  return c.redirect(`/admin/sign-in?lang=${langOf(c)}`, 303);
-}
-
-function refused(c: Context<AppEnv>, status: 403 | 400, message: string) {
-  const nonce = newNonce();
-  return page(c, renderSignIn({ lang: langOf(c), nonce, error: message }), nonce, status);
-}
 
 export function adminPageRoutes() {
   const r = new Hono<AppEnv>();

@@ -9,28 +9,10 @@ import type { ItemStory } from "../../domain/operators/story.ts";
 import type { FoundRecord } from "../../domain/operators/search.ts";
 import type { Actor } from "../../domain/operators/roles.ts";
 import { adminWords } from "./i18n.ts";
+import { StoryDetails } from "./story_views.tsx";
+import { CSS } from "./style.ts";
 
-const CSS =
-  `*{box-sizing:border-box}body{margin:0;font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif;
-color:#16202a;background:#eef1f4}header{display:flex;flex-wrap:wrap;gap:8px 16px;align-items:center;padding:10px 16px;
-background:#16202a;color:#fff}header a{color:#cfe3f7}header form{margin:0 0 0 auto}main{max-width:64rem;margin:0 auto;padding:12px}
-.card{background:#fff;border-radius:10px;padding:14px;margin:0 0 12px;box-shadow:0 1px 3px rgba(20,30,40,.1)}
-h1{font-size:20px;margin:0 0 10px}h2{font-size:16px;margin:0 0 8px}
-.counts{display:grid;grid-template-columns:repeat(auto-fit,minmax(11rem,1fr));gap:8px}
-.count{background:#f3f6f9;border-radius:8px;padding:8px 10px}.count b{display:block;font-size:22px}
-table{width:100%;border-collapse:collapse}td,th{text-align:left;padding:6px 4px;border-bottom:1px solid #e3e8ee;
-vertical-align:top;overflow-wrap:anywhere}th{font-size:13px;color:#47525e}
-dl{display:grid;grid-template-columns:minmax(7rem,max-content) 1fr;gap:4px 12px;margin:0}dt{color:#47525e}dd{margin:0;overflow-wrap:anywhere}
-label{display:block;font-weight:600;margin:8px 0 4px}input,textarea{width:100%;font:inherit;padding:8px;border:1px solid #8795a3;
-border-radius:8px}textarea{min-height:4rem}button{min-height:40px;padding:0 14px;border-radius:8px;border:2px solid #0b57a4;
-background:#0b57a4;color:#fff;font:inherit;font-weight:600;cursor:pointer;margin:8px 8px 0 0}button.no{background:#fff;color:#8a1c13;
-border-color:#8a1c13}header button{background:transparent;border-color:#cfe3f7;color:#cfe3f7;margin:0}
-.err{color:#8a1c13;background:#fdecea;border-radius:8px;padding:8px 10px;margin:0 0 10px}
-.ok{color:#0e5a2f;background:#e6f5ec;border-radius:8px;padding:8px 10px;margin:0 0 10px}
-.mono{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:13px}.muted{color:#5c6773;font-size:13px}
-.signin{max-width:24rem;margin:8vh auto}form.search{display:flex;gap:8px}form.search button{margin:0}`;
-
-function shell(lang: Lang, nonce: string, title: string, body: ComponentChildren): string {
+export function shell(lang: Lang, nonce: string, title: string, body: ComponentChildren): string {
   return "<!doctype html>" + renderToString(
     <html lang={lang}>
       <head>
@@ -47,12 +29,15 @@ function shell(lang: Lang, nonce: string, title: string, body: ComponentChildren
   );
 }
 
-function Header(p: { lang: Lang; actor: Actor; csrf: string }) {
+export function Header(p: { lang: Lang; actor: Actor; csrf: string }) {
   const t = adminWords(p.lang);
   return (
     <header>
       <strong>{t.title}</strong>
       <a href={`/admin/queue?lang=${p.lang}`}>{t.queue}</a>
+      <a href={`/admin/merchants?lang=${p.lang}`}>{t.merchants}</a>
+      <a href={`/admin/treasury?lang=${p.lang}`}>{t.treasury}</a>
+      <a href={`/admin/account?lang=${p.lang}`}>{t.myAccount}</a>
       <span class="muted">{t.signedInAs} {p.actor.label} ({p.actor.role})</span>
       <form method="post" action="/admin/sign-out">
         <input type="hidden" name="_csrf" value={p.csrf} />
@@ -104,7 +89,7 @@ function SearchForm(p: { lang: Lang; q?: string }) {
   );
 }
 
-type Frame = { lang: Lang; nonce: string; actor: Actor; csrf: string };
+export type Frame = { lang: Lang; nonce: string; actor: Actor; csrf: string };
 
 export function renderQueue(p: Frame & { queue: Queue }): string {
   const t = adminWords(p.lang);
@@ -270,6 +255,7 @@ export function renderItem(
               : <p class="muted">{t.viewerOnly}</p>}
           </div>
         )}
+        <StoryDetails lang={p.lang} story={p.story} />
         <div class="card">
           <h2>{t.decisions}</h2>
           <table>

@@ -12,6 +12,7 @@ import { assert, assertEquals, assertMatch } from "../assert.ts";
 import { batchOf, createBatch, csvOf, upload, whitelistMany } from "../bulk_helpers.ts";
 import { startTestGateway, type TestGateway } from "../helpers.ts";
 import { creditUsdt, creditWallet, idem } from "../money_out_helpers.ts";
+import { OPERATOR_TEST_ENV, operatorClient } from "../operator_helpers.ts";
 
 const DAY_MS = 86_400_000;
 const START = new Date("2026-11-20T08:00:00Z");
@@ -19,17 +20,20 @@ const START = new Date("2026-11-20T08:00:00Z");
 const AWA = "+22670111111";
 const BILA = "+22666222222";
 
-async function setup() {
+async function setup(env: Record<string, string> = {}) {
   const clock = manualClock(START);
-  const gw = await startTestGateway({ clock }); // the test gateway's cooldown: 24 h
+  const gw = await startTestGateway({ clock, env }); // the test gateway's cooldown: 24 h
   const m = await gw.createMerchant("Momo Controls Shop");
   await gw.admin("PATCH", `/admin/api/merchants/${m.merchantId}`, { rateLimits: { default: 100_000 } });
   await creditWallet(gw, m.merchantId, false, "MOMO", "1000000");
   return { gw, clock, m, key: m.keys.liveSecret as string };
 }
 
-async function run(fn: (ctx: Awaited<ReturnType<typeof setup>>) => Promise<void>) {
-  const ctx = await setup();
+async function run(
+  fn: (ctx: Awaited<ReturnType<typeof setup>>) => Promise<void>,
+  env: Record<string, string> = {},
+) {
+  const ctx = await setup(env);
   try {
     await fn(ctx);
   } finally {
@@ -397,3 +401,57 @@ Deno.test("bulk momo: 20 concurrent executes, then 20 concurrent decisions, move
     }
     assertEquals(await momoInFlight(gw), "0");
   }));
+
+Deno.test("bulk momo: above the four-eyes amount a held batch takes two different approvers", () =>
+  run(async ({ gw, m, key }) => {
+    const id = await validatedBatch(gw, key, [[AWA, "60000"], [BILA, "60000"]]);
+    assertEquals((await execute(gw, key, id)).json.data.status, "PENDING_REVIEW");
+    const awa = await operatorClient(gw, "reviewer");
+    const moussa = await operatorClient(gw, "reviewer");
+    const viewer = await operatorClient(gw, "viewer");
+    const approve = (who: typeof awa) =>
+      who.call("POST", `/admin/api/bulk-review/${id}/approve`, { note: "ok" });
+
+    assertEquals((await approve(viewer)).status, 403, "a viewer may not approve");
+    const first = await approve(awa);
+    assertEquals(first.status, 200, first.text);
+    assertEquals(
+      [first.json.data.batch.status, first.json.data.approvalsNeeded, first.json.data.firstApproval.reviewer],
+      ["PENDING_REVIEW", 2, awa.operator.email],
+    );
+    // Nothing sent, nothing queued after one approval.
+    assertEquals(await drain(gw, id), "PENDING_REVIEW");
+    assertEquals(gw.simulators.momoPayout.transfersMade, 0);
+    const again = await approve(awa);
+    assertEquals([again.status, again.json.error.code], [403, "FORBIDDEN"], "the same person twice");
+    assertEquals(
+      (await gw.admin("GET", `/admin/api/bulk-review/${id}`)).json.data.batch.status,
+      "PENDING_REVIEW",
+    );
+
+    // The second, by someone else, and its concurrent twin: one moves the batch, the other finds it moved.
+    const [second, twin] = await Promise.all([approve(moussa), approve(moussa)]);
+    assertEquals([second.status, twin.status].sort(), [200, 400]);
+    assertEquals(await drain(gw, id), "COMPLETED");
+    assertEquals(gw.simulators.momoPayout.transfersMade, 2);
+    const trail = (await gw.admin("GET", `/admin/api/audit?itemId=${id}`)).json.data.items as Array<
+      { action: string; actor: { label: string } }
+    >;
+    assertEquals(trail.map((r) => [r.action, r.actor.label]), [
+      ["bulk_payment.first_approval", awa.operator.email],
+      ["bulk_payment.approve", moussa.operator.email],
+    ]);
+    assertEquals(await momoWallet(gw, m.merchantId), String(1_000_000 - 122_400));
+  }, { ...OPERATOR_TEST_ENV, FOUR_EYES_ABOVE_XOF: "100000" }));
+
+Deno.test("bulk momo: at or under the four-eyes amount one approval sends the batch (token as reviewer)", () =>
+  run(async ({ gw, key }) => {
+    const id = await validatedBatch(gw, key, [[AWA, "50000"], [BILA, "50000"]]);
+    assertEquals((await execute(gw, key, id)).json.data.status, "PENDING_REVIEW");
+    const one = await gw.admin("POST", `/admin/api/bulk-review/${id}/approve`, { reviewer: "ops" });
+    assertEquals([one.json.data.batch.status, one.json.data.approvalsNeeded, one.json.data.firstApproval], [
+      "PROCESSING",
+      1,
+      null,
+    ]);
+  }, { FOUR_EYES_ABOVE_XOF: "100000" }));

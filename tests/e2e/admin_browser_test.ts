@@ -152,6 +152,16 @@ Deno.test({
         const w = await api("GET", `/v1/withdrawals/${toApprove}`);
         return w.json.data.status === "CONFIRMED" ? true : undefined;
       }, 120_000);
+      // Its story now shows the signed transaction in a block with its confirmations, and the settle journal.
+      const confirmedTx = (await api("GET", `/v1/withdrawals/${toApprove}`)).json.data.txHash as string;
+      await page.goto(`${gw.url}/admin/items/${toApprove}`);
+      const chain = await page.textContent("#chain") ?? "";
+      assert(chain.includes(confirmedTx), chain);
+      const cells = await page.locator("#chain tbody tr", { hasText: confirmedTx }).locator("td")
+        .allTextContents();
+      assert(Number(cells[1]) > 0 && Number(cells[2]) >= 1, `block and confirmations: ${cells.join(" | ")}`);
+      assertMatch(await page.textContent("#ledger") ?? "", new RegExp(`outbound:${toApprove}:settle`));
+      await page.screenshot({ path: `${SHOTS}admin-item-confirmed.png`, fullPage: true });
       const story = (await admin("GET", `/admin/api/review/${large.transactionId}`)).json.data;
       assertEquals(
         story.decisions.map((d: { decision: string; reviewer: string }) => [d.decision, d.reviewer]),

@@ -77,6 +77,18 @@ Deno.test({
             });
             assertEquals(payin.status, 201, "the demo merchant is approved: it can take a pay-in at once");
             await payin.body?.cancel();
+            // The banner's demo operator signs in with the printed password and the printed code.
+            const line = (label: string) =>
+              gw.output.map((l) => l.match(new RegExp(`^\\s+${label}\\s+(\\S+)`))?.[1]).find(Boolean);
+            assert(gw.output.some((l) => l.includes("Demo operator (admin, development only, created now)")));
+            const code = gw.output.map((l) => l.match(/code now (\d{6})/)?.[1]).find(Boolean);
+            const session = await fetch(`${gw.url}/admin/api/session`, {
+              method: "POST",
+              headers: { "content-type": "application/json" },
+              body: JSON.stringify({ email: line("e-mail"), password: line("password"), totp: code }),
+            });
+            assertEquals(session.status, 201, await session.clone().text());
+            assertEquals((await session.json()).data.operator.role, "admin");
             const stat = await Deno.stat(`${fresh}/pg`);
             assert(stat.isDirectory);
             assertEquals(gw.stderr, [], "a clean start prints no warning");
@@ -87,6 +99,7 @@ Deno.test({
           try {
             assertEquals(keysOf(again.output), first.keys, "the same demo merchant is shown at every start");
             assertEquals(tokenOf(again.output), first.token, "the operator token does not change at restart");
+            assert(again.output.some((l) => l.includes("Demo operator (admin, development only):")), "kept");
             const admin = await fetch(`${again.url}/admin/api/merchants`, {
               method: "POST",
               headers: { authorization: `Bearer ${first.token}`, "content-type": "application/json" },
@@ -119,6 +132,16 @@ Deno.test({
               "production",
             );
             assert(!gw.output.some((l) => l.includes("DEVELOPMENT MODE")));
+            const demo = await fetch(`${gw.url}/admin/api/session`, {
+              method: "POST",
+              headers: { "content-type": "application/json" },
+              body: JSON.stringify({
+                email: "demo-operator@example.com",
+                password: "development-only-demo-password",
+              }),
+            });
+            assertEquals(demo.status, 401, "production has no demo operator");
+            await demo.body?.cancel();
             for (
               const path of ["/devnet/control/state", "/simulators/card/pay_x", "/simulators/momo/pay_x"]
             ) {

@@ -2168,6 +2168,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/admin/api/merchants/{id}/overview": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A merchant's settings, API keys and webhook delivery health (the console's merchant screen) */
+    get: operations["adminGetMerchantOverview"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/admin/api/mail-outbox": {
     parameters: {
       query?: never;
@@ -7602,12 +7619,26 @@ export interface components {
       merchantId: string;
       isSandbox: boolean;
       reviewer: string | null;
+      /** @description 2 when the total is above FOUR_EYES_ABOVE_USDT / FOUR_EYES_ABOVE_XOF (two different reviewers) */
+      approvalsNeeded: number;
+      /** @description the first of two approvals, while the batch waits for a different second reviewer */
+      firstApproval: {
+        reviewer: string;
+        at: string;
+      } | null;
       batch: components["schemas"]["BulkPayment"];
     };
     AdminBulkReviewDetail: {
       merchantId: string;
       isSandbox: boolean;
       reviewer: string | null;
+      /** @description 2 when the total is above FOUR_EYES_ABOVE_USDT / FOUR_EYES_ABOVE_XOF (two different reviewers) */
+      approvalsNeeded: number;
+      /** @description the first of two approvals, while the batch waits for a different second reviewer */
+      firstApproval: {
+        reviewer: string;
+        at: string;
+      } | null;
       batch: components["schemas"]["BulkPaymentDetail"];
     };
     Treasury: {
@@ -7666,6 +7697,25 @@ export interface components {
         /** @description the same in XOF */
         xofPosition: string;
       };
+    };
+    AdminMerchantOverview: {
+      merchant: components["schemas"]["AdminMerchant"];
+      keys: components["schemas"]["ApiKey"][];
+      webhooks: {
+        endpointId: string;
+        url: string;
+        /** @enum {string} */
+        mode: "live" | "sandbox";
+        status: string;
+        consecutiveFailures: number;
+        /** @description deliveries of the last 24 h */
+        succeeded: number;
+        /** @description deliveries of the last 24 h */
+        failed: number;
+        /** @description the whole backlog still to deliver, whatever its age */
+        pending: number;
+        oldestPendingSeconds: number | null;
+      }[];
     };
     OutboxMail: {
       id: string;
@@ -23811,6 +23861,109 @@ export interface operations {
         };
       };
       /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  adminGetMerchantOverview: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description mch_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The merchant */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["AdminMerchantOverview"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id. Codes: MERCHANT_NOT_FOUND */
       404: {
         headers: {
           [name: string]: unknown;
