@@ -76,6 +76,10 @@ export const EnvSchema = z.object({
   OPERATOR_SESSION_BIND_ADDRESS: boolFromEnv.default(false),
   FOUR_EYES_ABOVE_USDT: z.string().regex(/^\d{1,12}(\.\d{1,6})?$/, "must be a USDT amount").default("50000"),
   FOUR_EYES_ABOVE_XOF: z.string().regex(/^\d{1,15}$/, "must be a whole XOF amount").optional(),
+  // Disputes (issue 23): working hours the merchant has to answer, and what its evidence may weigh.
+  DISPUTE_EVIDENCE_HOURS_LOCAL: z.coerce.number().int().min(1).max(720).default(10),
+  DISPUTE_EVIDENCE_HOURS_INTERNATIONAL: z.coerce.number().int().min(1).max(720).default(30),
+  DISPUTE_EVIDENCE_MAX_FILE_BYTES: z.coerce.number().int().min(1024).max(900_000).default(512 * 1024),
 });
 
 /** OWASP's scrypt setting for passwords (N=2^15, r=8, p=3): production never hashes with less. */
@@ -164,6 +168,20 @@ export type Config = {
   /** Hours a renewal stays payable before it is `subscription.failed` (default 72). */
   subscriptionGraceHours?: number;
   operators: OperatorConfig;
+  /** Disputes (issue 23); optional so hand-built configs take the defaults (DISPUTE_DEFAULTS). */
+  disputes?: DisputeConfig;
+};
+
+/** Evidence deadlines in working hours (domain/disputes/working_hours.ts) and the evidence file cap. */
+export type DisputeConfig = {
+  evidenceHoursLocal: number;
+  evidenceHoursInternational: number;
+  maxFileBytes: number;
+};
+export const DISPUTE_DEFAULTS: DisputeConfig = {
+  evidenceHoursLocal: 10,
+  evidenceHoursInternational: 30,
+  maxFileBytes: 512 * 1024,
 };
 
 /** Operator accounts, sessions and four eyes (issue 22). */
@@ -327,6 +345,11 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     mail: { transport: e.MAIL_TRANSPORT, smtpUrl: e.SMTP_URL, from: e.MAIL_FROM },
     subscriptionGraceHours: e.SUBSCRIPTION_GRACE_HOURS,
     storage: storageConfig(e),
+    disputes: {
+      evidenceHoursLocal: e.DISPUTE_EVIDENCE_HOURS_LOCAL,
+      evidenceHoursInternational: e.DISPUTE_EVIDENCE_HOURS_INTERNATIONAL,
+      maxFileBytes: e.DISPUTE_EVIDENCE_MAX_FILE_BYTES,
+    },
     operators: {
       scryptLogN: e.OPERATOR_SCRYPT_LOG_N,
       sessionIdleMinutes: e.OPERATOR_SESSION_IDLE_MINUTES,

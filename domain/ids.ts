@@ -33,7 +33,9 @@ export type IdPrefix =
   | "opr"
   | "ses"
   | "exp"
-  | "req";
+  | "req"
+  | "dsp"
+  | "dsf";
 
 function encodeTime(ms: number): string {
   let out = "";

@@ -81,6 +81,7 @@ export function adminSearchRoutes() {
               }),
               bulkInReview: z.number().int(),
               payinHoldsOpen: z.number().int(),
+              disputesOpen: z.number().int(),
             }),
             items: z.array(AdminOutboundItemSchema),
           })),

@@ -1,6 +1,7 @@
 // The operator's morning: what waits for a reviewer (withdrawals in review, payouts above the approval
 // amount, bulk batches held, pay-ins held), and what waits for the hot wallet past the alarm's threshold.
 import { countQueue } from "../../db/operator_search.ts";
+import { countOpenDisputes } from "../../db/disputes.ts";
 import type { OutboundRow } from "../../db/outbound.ts";
 import type { Deps } from "../deps.ts";
 import { type Approvals, approvalsOf } from "../money_out/four_eyes.ts";
@@ -13,6 +14,8 @@ export type Queue = {
     waitingToSend: number;
     bulkInReview: number;
     payinHoldsOpen: number;
+    /** Disputes not yet decided (OPEN, UNDER_REVIEW, ESCALATED): GET /admin/api/disputes. */
+    disputesOpen: number;
   };
   items: Array<{ row: OutboundRow; approvals: Approvals }>;
 };
@@ -32,6 +35,7 @@ export async function operatorQueue(
       waitingToSend: c.waiting_to_send,
       bulkInReview: c.bulk_in_review,
       payinHoldsOpen: c.payin_holds_open,
+      disputesOpen: await countOpenDisputes(deps.db),
     },
     items: rows.map((row) => ({ row, approvals: approvals.get(row.id)! })),
   };

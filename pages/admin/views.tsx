@@ -115,6 +115,7 @@ export function renderQueue(p: Frame & { queue: Queue }): string {
     [t.waitingToSend, c.waitingToSend],
     [t.bulkInReview, c.bulkInReview],
     [t.payinHoldsOpen, c.payinHoldsOpen],
+    [t.disputesOpen, c.disputesOpen],
   ];
   return shell(
     p.lang,

@@ -8,6 +8,7 @@ import { createMomoPayoutSimulator, type MomoPayoutSimulator } from "./momo_payo
 import type { CardProvider, MomoProvider } from "./provider.ts";
 import { type Deliver, Dispatcher } from "./signing.ts";
 import { simulatorRoutes } from "./simulator_routes.ts";
+import { addChargebackRoutes } from "./chargebacks.ts";
 
 export {
   isBurkinaFasoNumber,
@@ -68,7 +69,7 @@ export function createSimulators(options: SimulatorOptions): Simulators {
     card,
     momo,
     momoPayout,
-    app: simulatorRoutes(card, momo),
+    app: addChargebackRoutes(simulatorRoutes(card, momo), card, dispatcher),
     stop: () => dispatcher.stop(),
     flush: () => dispatcher.flush(),
   };
