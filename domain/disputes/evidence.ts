@@ -1,7 +1,8 @@
 // The merchant's answer: evidence (text and files) before the deadline, or accepting the dispute.
 // Files are judged by their bytes, never by their name or declared type: a PDF, PNG or JPEG signature,
 // at most `maxFileBytes` each and MAX_FILES per dispute. They go behind the storage seam under a key no
-// one can derive without the dispute's id and the bytes (the public image route never serves them).
+// one can derive without the dispute's id and the bytes, ending `.dsp`: the public image route never
+// serves those.
 import { DISPUTE_DEFAULTS } from "../../config.ts";
 import * as disputesDb from "../../db/disputes.ts";
 import type { DisputeFileRow, DisputeRow } from "../../db/disputes.ts";
@@ -72,11 +73,8 @@ export async function submitEvidence(
   });
   const stored: Array<{ key: string; name: string; type: string; size: number }> = [];
   for (const f of checked) {
-    const key = `${await sha256Hex(
-      `dispute:${first.id}:${
-        toHex(await crypto.subtle.digest("SHA-256", f.bytes as Uint8Array<ArrayBuffer>))
-      }`,
-    )}.${f.kind.ext}`;
+    const digest = toHex(await crypto.subtle.digest("SHA-256", f.bytes as Uint8Array<ArrayBuffer>));
+    const key = `${await sha256Hex(`dispute:${first.id}:${digest}`)}.dsp`;
     await openStorage(deps.config.storage, deps.db).put(key, f.bytes, f.kind.type);
     stored.push({ key, name: cleanName(f.name, f.kind.ext), type: f.kind.type, size: f.bytes.length });
   }
