@@ -229,7 +229,7 @@ export async function listDisputeFiles(db: Db, disputeIds: string[]): Promise<Di
   if (disputeIds.length === 0) return [];
   return await db.query<DisputeFileRow>(
     `SELECT * FROM dispute_files WHERE dispute_id IN (SELECT jsonb_array_elements_text($1::text::jsonb))
-      ORDER BY created_at, id`,
+      ORDER BY seq`,
     [JSON.stringify(disputeIds)],
   );
 }

@@ -51,12 +51,12 @@ export async function assertLedgerConsistent(gw: TestGateway): Promise<void> {
   const unbalanced = await gw.db.query(
     `SELECT journal_id FROM entries GROUP BY journal_id, currency HAVING sum(amount) <> 0`,
   );
-  assertEquals(unbalanced, []);
+  assertEquals([...unbalanced], []);
   const drift = await gw.db.query(
     `SELECT a.id FROM accounts a LEFT JOIN entries e ON e.account_id = a.id
       WHERE a.kind = 'WALLET' GROUP BY a.id, a.balance HAVING a.balance <> coalesce(sum(e.amount), 0) OR a.balance < 0`,
   );
-  assertEquals(drift, []);
+  assertEquals([...drift], []);
   const holds = await gw.db.query<{ rail: string; is_sandbox: boolean; ledger: string; held: string }>(
     `SELECT a.rail, a.is_sandbox,
             (SELECT coalesce(sum(e.amount), 0) FROM entries e WHERE e.account_id = a.id)::text AS ledger,

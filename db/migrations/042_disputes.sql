@@ -56,6 +56,8 @@ CREATE INDEX disputes_queue ON disputes (created_at) WHERE status IN ('UNDER_REV
 -- The evidence files: bytes behind the storage seam (content-addressed key), a row per file.
 CREATE TABLE dispute_files (
   id text PRIMARY KEY,
+  -- Upload order (ids made in the same millisecond do not sort by it).
+  seq bigint GENERATED ALWAYS AS IDENTITY,
   dispute_id text NOT NULL REFERENCES disputes(id),
   object_key text NOT NULL,
   content_type text NOT NULL,
@@ -65,4 +67,4 @@ CREATE TABLE dispute_files (
   -- The same bytes sent twice (a retried upload) are one file of the dispute.
   CONSTRAINT dispute_files_once UNIQUE (dispute_id, object_key)
 );
-CREATE INDEX dispute_files_dispute ON dispute_files (dispute_id, created_at);
+CREATE INDEX dispute_files_dispute ON dispute_files (dispute_id, seq);
