@@ -62,10 +62,11 @@ export async function decideDispute(
   id: string,
   input: { action: "resolve" | "reject" | "escalate"; note?: string; reviewer?: string; actor: Actor },
 ): Promise<DisputeView & { merchantId: string }> {
-  const note = requireNote(input.note);
   return await deps.db.tx(async (tx) => {
     const d = await disputesDb.lockDispute(tx, id);
     if (!d) throw new AppError("NOT_FOUND", "No such dispute");
+    // An unknown id is NOT_FOUND whatever the body; then the note, then the table.
+    const note = requireNote(input.note);
     const decidedBy = recordedReviewer(input.actor, input.reviewer);
     const was = before(disputeView(d));
     const moved = await settleDispute(deps, tx, d, input.action, { decidedBy, note });
