@@ -111,6 +111,7 @@ Deno.test(
     const key = m.keys.liveSecret;
     const id = await openOne(gw, key, "10000");
     assertEquals(await xofCardWallet(gw, key), "4650");
+    await assertLedgerConsistent(gw);
     const answers = await Promise.all(
       Array.from({ length: 50 }, () => gw.request("POST", `/v1/disputes/${id}/accept`, { key })),
     );

@@ -28,6 +28,7 @@ Deno.test(
     const key = m.keys.liveSecret;
     const id = await openOne(gw, key, "10000", "4000");
     assertEquals(await xofCardWallet(gw, key), "5650");
+    await assertLedgerConsistent(gw);
     const reviewer = await operatorClient(gw, "reviewer");
     const viewer = await operatorClient(gw, "viewer");
     // A viewer reads but may not decide; no note, no decision.
@@ -82,6 +83,7 @@ Deno.test(
     const escalated = await gw.admin("POST", `/admin/api/disputes/${id}/escalate`, { note: "Niveau 2" });
     assertEquals([escalated.status, escalated.json.data.status], [200, "ESCALATED"]);
     assertEquals(escalated.json.data.heldAmount, "9650");
+    await assertLedgerConsistent(gw);
     assertEquals((await gw.admin("POST", `/admin/api/disputes/${id}/escalate`, { note: "x" })).status, 400);
     const rejected = await gw.admin("POST", `/admin/api/disputes/${id}/reject`, { note: "Fraude avérée" });
     assertEquals(rejected.status, 200, rejected.text);
@@ -95,6 +97,7 @@ Deno.test(
       ["REJECTED", "OPERATOR_REJECTED", "0", "350"],
     );
     assertEquals(await xofCardWallet(gw, key), "0");
+    await assertLedgerConsistent(gw);
     // The next pay-in's credit pays the 350 still owed, once, whoever sweeps.
     await paidCardPayin(gw, key, "1000");
     const { sweepDisputes } = await import("../../domain/disputes/sweep.ts");

@@ -165,11 +165,19 @@ Deno.test(
       // deno-lint-ignore no-explicit-any
       list.json.data.items.map((i: any) => [i.event, i.emitted]),
     );
-    for (const event of ["refund.created", "dispute.opened", "kyb.approved", "splitpayment.created"]) {
+    for (const event of ["refund.created", "kyb.approved", "splitpayment.created"]) {
       assertEquals(emitted.get(event), false, event);
     }
     assertEquals(emitted.get("agreement.resigned"), false);
-    for (const event of ["payin.confirmed", "deposit.overpaid", "deposit.underpaid", "payout.failed"]) {
+    for (
+      const event of [
+        "payin.confirmed",
+        "deposit.overpaid",
+        "deposit.underpaid",
+        "payout.failed",
+        "dispute.opened",
+      ]
+    ) {
       assertEquals(emitted.get(event), true, event);
     }
     assertEquals((await gw.request("GET", "/v1/webhooks/events")).status, 401);
