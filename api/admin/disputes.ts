@@ -3,7 +3,12 @@
 // a note always required (REASON_NOTE_REQUIRED), each recorded in the audit trail with the change.
 import { createRoute, z } from "@hono/zod-openapi";
 import { decideDispute, openDisputeByOperator } from "../../domain/disputes/decide.ts";
-import { findDisputeForOperator, listDisputesForOperator } from "../../domain/disputes/queries.ts";
+import {
+  findDisputeForOperator,
+  listDisputesForOperator,
+  readDisputeFile,
+} from "../../domain/disputes/queries.ts";
+import { ID_ALPHABET, ID_BODY_LENGTH, isWellFormedId } from "../../domain/ids.ts";
 import { DISPUTE_STATUSES } from "../../domain/disputes/states.ts";
 import { newRouter } from "../router.ts";
 import { errorResponses, idParam, jsonContent, ok, OPERATOR_SECURITY, successSchema } from "../envelope.ts";
@@ -73,6 +78,57 @@ export function adminDisputeRoutes() {
       responses: one("The dispute"),
     }),
     async (c) => ok(c, await findDisputeForOperator(c.get("deps"), c.req.valid("param").id)),
+  );
+
+  const binary = z.any().openapi({ type: "string", format: "binary" });
+  r.openapi(
+    createRoute({
+      method: "get",
+      path: "/disputes/{id}/files/{fileId}",
+      operationId: "adminGetDisputeFile",
+      tags,
+      summary: "Download one evidence file of a dispute (as an attachment, never rendered inline)",
+      security,
+      middleware: [requireViewer],
+      request: {
+        params: IdParam.extend({
+          fileId: z.string().refine((v) => isWellFormedId("dsf", v), {
+            message: "not a dsf_ id",
+            params: { notFound: "NOT_FOUND" },
+          }).openapi({
+            param: { name: "fileId", in: "path" },
+            pattern: `^dsf_[${ID_ALPHABET}]{${ID_BODY_LENGTH}}$`,
+          }),
+        }),
+      },
+      responses: {
+        200: {
+          description: "The file's bytes",
+          content: {
+            "application/pdf": { schema: binary },
+            "image/png": { schema: binary },
+            "image/jpeg": { schema: binary },
+          },
+        },
+        ...errorResponses,
+      },
+    }),
+    // deno-lint-ignore no-explicit-any
+    async (c): Promise<any> => {
+      const { id, fileId } = c.req.valid("param");
+      const file = await readDisputeFile(c.get("deps"), id, fileId);
+      // The merchant chose the name: only a plain ASCII form of it goes in the header.
+      const name = file.fileName.replace(/[^A-Za-z0-9 ._()-]/g, "_");
+      return new Response(file.bytes as Uint8Array<ArrayBuffer>, {
+        headers: {
+          "content-type": file.contentType,
+          "content-disposition": `attachment; filename="${name}"`,
+          "x-content-type-options": "nosniff",
+          "content-security-policy": "sandbox; default-src 'none'",
+          "cache-control": "no-store",
+        },
+      });
+    },
   );
 
   r.openapi(

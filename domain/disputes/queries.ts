@@ -5,6 +5,7 @@ import type { Caller } from "../keys/caller.ts";
 import type { Deps } from "../deps.ts";
 import { AppError } from "../errors.ts";
 import { isWellFormedId } from "../ids.ts";
+import { openStorage } from "../../rails/storage/mod.ts";
 import { type DisputeView, disputeView } from "./view.ts";
 
 type Owner = Pick<Caller, "merchantId" | "isSandbox">;
@@ -47,4 +48,14 @@ export async function findDisputeForOperator(deps: Pick<Deps, "db">, id: string)
     ...disputeView(row, await disputesDb.listDisputeFiles(deps.db, [row.id])),
     merchantId: row.merchant_id,
   };
+}
+
+/** One evidence file's bytes for an operator (NOT_FOUND unless it belongs to that dispute). */
+export async function readDisputeFile(deps: Pick<Deps, "db" | "config">, id: string, fileId: string) {
+  const file = isWellFormedId("dsp", id) && isWellFormedId("dsf", fileId)
+    ? (await disputesDb.listDisputeFiles(deps.db, [id])).find((f) => f.id === fileId)
+    : undefined;
+  const stored = file ? await openStorage(deps.config.storage, deps.db).get(file.object_key) : null;
+  if (!file || !stored) throw new AppError("NOT_FOUND", "No such evidence file");
+  return { bytes: stored.bytes, contentType: file.content_type, fileName: file.file_name };
 }

@@ -2,7 +2,7 @@
 // accepting it, and everything a merchant may try that must be refused: another merchant's dispute, the
 // other mode's key, a wrong state, hostile text and files, 50 identical requests at once.
 import { assert, assertEquals } from "../assert.ts";
-import { type TestGateway, withGateway } from "../helpers.ts";
+import { ADMIN_TOKEN, type TestGateway, withGateway } from "../helpers.ts";
 import {
   assertLedgerConsistent,
   disputeEvents,
@@ -99,6 +99,25 @@ Deno.test(
       await served.body?.cancel();
       assert([400, 404].includes(served.status), `${o.key} answered ${served.status}`);
     }
+    // An operator downloads a file as an attachment, byte for byte; another dispute's file id is NOT_FOUND.
+    const fileId = more.json.data.evidence.files[0].id;
+    const file = await gw.app.request(`/admin/api/disputes/${id}/files/${fileId}`, {
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    assertEquals(file.status, 200);
+    assertEquals(file.headers.get("content-type"), "application/pdf");
+    assertEquals(file.headers.get("content-disposition"), 'attachment; filename="bon de livraison.pdf"');
+    assertEquals(new Uint8Array(await file.arrayBuffer()), PDF);
+    const other = await gw.app.request(`/admin/api/disputes/dsp_01k0000000000000000000000/files/${fileId}`, {
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    assertEquals(other.status, 404);
+    await other.body?.cancel();
+    const merchantTry = await gw.app.request(`/admin/api/disputes/${id}/files/${fileId}`, {
+      headers: { "x-api-key": key },
+    });
+    assertEquals(merchantTry.status, 401);
+    await merchantTry.body?.cancel();
     assertEquals(await disputeJournals(gw, id), ["DISPUTE_HOLD"]);
     await assertLedgerConsistent(gw);
   }),
