@@ -246,3 +246,15 @@ export async function lockWallet(
     [w.merchantId, w.isSandbox, w.currency, w.rail],
   ))[0];
 }
+
+/** What a merchant's disputes hold and are still owed, per rail, in one mode (the balances view). */
+export async function disputeFiguresByRail(
+  db: Db,
+  scope: { merchantId: string; isSandbox: boolean },
+): Promise<Array<{ rail: string; held: string; owed: string }>> {
+  return await db.query(
+    `SELECT rail, sum(held)::text AS held, sum(shortfall)::text AS owed FROM disputes
+      WHERE merchant_id = $1 AND is_sandbox = $2 AND (held > 0 OR shortfall > 0) GROUP BY rail`,
+    [scope.merchantId, scope.isSandbox],
+  );
+}

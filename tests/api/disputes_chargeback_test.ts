@@ -2,7 +2,7 @@
 // notification, its repeats (one dispute, one hold), forged ones, and amounts beyond the pay-in.
 import { signCallback } from "../../rails/fiat/signing.ts";
 import { assert, assertEquals } from "../assert.ts";
-import { withGateway } from "../helpers.ts";
+import { type TestGateway, withGateway } from "../helpers.ts";
 import {
   assertLedgerConsistent,
   disputeEvents,
@@ -11,6 +11,13 @@ import {
   raiseChargeback,
   xofCardWallet,
 } from "../dispute_fixture.ts";
+
+/** The merchant's balances view of the XOF/CARD wallet: [available, heldForDisputes, owedToDisputes]. */
+async function cardFigures(gw: TestGateway, key: string) {
+  const res = await gw.request("GET", "/v1/merchant/balances/XOF", { key });
+  const w = res.json.data.wallets.find((x: { rail: string }) => x.rail === "CARD");
+  return [w.available, w.heldForDisputes, w.owedToDisputes];
+}
 
 Deno.test(
   "a chargeback opens a dispute holding the amount; what the wallet lacks is the shortfall",
@@ -32,6 +39,7 @@ Deno.test(
     assert(new Date(d.evidenceDueAt) > new Date(d.createdAt));
     // The wallet is emptied by the hold, never below zero; the event went out with the record.
     assertEquals(await xofCardWallet(gw, key), "0");
+    assertEquals(await cardFigures(gw, key), ["0", "9650", "350"]);
     assertEquals(await disputeEvents(gw, d.id), ["dispute.opened"]);
     assertEquals(await disputeJournals(gw, d.id), ["DISPUTE_HOLD"]);
     await assertLedgerConsistent(gw);
@@ -47,6 +55,7 @@ Deno.test(
     const after = (await gw.request("GET", `/v1/disputes/${d.id}`, { key })).json.data;
     assertEquals([after.heldAmount, after.shortfall], ["10000", "0"]);
     assertEquals(await xofCardWallet(gw, key), "615");
+    assertEquals(await cardFigures(gw, key), ["615", "10000", "0"]);
     assertEquals(await disputeJournals(gw, d.id), ["DISPUTE_HOLD", "DISPUTE_HOLD"]);
     await assertLedgerConsistent(gw);
   }),

@@ -7947,6 +7947,10 @@ export interface operations {
                 reservedInReview: string;
                 /** @description reserved, approved and on its way out */
                 reservedInFlight: string;
+                /** @description held by disputes not decided yet (GET /v1/disputes); already taken out of balance */
+                heldForDisputes: string;
+                /** @description what disputes could not hold yet (the wallet had less); taken from the next credits */
+                owedToDisputes: string;
               }[];
               totals: {
                 [key: string]: string;
@@ -8079,6 +8083,10 @@ export interface operations {
                 reservedInReview: string;
                 /** @description reserved, approved and on its way out */
                 reservedInFlight: string;
+                /** @description held by disputes not decided yet (GET /v1/disputes); already taken out of balance */
+                heldForDisputes: string;
+                /** @description what disputes could not hold yet (the wallet had less); taken from the next credits */
+                owedToDisputes: string;
               }[];
             };
           };
