@@ -71,6 +71,10 @@ export async function openDispute(
     if (known) return { dispute: known, created: false };
     const payin = await lockPayin(tx, input.payinId);
     if (!payin) throw new AppError("NOT_FOUND", "No pay-in with this id");
+    // A copy of the same notification may have opened it while this one waited for the pay-in's lock:
+    // it is a repeat, not a second dispute claiming what is left.
+    const opened = await disputesDb.findDisputeByCase(tx, input.source, input.caseRef);
+    if (opened) return { dispute: opened, created: false };
     check(payin);
     if (!PAID.has(payin.status)) {
       throw new AppError(

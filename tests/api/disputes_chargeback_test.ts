@@ -158,3 +158,37 @@ Deno.test(
     await assertLedgerConsistent(gw);
   }),
 );
+
+Deno.test(
+  "20 copies of a full-amount chargeback at once: all answer the one dispute, none is refused",
+  withGateway(async (gw) => {
+    const m = await gw.createMerchant("Cordonnerie Koupéla");
+    const key = m.keys.liveSecret;
+    const { id, providerRef } = await paidCardPayin(gw, key, "4000");
+    const raw = JSON.stringify({
+      notificationId: "ntf_full",
+      caseId: "case_full",
+      providerRef,
+      reference: id,
+      amount: "4000",
+      reason: "FRAUD_CARD_ABSENT",
+      cardOrigin: "LOCAL",
+      occurredAt: new Date().toISOString(),
+    });
+    const signature = await signCallback(gw.deps.config.fiat.callbackSecret!, raw, new Date());
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        gw.request("POST", "/v1/providers/card/chargeback-callback", {
+          rawBody: raw,
+          headers: { "content-type": "application/json", "x-provider-signature": signature },
+        })),
+    );
+    for (const a of answers) assertEquals(a.status, 200, a.text);
+    assertEquals(new Set(answers.map((a) => a.json.data.disputeId)).size, 1);
+    assertEquals(answers.filter((a) => !a.json.data.duplicate).length, 1);
+    const list = (await gw.request("GET", "/v1/disputes", { key })).json.data;
+    assertEquals(list.meta.total, 1);
+    assertEquals(await disputeJournals(gw, list.items[0].id), ["DISPUTE_HOLD"]);
+    await assertLedgerConsistent(gw);
+  }),
+);
