@@ -107,6 +107,10 @@ export const EnvSchema = z.object({
   AGGREGATOR_TIMEOUT_MS: z.coerce.number().int().min(1000).max(120_000).default(15_000),
   // Refunds (issue 23): how long after its confirmation a pay-in may still be refunded.
   REFUND_WINDOW_DAYS: z.coerce.number().int().min(1).max(3650).default(180),
+  // Disputes (issue 23): working hours the merchant has to answer, and what its evidence may weigh.
+  DISPUTE_EVIDENCE_HOURS_LOCAL: z.coerce.number().int().min(1).max(720).default(10),
+  DISPUTE_EVIDENCE_HOURS_INTERNATIONAL: z.coerce.number().int().min(1).max(720).default(30),
+  DISPUTE_EVIDENCE_MAX_FILE_BYTES: z.coerce.number().int().min(1024).max(900_000).default(512 * 1024),
 });
 
 /** The settings each live aggregator cannot run without: the gateway refuses to start when one is missing. */
@@ -222,6 +226,20 @@ export type Config = {
   /** Days after a pay-in's confirmation during which it may be refunded (REFUND_WINDOW_EXPIRED after). */
   refundWindowDays?: number;
   operators: OperatorConfig;
+  /** Disputes (issue 23); optional so hand-built configs take the defaults (DISPUTE_DEFAULTS). */
+  disputes?: DisputeConfig;
+};
+
+/** Evidence deadlines in working hours (domain/disputes/working_hours.ts) and the evidence file cap. */
+export type DisputeConfig = {
+  evidenceHoursLocal: number;
+  evidenceHoursInternational: number;
+  maxFileBytes: number;
+};
+export const DISPUTE_DEFAULTS: DisputeConfig = {
+  evidenceHoursLocal: 10,
+  evidenceHoursInternational: 30,
+  maxFileBytes: 512 * 1024,
 };
 
 /** Operator accounts, sessions and four eyes (issue 22). */
@@ -443,6 +461,11 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     subscriptionGraceHours: e.SUBSCRIPTION_GRACE_HOURS,
     refundWindowDays: e.REFUND_WINDOW_DAYS,
     storage: storageConfig(e),
+    disputes: {
+      evidenceHoursLocal: e.DISPUTE_EVIDENCE_HOURS_LOCAL,
+      evidenceHoursInternational: e.DISPUTE_EVIDENCE_HOURS_INTERNATIONAL,
+      maxFileBytes: e.DISPUTE_EVIDENCE_MAX_FILE_BYTES,
+    },
     operators: {
       scryptLogN: e.OPERATOR_SCRYPT_LOG_N,
       sessionIdleMinutes: e.OPERATOR_SESSION_IDLE_MINUTES,

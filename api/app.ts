@@ -60,6 +60,9 @@ import { analyticsRoutes } from "./analytics/routes.ts";
 import { usageRoutes } from "./usage/routes.ts";
 import { transactionRoutes } from "./transactions/routes.ts";
 import { exportRoutes } from "./exports/routes.ts";
+import { disputeRoutes } from "./disputes/routes.ts";
+import { chargebackCallbackRoutes } from "./disputes/chargeback_callback.ts";
+import { adminDisputeRoutes } from "./admin/disputes.ts";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 /** The routes taking multipart uploads, each with its own size cap. */
@@ -208,6 +211,9 @@ export function createApp(deps: Deps, options: { devnet?: { app: Hono }; simulat
   app.route("/v1", refundRoutes());
   app.route("/v1", refundCallbackRoutes());
   app.route("/admin/api", adminRefundRoutes());
+  app.route("/v1", disputeRoutes());
+  app.route("/v1", chargebackCallbackRoutes());
+  app.route("/admin/api", adminDisputeRoutes());
   app.route("/", docsRoutes(app));
   app.route("/", checkoutRoutes());
   app.route("/", shopPageRoutes());

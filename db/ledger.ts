@@ -55,7 +55,7 @@ const systemAccountCache = new Map<string, PlatformAccountRow>();
 
 export async function findSystemAccount(
   db: Db,
-  kind: "WORLD" | "FEES" | "IN_FLIGHT" | "NETWORK_COSTS" | "TREASURY" | "FX",
+  kind: "WORLD" | "FEES" | "IN_FLIGHT" | "NETWORK_COSTS" | "TREASURY" | "FX" | "DISPUTES",
   isSandbox: boolean,
   rail: string,
 ): Promise<PlatformAccountRow> {

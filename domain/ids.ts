@@ -34,7 +34,9 @@ export type IdPrefix =
   | "ses"
   | "exp"
   | "req"
-  | "rfd";
+  | "rfd"
+  | "dsp"
+  | "dsf";
 
 function encodeTime(ms: number): string {
   let out = "";

@@ -27,6 +27,7 @@ import { ensureTronScanLoop, handleTronScan } from "./tron_scanner.ts";
 import { handleGapAudit } from "./tron_audit.ts";
 import { handleWebhookDeliver, handleWebhookSweep } from "./webhook_delivery.ts";
 import { handleRefundSend, handleRefundSweep } from "./refunds.ts";
+import { handleDisputeSweep } from "./disputes.ts";
 
 export async function dispatchJob(message: JobMessage, deps: Deps): Promise<void> {
   switch (message.type) {
@@ -76,6 +77,7 @@ export const CRONS: Array<[name: string, schedule: string, job: (deps: Deps) => 
   ["subscription-renewals", "* * * * *", handleSubscriptionCron],
   ["mail-outbox-sweep", "* * * * *", handleMailSweep],
   ["export-sweep", "* * * * *", handleExportSweep],
+  ["dispute-sweep", "* * * * *", handleDisputeSweep],
   ["export-purge", "23 * * * *", handleExportPurge],
   ["idempotency-purge", "17 * * * *", handleIdempotencyPurge],
   ["rate-lock-purge", "41 * * * *", handleRateLockPurge],

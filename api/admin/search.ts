@@ -84,6 +84,7 @@ export function adminSearchRoutes() {
               refundsAwaitingApproval: z.number().int().openapi({
                 description: "refunds waiting for an operator (GET /admin/api/refunds/review)",
               }),
+              disputesOpen: z.number().int(),
             }),
             items: z.array(AdminOutboundItemSchema),
           })),

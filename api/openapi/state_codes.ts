@@ -34,6 +34,7 @@ const PROMO_REDEMPTION: ErrorCode[] = [
 ];
 const SUBSCRIPTION_MOVE: ErrorCode[] = ["INVALID_TRANSACTION_STATUS", "CONFLICT"];
 const CALLBACK: ErrorCode[] = ["INVALID_WEBHOOK_SIGNATURE", "CONFLICT", "CONFIG_MISSING"];
+const DISPUTE_OPEN: ErrorCode[] = ["INVALID_TRANSACTION_STATUS", "INVALID_STATE", "INVALID_AMOUNT"];
 
 export const STATE_CODES: Record<string, readonly ErrorCode[]> = {
   // Operators: signing in (public, so its wrong credentials are its own refusal), their accounts.
@@ -220,6 +221,15 @@ export const STATE_CODES: Record<string, readonly ErrorCode[]> = {
   adminSetRefundAutoApprove: ["MERCHANT_NOT_FOUND"],
   simulatorCardRefundCallback: CALLBACK,
   cardRefundCallback: CALLBACK,
+  // Disputes (issue 23): the table's refusals, the pay-in's state and amount, the deadline.
+  simulatorChargebackCallback: ["INVALID_WEBHOOK_SIGNATURE", "CONFIG_MISSING", ...DISPUTE_OPEN],
+  chargebackCallback: ["INVALID_WEBHOOK_SIGNATURE", "CONFIG_MISSING", ...DISPUTE_OPEN],
+  submitDisputeEvidence: ["INVALID_TRANSACTION_STATUS"],
+  acceptDispute: ["INVALID_TRANSACTION_STATUS"],
+  adminOpenDispute: [...DISPUTE_OPEN, "REASON_NOTE_REQUIRED"],
+  adminResolveDispute: ["INVALID_TRANSACTION_STATUS", "REASON_NOTE_REQUIRED"],
+  adminRejectDispute: ["INVALID_TRANSACTION_STATUS", "REASON_NOTE_REQUIRED"],
+  adminEscalateDispute: ["INVALID_TRANSACTION_STATUS", "REASON_NOTE_REQUIRED"],
 };
 
 type Operation = {

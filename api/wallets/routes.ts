@@ -31,6 +31,12 @@ const Figures = {
   }),
   reservedInReview: z.string().openapi({ description: "reserved and waiting for an operator's review" }),
   reservedInFlight: z.string().openapi({ description: "reserved, approved and on its way out" }),
+  heldForDisputes: z.string().openapi({
+    description: "held by disputes not decided yet (GET /v1/disputes); already taken out of balance",
+  }),
+  owedToDisputes: z.string().openapi({
+    description: "what disputes could not hold yet (the wallet had less); taken from the next credits",
+  }),
 };
 
 export function walletRoutes() {

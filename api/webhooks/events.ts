@@ -17,6 +17,7 @@ import { errorResponses, jsonContent, ok, successSchema } from "../envelope.ts";
 import { read, security, tags } from "./schemas.ts";
 import { SUBSCRIPTION_EVENT_SCHEMAS } from "./subscription_events.ts";
 import { REFUND_EVENT_SCHEMAS } from "../refunds/schemas.ts";
+import { DISPUTE_EVENT_SCHEMAS } from "./dispute_events.ts";
 
 const nullableText = z.string().nullable();
 const Metadata = z.record(z.string(), z.unknown()).optional().openapi({
@@ -181,6 +182,7 @@ const EMITTED: Partial<Record<EventType, z.ZodType>> = {
   }),
   ...SUBSCRIPTION_EVENT_SCHEMAS,
   ...REFUND_EVENT_SCHEMAS,
+  ...DISPUTE_EVENT_SCHEMAS,
   "aml.flagged": z.object({
     address: z.string(),
     context: z.enum(["PAYOUT", "WITHDRAWAL"]),
@@ -275,7 +277,7 @@ export function eventCatalogueRoutes(r: OpenAPIHono<AppEnv>): void {
       path: "/webhooks/events",
       tags,
       summary: "List the events an endpoint may subscribe to, and which are emitted",
-      description: "Events with `emitted: false` (dispute.*, kyb.*, splitpayment.*, agreement.*, " +
+      description: "Events with `emitted: false` (kyb.*, splitpayment.*, agreement.*, " +
         "conversion.failed) are in the specification's catalogue but nothing produces them yet.",
       operationId: "listWebhookEvents",
       security,

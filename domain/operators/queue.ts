@@ -1,6 +1,7 @@
 // The operator's morning: what waits for a reviewer (withdrawals in review, payouts above the approval
 // amount, bulk batches held, pay-ins held), and what waits for the hot wallet past the alarm's threshold.
 import { countQueue } from "../../db/operator_search.ts";
+import { countOpenDisputes } from "../../db/disputes.ts";
 import type { OutboundRow } from "../../db/outbound.ts";
 import type { Deps } from "../deps.ts";
 import { type Approvals, approvalsOf } from "../money_out/four_eyes.ts";
@@ -15,6 +16,8 @@ export type Queue = {
     bulkInReview: number;
     payinHoldsOpen: number;
     refundsAwaitingApproval: number;
+    /** Disputes not yet decided (OPEN, UNDER_REVIEW, ESCALATED): GET /admin/api/disputes. */
+    disputesOpen: number;
   };
   items: Array<{ row: OutboundRow; approvals: Approvals }>;
 };
@@ -35,6 +38,7 @@ export async function operatorQueue(
       bulkInReview: c.bulk_in_review,
       payinHoldsOpen: c.payin_holds_open,
       refundsAwaitingApproval: await countRefundReviewQueue(deps),
+      disputesOpen: await countOpenDisputes(deps.db),
     },
     items: rows.map((row) => ({ row, approvals: approvals.get(row.id)! })),
   };

@@ -182,7 +182,8 @@ export async function assertProductOf(
 
 /** A stored image by key for the public route; NOT_FOUND for a malformed or unknown key. */
 export async function readImage(deps: Pick<Deps, "db" | "config">, key: string) {
-  const found = OBJECT_KEY.test(key) ? await storageOf(deps).get(key) : null;
+  // Dispute evidence (`.dsp`, domain/disputes/evidence.ts) shares the storage seam but is never public.
+  const found = OBJECT_KEY.test(key) && !key.endsWith(".dsp") ? await storageOf(deps).get(key) : null;
   if (!found) throw new AppError("NOT_FOUND", "No such image");
   return found;
 }

@@ -2,6 +2,7 @@
 // locked, so concurrent requests are judged one after another against what is left; the amount leaves the
 // merchant's wallet for IN_FLIGHT in the same transaction as the refund row and `refund.created`.
 import { findSystemAccount, findWallet } from "../../db/ledger.ts";
+import { claimedOnPayin } from "../../db/disputes.ts";
 import { findMerchantPayin, lockPayin, type PayinRow } from "../../db/payins.ts";
 import { insertRefund, refundAutoApproveBelow, refundedOrHeld, type RefundRow } from "../../db/refunds.ts";
 import type { Caller } from "../keys/caller.ts";
@@ -99,7 +100,10 @@ export async function requestRefund(
     throw new AppError("REFUND_WINDOW_EXPIRED", `Pay-ins can be refunded for ${days} days after payment`);
   }
   assertRailCanRefund(deps, payin);
-  const left = new Decimal(payin.amount_received).minus(await refundedOrHeld(deps.db, payin.id));
+  // Disputes not resolved for the merchant claim their part too: the pay-in is locked by both paths.
+  const left = new Decimal(payin.amount_received)
+    .minus(await refundedOrHeld(deps.db, payin.id))
+    .minus(await claimedOnPayin(deps.db, payin.id));
   const amount = input.amount === undefined ? left : parseAmount(input.amount, payin);
   if (left.lte(0) || amount.gt(left)) {
     throw new AppError(

@@ -5,7 +5,10 @@
 //   pending   = credited but not spendable yet: USDT pay-in credits whose block is not solidified
 //   available = balance - pending: what a payout, withdrawal or conversion may spend now
 //   reserved  = inReview + inFlight: accepted payouts and withdrawals not final yet (not in balance)
+//   heldForDisputes = what open disputes hold (not in balance); owedToDisputes = what they still take
+//   from the next credits (domain/disputes/hold.ts)
 import { reservedByRail } from "../../db/balances.ts";
+import { disputeFiguresByRail } from "../../db/disputes.ts";
 import { listWallets } from "../../db/ledger.ts";
 import type { Deps } from "../deps.ts";
 import { type Currency, Decimal, formatAmount, type Rail } from "../money.ts";
@@ -20,6 +23,8 @@ export type WalletFigures = {
   reserved: string;
   reservedInReview: string;
   reservedInFlight: string;
+  heldForDisputes: string;
+  owedToDisputes: string;
 };
 
 export async function listMerchantWallets(
@@ -41,10 +46,11 @@ export async function walletsWithFigures(
   deps: Pick<Deps, "db">,
   scope: { merchantId: string; isSandbox: boolean },
 ): Promise<Array<Wallet & WalletFigures>> {
-  const [wallets, reserved, unsolidified] = await Promise.all([
+  const [wallets, reserved, unsolidified, disputes] = await Promise.all([
     listMerchantWallets(deps, scope),
     reservedByRail(deps.db, scope),
     unspendableUsdt(deps.db, scope),
+    disputeFiguresByRail(deps.db, scope),
   ]);
   return wallets.map((w) => {
     const r = reserved.find((x) => x.rail === w.rail);
@@ -53,6 +59,7 @@ export async function walletsWithFigures(
     const balance = new Decimal(w.balance);
     const pending = w.rail === "TRC20" ? Decimal.min(unsolidified, balance) : new Decimal(0);
     const f = (v: Decimal) => formatAmount(v, w.currency);
+    const d = disputes.find((x) => x.rail === w.rail);
     return {
       ...w,
       available: f(balance.minus(pending)),
@@ -60,6 +67,8 @@ export async function walletsWithFigures(
       reserved: f(inReview.plus(inFlight)),
       reservedInReview: f(inReview),
       reservedInFlight: f(inFlight),
+      heldForDisputes: f(new Decimal(d?.held ?? 0)),
+      owedToDisputes: f(new Decimal(d?.owed ?? 0)),
     };
   });
 }
@@ -88,6 +97,8 @@ export async function getBalanceByCurrency(
       reserved: w.reserved,
       reservedInReview: w.reservedInReview,
       reservedInFlight: w.reservedInFlight,
+      heldForDisputes: w.heldForDisputes,
+      owedToDisputes: w.owedToDisputes,
     })),
   };
 }
@@ -116,6 +127,8 @@ export async function getBalanceSummary(
       reserved: w.reserved,
       reservedInReview: w.reservedInReview,
       reservedInFlight: w.reservedInFlight,
+      heldForDisputes: w.heldForDisputes,
+      owedToDisputes: w.owedToDisputes,
     })),
     totals,
     availableTotals,

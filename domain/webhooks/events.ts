@@ -7,6 +7,7 @@ import type { OutboundRow } from "../../db/outbound.ts";
 import { type OutboundEvent, outboundEventData } from "../money_out/view.ts";
 import { sampleSubscriptionEventData, type SubscriptionEvent } from "../subscriptions/view.ts";
 import { conversionEventData, sampleConversionRow } from "../conversions/view.ts";
+import { type DisputeEvent, sampleDisputeEventData } from "../disputes/view.ts";
 
 /** A payout or withdrawal as it stands when `type` is sent, for test deliveries. */
 function sampleOutboundRow(type: OutboundEvent, now: Date): OutboundRow {
@@ -118,13 +119,13 @@ export const EVENT_TYPES = [
 export type EventType = typeof EVENT_TYPES[number];
 
 /**
- * Catalogue events nothing in the gateway emits yet: it has no disputes, KYB reviews, split
+ * Catalogue events nothing in the gateway emits yet: it has no KYB reviews, split
  * payments or agreements, and a conversion never half-happens. Endpoints may still subscribe to them
  * (the specification lists them; a subscription made now works the day they are emitted), and
  * POST /v1/webhooks/test sends their shape.
  */
 export const NOT_EMITTED_YET: ReadonlySet<EventType> = new Set(
-  EVENT_TYPES.filter((t) => /^(dispute|kyb|splitpayment|agreement)\./.test(t) || t === "conversion.failed"),
+  EVENT_TYPES.filter((t) => /^(kyb|splitpayment|agreement)\./.test(t) || t === "conversion.failed"),
 );
 
 /** The event catalogue as GET /v1/webhooks/events lists it: every event, and whether it is emitted. */
@@ -341,12 +342,8 @@ function genericSample(type: EventType, at: string): Record<string, unknown> {
         occurredAt: at,
       };
     case "dispute":
-      return {
-        disputeId: "dsp_test_0001",
-        transactionId: "pay_test_0001",
-        reason: "NOT_RECEIVED",
-        ...common,
-      };
+      // Built by the same function as the real events (domain/disputes/view.ts).
+      return sampleDisputeEventData(type as DisputeEvent, new Date(at));
     case "aml":
       // domain/money_out/aml.ts screenDestination's payload.
       return {

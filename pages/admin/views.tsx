@@ -101,6 +101,7 @@ export function renderQueue(p: Frame & { queue: Queue }): string {
     [t.bulkInReview, c.bulkInReview],
     [t.payinHoldsOpen, c.payinHoldsOpen],
     [t.refundsAwaitingApproval, c.refundsAwaitingApproval],
+    [t.disputesOpen, c.disputesOpen],
   ];
   return shell(
     p.lang,

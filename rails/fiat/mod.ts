@@ -9,6 +9,7 @@ import type { MomoProvider } from "./provider.ts";
 import type { CardSimulator } from "./card_simulator.ts";
 import { type Deliver, Dispatcher } from "./signing.ts";
 import { simulatorRoutes } from "./simulator_routes.ts";
+import { addChargebackRoutes } from "./chargebacks.ts";
 
 export {
   isBurkinaFasoNumber,
@@ -70,7 +71,7 @@ export function createSimulators(options: SimulatorOptions): Simulators {
     card,
     momo,
     momoPayout,
-    app: simulatorRoutes(card, momo),
+    app: addChargebackRoutes(simulatorRoutes(card, momo), card, dispatcher),
     stop: () => dispatcher.stop(),
     flush: () => dispatcher.flush(),
   };

@@ -235,6 +235,11 @@ export class Dispatcher {
     for (let i = 0; i < copies; i++) await this.#attempt(url, raw, 0);
   }
 
+  /** send() of a body already serialized, of another shape (chargebacks): the same signing and retries. */
+  async sendRaw(url: string, raw: string, copies = 1): Promise<void> {
+    for (let i = 0; i < copies; i++) await this.#attempt(url, raw, 0);
+  }
+
   async #attempt(url: string, raw: string, attempt: number): Promise<void> {
     if (this.#stopped) return;
     let ok = false;

@@ -230,7 +230,8 @@ Deno.test(
   "provider callbacks declare X-Provider-Signature and their signed body",
   withGateway(async (gw) => {
     const { doc, contract } = await documentOf(gw);
-    const callbacks = Object.keys(doc.paths).filter((p) => p.startsWith("/v1/providers/"));
+    const providers = Object.keys(doc.paths).filter((p) => p.startsWith("/v1/providers/"));
+    const callbacks = providers.filter((p) => !p.endsWith("/chargeback-callback"));
     assertEquals(callbacks.length, 4);
     const body = {
       notificationId: "ntf_1",
@@ -246,6 +247,26 @@ Deno.test(
       assertEquals([signature?.in, signature?.required], ["header", true], path);
       assertEquals(contract.checkRequest("POST", path, body), null, path);
       assert(contract.checkRequest("POST", path, { ...body, status: "MAYBE" }), path);
+    }
+    // The acquirer's chargeback notifications (issue 23): the same signature, their own body.
+    const chargebacks = providers.filter((p) => p.endsWith("/chargeback-callback"));
+    assertEquals(chargebacks.length, 2);
+    const notice = {
+      notificationId: "ntf_1",
+      caseId: "case_1",
+      providerRef: "prv_1",
+      reference: "pay_1",
+      amount: "5000",
+      reason: "NOT_RECEIVED",
+      cardOrigin: "LOCAL",
+      occurredAt: "2026-01-01T12:00:00.000Z",
+    };
+    for (const path of chargebacks) {
+      const op = doc.paths[path].post;
+      const signature = op.parameters.find((p: Doc) => p.name.toLowerCase() === "x-provider-signature");
+      assertEquals([signature?.in, signature?.required], ["header", true], path);
+      assertEquals(contract.checkRequest("POST", path, notice), null, path);
+      assert(contract.checkRequest("POST", path, { ...notice, cardOrigin: "MARS" }), path);
     }
   }),
 );

@@ -165,7 +165,7 @@ Deno.test(
       // deno-lint-ignore no-explicit-any
       list.json.data.items.map((i: any) => [i.event, i.emitted]),
     );
-    for (const event of ["dispute.opened", "kyb.approved", "splitpayment.created"]) {
+    for (const event of ["kyb.approved", "splitpayment.created"]) {
       assertEquals(emitted.get(event), false, event);
     }
     assertEquals(emitted.get("agreement.resigned"), false);
@@ -176,6 +176,7 @@ Deno.test(
         "deposit.underpaid",
         "payout.failed",
         "refund.created",
+        "dispute.opened",
       ]
     ) {
       assertEquals(emitted.get(event), true, event);

@@ -1122,7 +1122,7 @@ export interface paths {
     };
     /**
      * List the events an endpoint may subscribe to, and which are emitted
-     * @description Events with `emitted: false` (dispute.*, kyb.*, splitpayment.*, agreement.*, conversion.failed) are in the specification's catalogue but nothing produces them yet.
+     * @description Events with `emitted: false` (kyb.*, splitpayment.*, agreement.*, conversion.failed) are in the specification's catalogue but nothing produces them yet.
      */
     get: operations["listWebhookEvents"];
     put?: never;
@@ -2454,6 +2454,220 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/v1/disputes": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List disputes, newest first */
+    get: operations["listDisputes"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/disputes/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Retrieve a dispute with its evidence */
+    get: operations["getDispute"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/disputes/{id}/evidence": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Answer a dispute with evidence before its deadline (text and up to 3 files per request)
+     * @description multipart/form-data: `text` replaces earlier text; `file1`..`file3` are added (PDF, PNG or JPEG, judged by their bytes; the same bytes twice are one file; 10 files per dispute). OPEN becomes UNDER_REVIEW; after `evidenceDueAt` it is refused (INVALID_TRANSACTION_STATUS).
+     */
+    post: operations["submitDisputeEvidence"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/disputes/{id}/accept": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Accept a dispute: it is REJECTED at once and the held amount debited */
+    post: operations["acceptDispute"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/providers/simulator/card/chargeback-callback": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Signed chargeback notification from the card simulator (opens a dispute)
+     * @description No key: the provider's signature over the raw body is the authentication, checked before anything in the body (INVALID_WEBHOOK_SIGNATURE). One dispute per `caseId`: a repeated notification answers the same dispute with `duplicate: true`.
+     */
+    post: operations["simulatorChargebackCallback"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/providers/card/chargeback-callback": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Signed chargeback notification from the live card acquirer (opens a dispute)
+     * @description No key: the provider's signature over the raw body is the authentication, checked before anything in the body (INVALID_WEBHOOK_SIGNATURE). One dispute per `caseId`: a repeated notification answers the same dispute with `duplicate: true`.
+     */
+    post: operations["chargebackCallback"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/admin/api/disputes": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Disputes of every merchant, newest first */
+    get: operations["adminListDisputes"];
+    put?: never;
+    /** Open a dispute on a paid pay-in (a mobile money or USDT complaint); the amount is held */
+    post: operations["adminOpenDispute"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/admin/api/disputes/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One dispute with the merchant's evidence */
+    get: operations["adminGetDispute"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/admin/api/disputes/{id}/files/{fileId}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Download one evidence file of a dispute (as an attachment, never rendered inline) */
+    get: operations["adminGetDisputeFile"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/admin/api/disputes/{id}/resolve": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Decide for the merchant: RESOLVED, the hold released (dispute.resolved) */
+    post: operations["adminResolveDispute"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/admin/api/disputes/{id}/reject": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Decide for the cardholder: REJECTED, the held amount debited (dispute.rejected) */
+    post: operations["adminRejectDispute"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/admin/api/disputes/{id}/escalate": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Send to the provider's next tier: ESCALATED, the hold stays (dispute.escalated) */
+    post: operations["adminEscalateDispute"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export interface webhooks {
   "payin.created": {
@@ -3186,8 +3400,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The dispute.opened event (not emitted yet)
-     * @description Not emitted by the gateway yet (nothing in it produces this event so far). An endpoint may subscribe to it; POST /v1/webhooks/test sends this shape.
+     * The dispute.opened event
+     * @description Sent to every ACTIVE endpoint of the merchant and mode subscribed to it.
      */
     post: operations["on_dispute_opened"];
     delete?: never;
@@ -3206,8 +3420,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The dispute.resolved event (not emitted yet)
-     * @description Not emitted by the gateway yet (nothing in it produces this event so far). An endpoint may subscribe to it; POST /v1/webhooks/test sends this shape.
+     * The dispute.resolved event
+     * @description Sent to every ACTIVE endpoint of the merchant and mode subscribed to it.
      */
     post: operations["on_dispute_resolved"];
     delete?: never;
@@ -3226,8 +3440,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The dispute.rejected event (not emitted yet)
-     * @description Not emitted by the gateway yet (nothing in it produces this event so far). An endpoint may subscribe to it; POST /v1/webhooks/test sends this shape.
+     * The dispute.rejected event
+     * @description Sent to every ACTIVE endpoint of the merchant and mode subscribed to it.
      */
     post: operations["on_dispute_rejected"];
     delete?: never;
@@ -3246,8 +3460,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The dispute.escalated event (not emitted yet)
-     * @description Not emitted by the gateway yet (nothing in it produces this event so far). An endpoint may subscribe to it; POST /v1/webhooks/test sends this shape.
+     * The dispute.escalated event
+     * @description Sent to every ACTIVE endpoint of the merchant and mode subscribed to it.
      */
     post: operations["on_dispute_escalated"];
     delete?: never;
@@ -3467,6 +3681,18 @@ export interface components {
       status: "SUCCEEDED" | "FAILED";
       amount: string;
       reason?: string;
+      /** Format: date-time */
+      occurredAt: string;
+    };
+    ChargebackNotification: {
+      notificationId: string;
+      caseId: string;
+      providerRef: string;
+      reference: string;
+      amount: string;
+      reason: string;
+      /** @enum {string} */
+      cardOrigin: "LOCAL" | "INTERNATIONAL";
       /** Format: date-time */
       occurredAt: string;
     };
@@ -4805,9 +5031,21 @@ export interface components {
       event: "dispute.opened";
       data: {
         disputeId: string;
+        /** @description the disputed pay-in */
         transactionId: string;
+        /** @enum {string} */
+        status: "OPEN" | "UNDER_REVIEW" | "ESCALATED" | "RESOLVED" | "REJECTED";
         reason: string;
-        status: string;
+        amount: string;
+        /** @enum {string} */
+        currency: "USDT_TRC20" | "XOF";
+        /** @description held from the wallet after this event */
+        heldAmount: string;
+        /** @description what the wallet could not cover yet */
+        shortfall: string;
+        evidenceDueAt: string;
+        /** @description MERCHANT_WON, OPERATOR_REJECTED, ACCEPTED or DEADLINE_MISSED once decided */
+        outcome: string | null;
         occurredAt: string;
       };
       /** @example 2026-01-01T12:00:00.000Z */
@@ -4822,9 +5060,21 @@ export interface components {
       event: "dispute.resolved";
       data: {
         disputeId: string;
+        /** @description the disputed pay-in */
         transactionId: string;
+        /** @enum {string} */
+        status: "OPEN" | "UNDER_REVIEW" | "ESCALATED" | "RESOLVED" | "REJECTED";
         reason: string;
-        status: string;
+        amount: string;
+        /** @enum {string} */
+        currency: "USDT_TRC20" | "XOF";
+        /** @description held from the wallet after this event */
+        heldAmount: string;
+        /** @description what the wallet could not cover yet */
+        shortfall: string;
+        evidenceDueAt: string;
+        /** @description MERCHANT_WON, OPERATOR_REJECTED, ACCEPTED or DEADLINE_MISSED once decided */
+        outcome: string | null;
         occurredAt: string;
       };
       /** @example 2026-01-01T12:00:00.000Z */
@@ -4839,9 +5089,21 @@ export interface components {
       event: "dispute.rejected";
       data: {
         disputeId: string;
+        /** @description the disputed pay-in */
         transactionId: string;
+        /** @enum {string} */
+        status: "OPEN" | "UNDER_REVIEW" | "ESCALATED" | "RESOLVED" | "REJECTED";
         reason: string;
-        status: string;
+        amount: string;
+        /** @enum {string} */
+        currency: "USDT_TRC20" | "XOF";
+        /** @description held from the wallet after this event */
+        heldAmount: string;
+        /** @description what the wallet could not cover yet */
+        shortfall: string;
+        evidenceDueAt: string;
+        /** @description MERCHANT_WON, OPERATOR_REJECTED, ACCEPTED or DEADLINE_MISSED once decided */
+        outcome: string | null;
         occurredAt: string;
       };
       /** @example 2026-01-01T12:00:00.000Z */
@@ -4856,9 +5118,21 @@ export interface components {
       event: "dispute.escalated";
       data: {
         disputeId: string;
+        /** @description the disputed pay-in */
         transactionId: string;
+        /** @enum {string} */
+        status: "OPEN" | "UNDER_REVIEW" | "ESCALATED" | "RESOLVED" | "REJECTED";
         reason: string;
-        status: string;
+        amount: string;
+        /** @enum {string} */
+        currency: "USDT_TRC20" | "XOF";
+        /** @description held from the wallet after this event */
+        heldAmount: string;
+        /** @description what the wallet could not cover yet */
+        shortfall: string;
+        evidenceDueAt: string;
+        /** @description MERCHANT_WON, OPERATOR_REJECTED, ACCEPTED or DEADLINE_MISSED once decided */
+        outcome: string | null;
         occurredAt: string;
       };
       /** @example 2026-01-01T12:00:00.000Z */
@@ -7831,6 +8105,78 @@ export interface components {
        */
       USDT_TRC20: string | null;
     };
+    Dispute: {
+      /** @example dsp_01k0000000000000000000000 */
+      id: string;
+      /** @description the disputed pay-in */
+      transactionId: string;
+      /** @enum {string} */
+      status: "OPEN" | "UNDER_REVIEW" | "ESCALATED" | "RESOLVED" | "REJECTED";
+      /**
+       * @description PROVIDER: the card acquirer's chargeback; OPERATOR: opened by the gateway's staff
+       * @enum {string}
+       */
+      source: "PROVIDER" | "OPERATOR";
+      /** @description the acquirer's case id (or the gateway's own) */
+      caseRef: string;
+      /** @example FRAUD_CARD_ABSENT */
+      reason: string;
+      /**
+       * @description sets the evidence deadline
+       * @enum {string}
+       */
+      cardOrigin: "LOCAL" | "INTERNATIONAL";
+      /** @description disputed, in the pay-in's currency */
+      amount: string;
+      /** @enum {string} */
+      currency: "USDT_TRC20" | "XOF";
+      /** @description held from the wallet now (0 once decided) */
+      heldAmount: string;
+      /** @description what the wallet could not cover yet; taken from its next credits */
+      shortfall: string;
+      /** @description evidence after this is refused; none by then loses */
+      evidenceDueAt: string;
+      evidence: {
+        text: string | null;
+        submittedAt: string | null;
+        files: components["schemas"]["DisputeFile"][];
+      };
+      /** @enum {string|null} */
+      outcome:
+        | "MERCHANT_WON"
+        | "OPERATOR_REJECTED"
+        | "ACCEPTED"
+        | "DEADLINE_MISSED"
+        | "PROVIDER_LOST"
+        | "PROVIDER_WON"
+        | null;
+      decisionNote: string | null;
+      isSandbox: boolean;
+      createdAt: string;
+      updatedAt: string;
+      closedAt: string | null;
+    };
+    DisputeFile: {
+      id: string;
+      fileName: string;
+      /** @enum {string} */
+      contentType: "application/pdf" | "image/png" | "image/jpeg";
+      sizeBytes: number;
+      createdAt: string;
+    };
+    DisputeEvidence: {
+      /** @description the merchant's account of the facts (replaces earlier text) */
+      text?: string;
+      /** Format: binary */
+      file1?: Blob;
+      /** Format: binary */
+      file2?: Blob;
+      /** Format: binary */
+      file3?: Blob;
+    };
+    AdminDispute: components["schemas"]["Dispute"] & {
+      merchantId: string;
+    };
   };
   responses: never;
   parameters: never;
@@ -8045,6 +8391,10 @@ export interface operations {
                 reservedInReview: string;
                 /** @description reserved, approved and on its way out */
                 reservedInFlight: string;
+                /** @description held by disputes not decided yet (GET /v1/disputes); already taken out of balance */
+                heldForDisputes: string;
+                /** @description what disputes could not hold yet (the wallet had less); taken from the next credits */
+                owedToDisputes: string;
               }[];
               totals: {
                 [key: string]: string;
@@ -8177,6 +8527,10 @@ export interface operations {
                 reservedInReview: string;
                 /** @description reserved, approved and on its way out */
                 reservedInFlight: string;
+                /** @description held by disputes not decided yet (GET /v1/disputes); already taken out of balance */
+                heldForDisputes: string;
+                /** @description what disputes could not hold yet (the wallet had less); taken from the next credits */
+                owedToDisputes: string;
               }[];
             };
           };
@@ -15497,7 +15851,7 @@ export interface operations {
            * @example https://shop.example.com/webhooks
            */
           url: string;
-          /** @description Events to receive. Not emitted yet, though subscribing is allowed: conversion.failed, dispute.opened, dispute.resolved, dispute.rejected, dispute.escalated, splitpayment.created, kyb.approved, kyb.rejected, kyb.thread.created, kyb.thread.replied, kyb.thread.resolved, kyb.thread.dismissed, agreement.resign_requested, agreement.resigned (GET /v1/webhooks/events lists the catalogue). */
+          /** @description Events to receive. Not emitted yet, though subscribing is allowed: conversion.failed, splitpayment.created, kyb.approved, kyb.rejected, kyb.thread.created, kyb.thread.replied, kyb.thread.resolved, kyb.thread.dismissed, agreement.resign_requested, agreement.resigned (GET /v1/webhooks/events lists the catalogue). */
           events: (
             | "payin.created"
             | "payin.confirming"
@@ -15887,7 +16241,7 @@ export interface operations {
            * @example https://shop.example.com/webhooks
            */
           url?: string;
-          /** @description Events to receive. Not emitted yet, though subscribing is allowed: conversion.failed, dispute.opened, dispute.resolved, dispute.rejected, dispute.escalated, splitpayment.created, kyb.approved, kyb.rejected, kyb.thread.created, kyb.thread.replied, kyb.thread.resolved, kyb.thread.dismissed, agreement.resign_requested, agreement.resigned (GET /v1/webhooks/events lists the catalogue). */
+          /** @description Events to receive. Not emitted yet, though subscribing is allowed: conversion.failed, splitpayment.created, kyb.approved, kyb.rejected, kyb.thread.created, kyb.thread.replied, kyb.thread.resolved, kyb.thread.dismissed, agreement.resign_requested, agreement.resigned (GET /v1/webhooks/events lists the catalogue). */
           events?: (
             | "payin.created"
             | "payin.confirming"
@@ -21284,6 +21638,7 @@ export interface operations {
                 payinHoldsOpen: number;
                 /** @description refunds waiting for an operator (GET /admin/api/refunds/review) */
                 refundsAwaitingApproval: number;
+                disputesOpen: number;
               };
               items: components["schemas"]["AdminOutboundItem"][];
             };
@@ -25800,6 +26155,1434 @@ export interface operations {
         };
       };
       /** @description Not found, not owned by the caller, or a malformed id. Codes: MERCHANT_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  listDisputes: {
+    parameters: {
+      query?: {
+        page?: number;
+        limit?: number;
+        status?: "OPEN" | "UNDER_REVIEW" | "ESCALATED" | "RESOLVED" | "REJECTED";
+        /** @description only this pay-in's disputes */
+        transactionId?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Disputes */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              items: components["schemas"]["Dispute"][];
+              meta: {
+                page: number;
+                limit: number;
+                total: number;
+                totalPages: number;
+                hasNext: boolean;
+                hasPrev: boolean;
+              };
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  getDispute: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description dsp_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The dispute */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Dispute"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  submitDisputeEvidence: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description dsp_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "multipart/form-data": components["schemas"]["DisputeEvidence"];
+      };
+    };
+    responses: {
+      /** @description The dispute with its evidence */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Dispute"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_TRANSACTION_STATUS */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  acceptDispute: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description dsp_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The dispute, REJECTED */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Dispute"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_TRANSACTION_STATUS */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  simulatorChargebackCallback: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")> */
+        "x-provider-signature": string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["ChargebackNotification"];
+      };
+    };
+    responses: {
+      /** @description Dispute opened (or already open) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              disputeId: string;
+              status: string;
+              /** @description true: this case was notified before; nothing changed */
+              duplicate: boolean;
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_WEBHOOK_SIGNATURE, INVALID_TRANSACTION_STATUS, INVALID_STATE, INVALID_AMOUNT */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support. Codes: CONFIG_MISSING */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  chargebackCallback: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")> */
+        "x-provider-signature": string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["ChargebackNotification"];
+      };
+    };
+    responses: {
+      /** @description Dispute opened (or already open) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              disputeId: string;
+              status: string;
+              /** @description true: this case was notified before; nothing changed */
+              duplicate: boolean;
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_WEBHOOK_SIGNATURE, INVALID_TRANSACTION_STATUS, INVALID_STATE, INVALID_AMOUNT */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support. Codes: CONFIG_MISSING */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  adminListDisputes: {
+    parameters: {
+      query?: {
+        status?: "OPEN" | "UNDER_REVIEW" | "ESCALATED" | "RESOLVED" | "REJECTED";
+        merchantId?: string;
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Disputes */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              items: components["schemas"]["AdminDispute"][];
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  adminOpenDispute: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description the paid pay-in the customer complains about */
+          transactionId: string;
+          /** @example NOT_RECEIVED */
+          reason: string;
+          /** @description disputed; default all that is not yet disputed */
+          amount?: string;
+          /** @description why; required */
+          note?: string;
+          /** @description who decides, recorded with the decision: with ADMIN_TOKEN, the name given (default "token"); with a session, the signed-in operator (if given, it must be their e-mail) */
+          reviewer?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The dispute, OPEN */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["AdminDispute"];
+          };
+        };
+      };
+      /** @description Opened */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["AdminDispute"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_TRANSACTION_STATUS, INVALID_STATE, INVALID_AMOUNT, REASON_NOTE_REQUIRED */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  adminGetDispute: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description dsp_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The dispute */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["AdminDispute"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  adminGetDisputeFile: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description dsp_ followed by 26 characters */
+        id: string;
+        fileId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The file's bytes */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/pdf": Blob;
+          "image/png": Blob;
+          "image/jpeg": Blob;
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  adminResolveDispute: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description dsp_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description why; required */
+          note?: string;
+          /** @description who decides, recorded with the decision: with ADMIN_TOKEN, the name given (default "token"); with a session, the signed-in operator (if given, it must be their e-mail) */
+          reviewer?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The dispute */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["AdminDispute"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_TRANSACTION_STATUS, REASON_NOTE_REQUIRED */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  adminRejectDispute: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description dsp_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description why; required */
+          note?: string;
+          /** @description who decides, recorded with the decision: with ADMIN_TOKEN, the name given (default "token"); with a session, the signed-in operator (if given, it must be their e-mail) */
+          reviewer?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The dispute */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["AdminDispute"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_TRANSACTION_STATUS, REASON_NOTE_REQUIRED */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  adminEscalateDispute: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description dsp_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description why; required */
+          note?: string;
+          /** @description who decides, recorded with the decision: with ADMIN_TOKEN, the name given (default "token"); with a session, the signed-in operator (if given, it must be their e-mail) */
+          reviewer?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The dispute */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["AdminDispute"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_TRANSACTION_STATUS, REASON_NOTE_REQUIRED */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
       404: {
         headers: {
           [name: string]: unknown;

@@ -1,0 +1,47 @@
+// A pay-in's money can go back once: refunds and disputes share what the customer paid. Each path reads
+// the other's claim under the same pay-in lock, so together they never exceed the amount received.
+import { assertEquals } from "../assert.ts";
+import { withGateway } from "../helpers.ts";
+import { askRefund, paidCard, roomyMerchant } from "../refund_fixture.ts";
+import { assertLedgerConsistent } from "../dispute_fixture.ts";
+
+Deno.test(
+  "refunds and disputes on one pay-in never claim more than it received, whichever comes first",
+  withGateway(async (gw) => {
+    const m = await roomyMerchant(gw);
+    const key = m.keys.liveSecret;
+    const payinId = await paidCard(gw, key, "10000");
+
+    const refund = await askRefund(gw, key, payinId, { amount: "6000" });
+    assertEquals(refund.status, 201, refund.text);
+
+    const tooMuch = await gw.admin("POST", "/admin/api/disputes", {
+      transactionId: payinId,
+      reason: "NOT_RECEIVED",
+      amount: "5000",
+      note: "Réclamation du porteur",
+    });
+    assertEquals(tooMuch.json.error.code, "INVALID_AMOUNT", tooMuch.text);
+
+    // Without an amount, the dispute takes what the refund left: 4,000.
+    const dispute = await gw.admin("POST", "/admin/api/disputes", {
+      transactionId: payinId,
+      reason: "NOT_RECEIVED",
+      note: "Réclamation du porteur",
+    });
+    assertEquals(dispute.status < 300, true, dispute.text);
+    assertEquals(dispute.json.data.amount, "4000");
+
+    const more = await askRefund(gw, key, payinId, { amount: "1" });
+    assertEquals(more.json.error.code, "REFUND_EXCEEDS_AMOUNT", more.text);
+
+    // Decided for the merchant, the dispute no longer claims anything: what is left can be refunded again (the pay-in fee stays with the gateway, so not all 4,000).
+    const resolved = await gw.admin("POST", `/admin/api/disputes/${dispute.json.data.id}/resolve`, {
+      note: "Livraison prouvée",
+    });
+    assertEquals(resolved.status, 200, resolved.text);
+    const rest = await askRefund(gw, key, payinId, { amount: "3000" });
+    assertEquals(rest.status, 201, rest.text);
+    await assertLedgerConsistent(gw);
+  }),
+);
