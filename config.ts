@@ -38,6 +38,7 @@ export const EnvSchema = z.object({
   AML_BLOCKLIST_PATH: z.string().min(1).optional(),
   SWEEP_MIN_USDT: z.string().regex(/^\d+(\.\d{1,6})?$/, "must be a USDT amount").default("10"),
   OUTBOUND_WAIT_ALARM_SECONDS: z.coerce.number().int().min(60).max(604_800).default(900),
+  KYB_MAX_DOCUMENT_BYTES: z.coerce.number().int().min(65_536).max(26_214_400).default(8_388_608),
   FIAT_PROVIDER: z.enum(["simulator"]).default("simulator"),
   PROVIDER_CALLBACK_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   SIMULATOR_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(1500),
@@ -140,6 +141,8 @@ export type Config = {
   sweepMinUsdt: string;
   /** An accepted payout or withdrawal waiting to be sent longer than this is an alarm (metrics, log). */
   outboundWaitAlarmSeconds: number;
+  /** Largest KYB document (PDF or image) a merchant may upload. */
+  kybMaxDocumentBytes: number;
   /** Free deposit addresses kept derived ahead per mode; a refill starts when half are used. */
   addressPoolSize: number;
   /** How long a key lookup is reused in this process (0: never); revocation elsewhere waits this long. */
@@ -310,6 +313,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     amlBlocklistPath: e.AML_BLOCKLIST_PATH,
     sweepMinUsdt: e.SWEEP_MIN_USDT,
     outboundWaitAlarmSeconds: e.OUTBOUND_WAIT_ALARM_SECONDS,
+    kybMaxDocumentBytes: e.KYB_MAX_DOCUMENT_BYTES,
     addressPoolSize: e.ADDRESS_POOL_SIZE,
     authCacheTtlMs: e.AUTH_CACHE_TTL_MS,
     rateLimitStore: e.RATE_LIMIT_STORE,

@@ -54,6 +54,8 @@ import { analyticsRoutes } from "./analytics/routes.ts";
 import { usageRoutes } from "./usage/routes.ts";
 import { transactionRoutes } from "./transactions/routes.ts";
 import { exportRoutes } from "./exports/routes.ts";
+import { kybRoutes } from "./kyb/routes.ts";
+import { adminKybRoutes } from "./kyb/admin.ts";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 /** The routes taking multipart uploads, each with its own size cap. */
@@ -198,6 +200,8 @@ export function createApp(deps: Deps, options: { devnet?: { app: Hono }; simulat
   app.route("/admin/api", adminMailRoutes());
   app.route("/admin/api", adminPayinHoldRoutes());
   app.route("/admin/api", adminPaylinkRoutes());
+  app.route("/v1", kybRoutes());
+  app.route("/admin/api", adminKybRoutes());
   app.route("/", docsRoutes(app));
   app.route("/", checkoutRoutes());
   app.route("/", shopPageRoutes());

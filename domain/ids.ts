@@ -33,7 +33,10 @@ export type IdPrefix =
   | "opr"
   | "ses"
   | "exp"
-  | "req";
+  | "req"
+  | "kyd"
+  | "kth"
+  | "kym";
 
 function encodeTime(ms: number): string {
   let out = "";

@@ -81,6 +81,9 @@ export function adminSearchRoutes() {
               }),
               bulkInReview: z.number().int(),
               payinHoldsOpen: z.number().int(),
+              kybInReview: z.number().int().openapi({
+                description: "KYB reviews SUBMITTED, waiting for a decision",
+              }),
             }),
             items: z.array(AdminOutboundItemSchema),
           })),

@@ -106,6 +106,7 @@ const CONVERSION_CODES: ErrorCode[] = [
   "NEGATIVE_REVENUE",
   "WALLET_NOT_FOUND",
   "INSUFFICIENT_BALANCE",
+  "KYB_REQUIRED",
   ...IDEMPOTENCY_CODES,
 ];
 const IdempotencyHeaders = z.object({ "idempotency-key": idempotencyKeyHeader(CONVERSION_KEY_REQUIRED) });

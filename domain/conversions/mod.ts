@@ -22,6 +22,7 @@ import { postJournal } from "../ledger.ts";
 import { type Currency, CURRENCY_DECIMALS, Decimal, DECIMAL_STRING, formatAmount } from "../money.ts";
 import { unspendableUsdt } from "../money_out/request.ts";
 import { conversionEventData } from "./view.ts";
+import { assertLiveAllowed } from "../merchants/live_gate.ts";
 
 export { conversionView } from "./view.ts";
 
@@ -150,6 +151,7 @@ export async function convertBetweenWallets(
   caller: Caller,
   input: { fromWalletId: string; toWalletId: string; fromAmount: string },
 ): Promise<ConversionRow> {
+  assertLiveAllowed(caller, deps.clock.now());
   const scope: Scope = { merchantId: caller.merchantId, isSandbox: caller.isSandbox };
   // A malformed id (NUL bytes, 10 KB, another prefix) is an unknown wallet without a query.
   const fromWallet = isWellFormedId("wal", input.fromWalletId)

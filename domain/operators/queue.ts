@@ -13,6 +13,7 @@ export type Queue = {
     waitingToSend: number;
     bulkInReview: number;
     payinHoldsOpen: number;
+    kybInReview: number;
   };
   items: Array<{ row: OutboundRow; approvals: Approvals }>;
 };
@@ -32,6 +33,7 @@ export async function operatorQueue(
       waitingToSend: c.waiting_to_send,
       bulkInReview: c.bulk_in_review,
       payinHoldsOpen: c.payin_holds_open,
+      kybInReview: c.kyb_in_review,
     },
     items: rows.map((row) => ({ row, approvals: approvals.get(row.id)! })),
   };

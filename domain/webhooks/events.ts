@@ -118,15 +118,13 @@ export const EVENT_TYPES = [
 export type EventType = typeof EVENT_TYPES[number];
 
 /**
- * Catalogue events nothing in the gateway emits yet: it has no refunds, disputes, KYB reviews, split
- * payments or agreements, and a conversion never half-happens. Endpoints may still subscribe to them
+ * Catalogue events nothing in the gateway emits yet: it has no refunds, disputes or split payments, and a
+ * conversion never half-happens (KYB and agreement events are emitted by domain/kyb/). Endpoints may still subscribe to them
  * (the specification lists them; a subscription made now works the day they are emitted), and
  * POST /v1/webhooks/test sends their shape.
  */
 export const NOT_EMITTED_YET: ReadonlySet<EventType> = new Set(
-  EVENT_TYPES.filter((t) =>
-    /^(refund|dispute|kyb|splitpayment|agreement)\./.test(t) || t === "conversion.failed"
-  ),
+  EVENT_TYPES.filter((t) => /^(refund|dispute|splitpayment)\./.test(t) || t === "conversion.failed"),
 );
 
 /** The event catalogue as GET /v1/webhooks/events lists it: every event, and whether it is emitted. */

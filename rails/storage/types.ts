@@ -10,4 +10,4 @@ export interface ObjectStorage {
 }
 
 /** Keys are `<64 hex>.<ext>`: nothing else reaches a backend (no path tricks in the directory one). */
-export const OBJECT_KEY = /^[0-9a-f]{64}\.(png|jpg|webp)$/;
+export const OBJECT_KEY = /^[0-9a-f]{64}\.(png|jpg|webp|pdf)$/;
