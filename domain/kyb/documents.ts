@@ -62,6 +62,7 @@ export async function checkDocument(bytes: Uint8Array, maxBytes: number): Promis
 
 /** A file name fit to show an operator: control characters gone, at most 200 characters. */
 export function cleanFileName(name: string | undefined): string {
+  // deno-lint-ignore no-control-regex -- control characters are exactly what is removed
   const clean = (name ?? "").replace(/[\u0000-\u001f\u007f]/g, "").trim();
   return (clean.isWellFormed() ? clean : clean.toWellFormed()).slice(0, 200) || "document";
 }

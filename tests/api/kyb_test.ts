@@ -101,9 +101,9 @@ Deno.test("KYB: documents by their bytes, threads, approval, agreement, then liv
         const live = await gw.request("POST", "/v1/payments", { key, body: { amount: "10" } });
         assertEquals(live.status, 403);
         assertEquals(live.json.error.code, "KYB_REQUIRED");
-        const sandbox = await gw.request("POST", "/v1/payments", {
+        const sandbox = await gw.request("POST", "/v1/payments?sandbox=true", {
           key: m.keys.testSecret,
-          body: { amount: "10", sandbox: true },
+          body: { amount: "10" },
         });
         assertEquals(sandbox.status, 201);
       },
