@@ -56,6 +56,7 @@ import { transactionRoutes } from "./transactions/routes.ts";
 import { exportRoutes } from "./exports/routes.ts";
 import { kybRoutes } from "./kyb/routes.ts";
 import { adminKybRoutes } from "./kyb/admin.ts";
+import { adminPlanLimitRoutes } from "./admin/plan_limits.ts";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 /** The routes taking multipart uploads, each with its own size cap. */
@@ -202,6 +203,7 @@ export function createApp(deps: Deps, options: { devnet?: { app: Hono }; simulat
   app.route("/admin/api", adminPaylinkRoutes());
   app.route("/v1", kybRoutes());
   app.route("/admin/api", adminKybRoutes());
+  app.route("/admin/api", adminPlanLimitRoutes());
   app.route("/", docsRoutes(app));
   app.route("/", checkoutRoutes());
   app.route("/", shopPageRoutes());

@@ -107,6 +107,7 @@ const CONVERSION_CODES: ErrorCode[] = [
   "WALLET_NOT_FOUND",
   "INSUFFICIENT_BALANCE",
   "KYB_REQUIRED",
+  "DAILY_CONVERSION_COUNT_LIMIT",
   ...IDEMPOTENCY_CODES,
 ];
 const IdempotencyHeaders = z.object({ "idempotency-key": idempotencyKeyHeader(CONVERSION_KEY_REQUIRED) });

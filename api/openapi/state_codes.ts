@@ -215,6 +215,8 @@ export const STATE_CODES: Record<string, readonly ErrorCode[]> = {
   adminResolveKybThread: ["INVALID_STATE"],
   adminDismissKybThread: ["INVALID_STATE"],
   adminPublishAgreement: ["CONFLICT"],
+  adminGetPlanLimits: ["MERCHANT_NOT_FOUND"],
+  adminSetPlanLimits: ["MERCHANT_NOT_FOUND"],
 };
 
 type Operation = {

@@ -23,6 +23,7 @@ import { type Currency, CURRENCY_DECIMALS, Decimal, DECIMAL_STRING, formatAmount
 import { unspendableUsdt } from "../money_out/request.ts";
 import { conversionEventData } from "./view.ts";
 import { assertLiveAllowed } from "../merchants/live_gate.ts";
+import { consumePlanLimits } from "../limits/plan.ts";
 
 export { conversionView } from "./view.ts";
 
@@ -204,6 +205,8 @@ export async function convertBetweenWallets(
         );
       }
     }
+    // The plan's daily count, taken with the conversion (undone with it if anything below refuses).
+    await consumePlanLimits({ ...deps, db: tx }, scope, ["conversionsDailyCount"], 1);
     row = await insertConversion(tx, {
       id,
       merchant_id: scope.merchantId,

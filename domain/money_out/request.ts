@@ -22,6 +22,7 @@ import { Decimal, DECIMAL_STRING, formatAmount, hasAtMostDecimals } from "../mon
 import { resolvePayoutDestination, resolveWithdrawalDestination } from "../whitelist/mod.ts";
 import { emitAcceptedEvents } from "./transition.ts";
 import { assertLiveAllowed } from "../merchants/live_gate.ts";
+import { consumePlanLimits } from "../limits/plan.ts";
 
 export const MINIMUM_OUT = new Decimal(5);
 /** Above this (USD terms; USDT counts 1:1) a payout waits in PENDING for an operator. */
@@ -121,6 +122,13 @@ async function reserveAndRecord(deps: OutDeps, caller: Caller, item: Accepted): 
           { reason: AWAITING_SOLIDIFICATION },
         );
       }
+      // The plan's daily and monthly caps on USDT leaving, taken with the reservation (undone with it).
+      await consumePlanLimits(
+        { ...deps, db: jtx },
+        scope,
+        ["moneyOutDailyUsdt", "moneyOutMonthlyUsdt"],
+        item.amount,
+      );
       recorded = await recordOutbound(jtx, { ...item, id, ...scope, now: deps.clock.now() });
       await emitAcceptedEvents({ ...deps, db: jtx }, recorded);
     });

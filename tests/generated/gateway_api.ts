@@ -2502,6 +2502,24 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/admin/api/merchants/{id}/plan-limits": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A merchant's money limits (its own, or the configured defaults) */
+    get: operations["adminGetPlanLimits"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /** Set a merchant's money limits (DAILY_CAP_EXCEEDED, MONTHLY_LIMIT_EXCEEDED, DAILY_CONVERSION_COUNT_LIMIT past them); null restores the default */
+    patch: operations["adminSetPlanLimits"];
+    trace?: never;
+  };
 }
 export interface webhooks {
   "payin.created": {
@@ -7219,6 +7237,20 @@ export interface components {
           note: string;
         };
       };
+      /** @description money limits of the merchant's plan (moneyOutDailyUsdt, moneyOutMonthlyUsdt, conversionsDailyCount), each with what the current UTC period used */
+      plan: {
+        [key: string]: components["schemas"]["PlanLimitUsage"];
+      };
+    };
+    PlanLimitUsage: {
+      limit: string;
+      used: string;
+      remaining: string;
+      /** @enum {string} */
+      unit: "USDT_TRC20" | "count";
+      per: string;
+      resetsAt: string;
+      code: string;
     };
     IntegrationConfig: {
       isSandbox: boolean;
@@ -7761,6 +7793,11 @@ export interface components {
       decidedAt: string | null;
       documents: number;
       openThreads: number;
+    };
+    PlanLimits: {
+      moneyOutDailyUsdt: string;
+      moneyOutMonthlyUsdt: string;
+      conversionsDailyCount: string;
     };
   };
   responses: never;
@@ -9340,7 +9377,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: ADDRESS_NOT_WHITELISTED, ADDRESS_COOLDOWN, AML_BLOCKED, KYB_REQUIRED, FORBIDDEN */
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: ADDRESS_NOT_WHITELISTED, ADDRESS_COOLDOWN, AML_BLOCKED, KYB_REQUIRED, DAILY_CAP_EXCEEDED, MONTHLY_LIMIT_EXCEEDED, FORBIDDEN */
       403: {
         headers: {
           [name: string]: unknown;
@@ -9447,7 +9484,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: ADDRESS_NOT_WHITELISTED, ADDRESS_COOLDOWN, AML_BLOCKED, KYB_REQUIRED, FORBIDDEN */
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: ADDRESS_NOT_WHITELISTED, ADDRESS_COOLDOWN, AML_BLOCKED, KYB_REQUIRED, DAILY_CAP_EXCEEDED, MONTHLY_LIMIT_EXCEEDED, FORBIDDEN */
       403: {
         headers: {
           [name: string]: unknown;
@@ -9887,7 +9924,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: ADDRESS_NOT_WHITELISTED, ADDRESS_COOLDOWN, AML_BLOCKED, KYB_REQUIRED, BENEFICIARY_COOLDOWN, FORBIDDEN */
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: ADDRESS_NOT_WHITELISTED, ADDRESS_COOLDOWN, AML_BLOCKED, KYB_REQUIRED, DAILY_CAP_EXCEEDED, MONTHLY_LIMIT_EXCEEDED, BENEFICIARY_COOLDOWN, FORBIDDEN */
       403: {
         headers: {
           [name: string]: unknown;
@@ -12579,7 +12616,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: VALIDATION_ERROR, INVALID_AMOUNT, INVALID_CONVERSION_PAIR, NEGATIVE_REVENUE, INSUFFICIENT_BALANCE, IDEMPOTENCY_KEY_INVALID */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: VALIDATION_ERROR, INVALID_AMOUNT, INVALID_CONVERSION_PAIR, NEGATIVE_REVENUE, INSUFFICIENT_BALANCE, IDEMPOTENCY_KEY_INVALID, RATE_STALE */
       400: {
         headers: {
           [name: string]: unknown;
@@ -12597,7 +12634,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: CONVERSION_NOT_ALLOWED, FORBIDDEN, KYB_REQUIRED */
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: CONVERSION_NOT_ALLOWED, KYB_REQUIRED, DAILY_CONVERSION_COUNT_LIMIT, FORBIDDEN */
       403: {
         headers: {
           [name: string]: unknown;
@@ -12644,7 +12681,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Temporarily unavailable */
+      /** @description Temporarily unavailable. Codes: RATE_UNAVAILABLE */
       503: {
         headers: {
           /** @description Seconds to wait before trying again */
@@ -25926,6 +25963,220 @@ export interface operations {
         };
       };
       /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters. Codes: CONFLICT */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  adminGetPlanLimits: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description mch_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The limits */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["PlanLimits"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id. Codes: MERCHANT_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  adminSetPlanLimits: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description mch_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          moneyOutDailyUsdt?: string | null;
+          moneyOutMonthlyUsdt?: string | null;
+          conversionsDailyCount?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description The limits */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["PlanLimits"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id. Codes: MERCHANT_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
       409: {
         headers: {
           [name: string]: unknown;
