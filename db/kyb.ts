@@ -65,7 +65,8 @@ export async function updateReview(
   patch: Partial<Omit<KybReviewRow, "merchant_id">>,
 ): Promise<KybReviewRow> {
   const cols = Object.keys(patch);
-  const sets = cols.map((c, i) => `${c} = $${i + 2}`).join(", ");
+  // jsonb goes as text cast twice: postgres.js would otherwise store the JSON text as a JSON string.
+  const sets = cols.map((c, i) => `${c} = $${i + 2}${c === "business" ? "::text::jsonb" : ""}`).join(", ");
   const values = cols.map((c) => {
     const v = (patch as Record<string, unknown>)[c];
     return c === "business" ? JSON.stringify(v) : v;

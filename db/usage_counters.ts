@@ -41,7 +41,7 @@ export async function findPlanLimits(
 
 export async function setPlanLimits(db: Db, merchantId: string, limits: Record<string, string>) {
   const rows = await db.query<{ plan_limits: Record<string, string> }>(
-    "UPDATE merchants SET plan_limits = $2, updated_at = now() WHERE id = $1 RETURNING plan_limits",
+    "UPDATE merchants SET plan_limits = $2::text::jsonb, updated_at = now() WHERE id = $1 RETURNING plan_limits",
     [merchantId, JSON.stringify(limits)],
   );
   return rows[0]?.plan_limits;

@@ -78,3 +78,11 @@ CREATE TABLE kyb_messages (
   created_at timestamptz NOT NULL
 );
 CREATE INDEX kyb_messages_thread ON kyb_messages (thread_id, created_at);
+
+-- Merchants already APPROVED when this migration runs are recorded as having signed version 1, so an
+-- upgrade stops nobody's live money; publishing version 2 then asks each to sign within 30 days.
+INSERT INTO agreement_signatures (merchant_id, version, sha256, signed_at, signed_from, signed_by)
+SELECT id, 1, (SELECT sha256 FROM merchant_agreements WHERE version = 1), now(), 'migration',
+       'recorded by migration 044: approved before the agreement existed'
+  FROM merchants WHERE kyb_status = 'APPROVED';
+UPDATE merchants SET agreement_version = 1 WHERE kyb_status = 'APPROVED';

@@ -65,7 +65,7 @@ Deno.test("agreement: a new version, 30 days to re-sign, then live money stops u
         clock.advance(1000);
         const stopped = await pay();
         assertEquals([stopped.status, stopped.json.error.code], [403, "KYB_REQUIRED"]);
-        assert(stopped.json.error.message.includes("re-sign"));
+        assertEquals(stopped.json.error.cause, "AGREEMENT_RESIGN_OVERDUE");
         const sandbox = await gw.request("POST", "/v1/payments?sandbox=true", {
           key: m.keys.testSecret,
           body: { amount: "10" },
@@ -106,7 +106,7 @@ Deno.test("agreement: a new version, 30 days to re-sign, then live money stops u
       await gw.admin("POST", `/admin/api/merchants/${fresh.merchantId}/kyb`, { status: "APPROVED" });
       const refused = await pay(fresh.keys.liveSecret);
       assertEquals(refused.json.error.code, "KYB_REQUIRED");
-      assert(refused.json.error.message.includes("agreement"));
+      assertEquals(refused.json.error.cause, "AGREEMENT_NOT_SIGNED");
     });
   } finally {
     await gw.close();

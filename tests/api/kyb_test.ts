@@ -100,7 +100,7 @@ Deno.test("KYB: documents by their bytes, threads, approval, agreement, then liv
       async () => {
         const live = await gw.request("POST", "/v1/payments", { key, body: { amount: "10" } });
         assertEquals(live.status, 403);
-        assertEquals(live.json.error.code, "KYB_REQUIRED");
+        assertEquals([live.json.error.code, live.json.error.cause], ["KYB_REQUIRED", "KYB_NOT_APPROVED"]);
         const sandbox = await gw.request("POST", "/v1/payments?sandbox=true", {
           key: m.keys.testSecret,
           body: { amount: "10" },
@@ -244,7 +244,7 @@ Deno.test("KYB: documents by their bytes, threads, approval, agreement, then liv
       assertEquals(approved.json.data.status, "APPROVED");
       const live = await gw.request("POST", "/v1/payments", { key, body: { amount: "10" } });
       assertEquals(live.json.error.code, "KYB_REQUIRED");
-      assert(live.json.error.message.includes("agreement"));
+      assertEquals(live.json.error.cause, "AGREEMENT_NOT_SIGNED");
       const audit = await gw.db.query<{ action: string }>(
         "SELECT action FROM audit_records WHERE action LIKE 'kyb.%' ORDER BY seq",
       );
