@@ -53,7 +53,7 @@ Deno.test("plan limits: daily and monthly money-out caps, conversions per day, 5
       ]);
       assertEquals(plan.resetsAt, "2026-03-31T00:00:00.000Z");
       // 30 + 2 fees of 1 left the wallet; the refused one reserved nothing.
-      assertEquals(await usdtBalance(gw, m.merchantId, false), "968");
+      assertEquals(await usdtBalance(gw, m.merchantId, false), "968.000000");
     });
 
     await t.step("an operator raises one merchant's cap; the other merchant keeps the default", async () => {
@@ -84,7 +84,7 @@ Deno.test("plan limits: daily and monthly money-out caps, conversions per day, 5
       assertEquals([accepted, capped], [20, 30]);
       assertEquals((await limits()).plan.moneyOutDailyUsdt.used, "130");
       // 968 - 20 x (5 + 1 fee): the refused 30 reserved nothing.
-      assertEquals(await usdtBalance(gw, m.merchantId, false), "848");
+      assertEquals(await usdtBalance(gw, m.merchantId, false), "848.000000");
     });
 
     await t.step("a new UTC day resets the daily cap; the monthly limit counts the whole month", async () => {
