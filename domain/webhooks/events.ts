@@ -356,20 +356,37 @@ function genericSample(type: EventType, at: string): Record<string, unknown> {
         ],
         createdAt: at,
       };
-    case "kyb":
-      return action.startsWith("thread")
-        ? {
-          threadId: "kth_test_0001",
-          author: "ADMIN",
+    case "kyb": {
+      // domain/kyb/review.ts and threads.ts: the payloads they emit, field for field.
+      const merchant = { merchantId: "mch_test_0001" };
+      if (action === "approved" || action === "rejected") {
+        const reason = action === "rejected" ? { reason: "The registration certificate is unreadable." } : {};
+        return { ...merchant, kybStatus: action.toUpperCase(), ...reason, decidedAt: at };
+      }
+      const thread = { threadId: "kth_test_0001", ...merchant };
+      if (action === "thread.created" || action === "thread.replied") {
+        return {
+          ...thread,
+          status: "OPEN",
+          author: action === "thread.created" ? "ADMIN" : "MERCHANT",
           message: "Please upload the company registration.",
-          ...common,
-        }
-        : { kybStatus: action.toUpperCase(), ...common };
-    default:
-      return {
-        agreementVersion: "v3",
-        deadline: new Date(Date.parse(at) + 30 * 86400_000).toISOString(),
-        ...common,
-      };
+          createdAt: at,
+        };
+      }
+      const closed = action === "thread.resolved" ? "RESOLVED" : "DISMISSED";
+      return { ...thread, status: closed, closedBy: "ADMIN", closedAt: at };
+    }
+    default: {
+      // domain/kyb/agreement.ts.
+      const version = { merchantId: "mch_test_0001", agreementVersion: 3, sha256: "ab".repeat(32) };
+      return action === "resign_requested"
+        ? { ...version, deadline: new Date(Date.parse(at) + 30 * 86400_000).toISOString(), publishedAt: at }
+        : {
+          ...version,
+          previousVersion: 2,
+          signedAt: at,
+          signedBy: "Awa Ouedraogo, manager (api key key_...)",
+        };
+    }
   }
 }

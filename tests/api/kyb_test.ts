@@ -299,8 +299,42 @@ Deno.test("KYB: documents by their bytes, threads, approval, agreement, then liv
       assertEquals(events[1].data.author, "MERCHANT");
       assertEquals(events[5].data.kybStatus, "APPROVED");
     });
+
+    await t.step(
+      "50 concurrent submissions: one SUBMITTED, the rest INVALID_STATE, never a 5xx",
+      async () => {
+        const third = await gw.createMerchant("Concurrent Shop", "PENDING");
+        const k = third.keys.liveSecret;
+        await gw.request("PUT", "/v1/merchant/kyb", { key: k, body: { business: BUSINESS } });
+        assertEquals((await upload(gw, k, pdf(), "r.pdf", "application/pdf")).status, 201);
+        const answers = await Promise.all(
+          Array.from({ length: 50 }, () => gw.request("POST", "/v1/merchant/kyb/submit", { key: k })),
+        );
+        assertEquals(answers.filter((a) => a.status === 200).length, 1);
+        assert(answers.filter((a) => a.status !== 200).every((a) => a.json.error.code === "INVALID_STATE"));
+        const approvals = await Promise.all(
+          Array.from(
+            { length: 20 },
+            () => gw.admin("POST", `/admin/api/kyb/${third.merchantId}/approve`, {}),
+          ),
+        );
+        assertEquals(
+          approvals.filter((a) => a.status === 200).length,
+          1,
+        );
+        const approved = await gw.db.query(
+          "SELECT id FROM events WHERE merchant_id = $1 AND type = 'kyb.approved'",
+          [
+            third.merchantId,
+          ],
+        );
+        assertEquals(approved.length, 1, "approved once, told once");
+      },
+    );
   } finally {
     await receiver.close();
     await gw.close();
   }
+  // Every webhook body sent was checked against the served document's `webhooks` section on close.
+  assertEquals(gw.contractViolations, []);
 });
