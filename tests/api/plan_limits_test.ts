@@ -131,6 +131,40 @@ Deno.test("plan limits: daily and monthly money-out caps, conversions per day, 5
         assertEquals([plan.limit, plan.used, plan.unit], ["2", "2", "count"]);
       },
     );
+
+    await t.step("count quotas at the last slot: webhook endpoints and paylinks, 50 at once", async () => {
+      const k = other.keys.liveSecret;
+      const endpoint = () =>
+        gw.request("POST", "/v1/webhooks/endpoints", {
+          key: k,
+          body: { url: "http://127.0.0.1:9/hooks", events: ["payin.confirmed"] },
+        });
+      for (let i = 0; i < 18; i++) assertEquals((await endpoint()).status, 201);
+      const hooks = await Promise.all(Array.from({ length: 50 }, endpoint));
+      assertEquals(hooks.filter((a) => a.status === 201).length, 2);
+      assert(
+        hooks.filter((a) => a.status !== 201).every((a) => a.json.error.code === "LIMIT_EXCEEDED_WEBHOOKS"),
+      );
+      await gw.admin("PUT", `/admin/api/merchants/${other.merchantId}/paylink-limit`, { maxPaylinks: 3 });
+      const paylinks = await Promise.all(
+        Array.from({ length: 50 }, () =>
+          gw.request("POST", "/v1/paylinks", {
+            key: k,
+            body: { currency: "XOF", products: [{ name: "Pagne", price: "5000" }] },
+          })),
+      );
+      assertEquals(paylinks.filter((a) => a.status === 201).length, 3);
+      assert(
+        paylinks.filter((a) => a.status !== 201).every((a) =>
+          a.json.error.code === "LIMIT_EXCEEDED_PAYLINKS"
+        ),
+      );
+      const quotas = (await limits(k)).quotas;
+      assertEquals([quotas.webhookEndpoints.used, quotas.webhookEndpoints.remaining], [20, 0]);
+      assertEquals([quotas.paylinks.used, quotas.paylinks.limit], [3, 3]);
+      // The first merchant's own quotas are untouched.
+      assertEquals((await limits()).quotas.webhookEndpoints.used, 0);
+    });
   } finally {
     await gw.close();
   }
