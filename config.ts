@@ -42,6 +42,7 @@ export const EnvSchema = z.object({
   PLAN_MONEY_OUT_DAILY_USDT: z.string().regex(/^[0-9]{1,15}(\.[0-9]{1,6})?$/).default("100000"),
   PLAN_MONEY_OUT_MONTHLY_USDT: z.string().regex(/^[0-9]{1,15}(\.[0-9]{1,6})?$/).default("1000000"),
   PLAN_CONVERSIONS_DAILY_COUNT: z.coerce.number().int().min(0).max(1_000_000).default(200),
+  PLAN_CONVERSION_USDT_DAILY: z.string().regex(/^[0-9]{1,15}(\.[0-9]{1,6})?$/).default("100000"),
   FIAT_PROVIDER: z.enum(["simulator"]).default("simulator"),
   PROVIDER_CALLBACK_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   SIMULATOR_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(1500),
@@ -121,6 +122,7 @@ export type PlanDefaults = {
   moneyOutDailyUsdt: string;
   moneyOutMonthlyUsdt: string;
   conversionsDailyCount: string;
+  conversionsDailyVolumeUsdt: string;
 };
 
 /** The defaults of hand-built configurations (tests); parseConfig reads PLAN_* with the same values. */
@@ -128,6 +130,7 @@ export const PLAN_DEFAULTS: PlanDefaults = {
   moneyOutDailyUsdt: "100000",
   moneyOutMonthlyUsdt: "1000000",
   conversionsDailyCount: "200",
+  conversionsDailyVolumeUsdt: "100000",
 };
 
 export type Config = {
@@ -337,6 +340,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       moneyOutDailyUsdt: e.PLAN_MONEY_OUT_DAILY_USDT,
       moneyOutMonthlyUsdt: e.PLAN_MONEY_OUT_MONTHLY_USDT,
       conversionsDailyCount: String(e.PLAN_CONVERSIONS_DAILY_COUNT),
+      conversionsDailyVolumeUsdt: e.PLAN_CONVERSION_USDT_DAILY,
     },
     addressPoolSize: e.ADDRESS_POOL_SIZE,
     authCacheTtlMs: e.AUTH_CACHE_TTL_MS,

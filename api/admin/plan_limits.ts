@@ -1,4 +1,5 @@
-// An operator sets a merchant's own money limits (daily and monthly money-out caps, daily conversions);
+// An operator sets a merchant's own money limits (daily and monthly money-out caps, daily conversion
+// count and USDT volume);
 // null restores the configured default. Admin role; audited.
 import { createRoute, z } from "@hono/zod-openapi";
 import { planLimitsOf, setPlanLimitsAs } from "../../domain/limits/plan.ts";
@@ -14,6 +15,7 @@ const LimitsSchema = z.object({
   moneyOutDailyUsdt: z.string(),
   moneyOutMonthlyUsdt: z.string(),
   conversionsDailyCount: z.string(),
+  conversionsDailyVolumeUsdt: z.string(),
 }).openapi("PlanLimits");
 
 export function adminPlanLimitRoutes() {
@@ -42,7 +44,7 @@ export function adminPlanLimitRoutes() {
       path: "/merchants/{id}/plan-limits",
       tags: ["Admin"],
       summary: "Set a merchant's money limits (DAILY_CAP_EXCEEDED, MONTHLY_LIMIT_EXCEEDED, " +
-        "DAILY_CONVERSION_COUNT_LIMIT past them); null restores the default",
+        "DAILY_CONVERSION_COUNT_LIMIT, DAILY_CONVERSION_LIMIT past them); null restores the default",
       operationId: "adminSetPlanLimits",
       security: OPERATOR_SECURITY,
       middleware: [requireAdmin],
@@ -56,6 +58,7 @@ export function adminPlanLimitRoutes() {
                 moneyOutDailyUsdt: Amount.nullable().optional(),
                 moneyOutMonthlyUsdt: Amount.nullable().optional(),
                 conversionsDailyCount: Count.nullable().optional(),
+                conversionsDailyVolumeUsdt: Amount.nullable().optional(),
               }),
             },
           },

@@ -108,6 +108,7 @@ const CONVERSION_CODES: ErrorCode[] = [
   "INSUFFICIENT_BALANCE",
   "KYB_REQUIRED",
   "DAILY_CONVERSION_COUNT_LIMIT",
+  "DAILY_CONVERSION_LIMIT",
   ...IDEMPOTENCY_CODES,
 ];
 const IdempotencyHeaders = z.object({ "idempotency-key": idempotencyKeyHeader(CONVERSION_KEY_REQUIRED) });

@@ -51,7 +51,7 @@ const LimitsSchema = z.object({
   }),
   plan: z.record(z.string(), PlanLimit).openapi({
     description: "money limits of the merchant's plan (moneyOutDailyUsdt, moneyOutMonthlyUsdt, " +
-      "conversionsDailyCount), each with what the current UTC period used",
+      "conversionsDailyCount, conversionsDailyVolumeUsdt), each with what the current UTC period used",
   }),
 }).openapi("LimitsUsage");
 

@@ -206,7 +206,10 @@ export async function convertBetweenWallets(
       }
     }
     // The plan's daily count, taken with the conversion (undone with it if anything below refuses).
+    // Volume in USDT: the USDT side of the pair (checkedPair allows only USDT <-> XOF).
+    const usdtSide = from === "USDT_TRC20" ? amount : new Decimal(q.toAmountGross);
     await consumePlanLimits({ ...deps, db: tx }, scope, ["conversionsDailyCount"], 1);
+    await consumePlanLimits({ ...deps, db: tx }, scope, ["conversionsDailyVolumeUsdt"], usdtSide);
     row = await insertConversion(tx, {
       id,
       merchant_id: scope.merchantId,

@@ -35,6 +35,12 @@ export const PLAN_LIMITS: Record<PlanLimitName, LimitSpec> = {
     unit: "count",
     what: "conversions today",
   },
+  conversionsDailyVolumeUsdt: {
+    code: "DAILY_CONVERSION_LIMIT",
+    period: "day",
+    unit: "USDT_TRC20",
+    what: "USDT converted (either way) today",
+  },
 };
 export const PLAN_LIMIT_NAMES = Object.keys(PLAN_LIMITS) as PlanLimitName[];
 

@@ -129,6 +129,15 @@ Deno.test("plan limits: daily and monthly money-out caps, conversions per day, 5
         );
         const plan = (await limits()).plan.conversionsDailyCount;
         assertEquals([plan.limit, plan.used, plan.unit], ["2", "2", "count"]);
+        // The USDT volume per day: 20 converted, 25 allowed.
+        await gw.admin("PATCH", `/admin/api/merchants/${m.merchantId}/plan-limits`, {
+          conversionsDailyCount: "100",
+          conversionsDailyVolumeUsdt: "25",
+        });
+        const over = await convert();
+        assertEquals([over.status, over.json.error.code], [403, "DAILY_CONVERSION_LIMIT"]);
+        const volume = (await limits()).plan.conversionsDailyVolumeUsdt;
+        assertEquals([volume.limit, volume.used, volume.remaining], ["25", "20", "5"]);
       },
     );
 

@@ -2516,7 +2516,7 @@ export interface paths {
     delete?: never;
     options?: never;
     head?: never;
-    /** Set a merchant's money limits (DAILY_CAP_EXCEEDED, MONTHLY_LIMIT_EXCEEDED, DAILY_CONVERSION_COUNT_LIMIT past them); null restores the default */
+    /** Set a merchant's money limits (DAILY_CAP_EXCEEDED, MONTHLY_LIMIT_EXCEEDED, DAILY_CONVERSION_COUNT_LIMIT, DAILY_CONVERSION_LIMIT past them); null restores the default */
     patch: operations["adminSetPlanLimits"];
     trace?: never;
   };
@@ -4876,9 +4876,9 @@ export interface components {
       /** @enum {string} */
       event: "kyb.approved";
       data: {
+        merchantId: string;
         kybStatus: string;
-        status: string;
-        occurredAt: string;
+        decidedAt: string;
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
@@ -4891,9 +4891,10 @@ export interface components {
       /** @enum {string} */
       event: "kyb.rejected";
       data: {
+        merchantId: string;
         kybStatus: string;
-        status: string;
-        occurredAt: string;
+        reason: string;
+        decidedAt: string;
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
@@ -4907,10 +4908,11 @@ export interface components {
       event: "kyb.thread.created";
       data: {
         threadId: string;
+        merchantId: string;
+        status: string;
         author: string;
         message: string;
-        status: string;
-        occurredAt: string;
+        createdAt: string;
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
@@ -4924,10 +4926,11 @@ export interface components {
       event: "kyb.thread.replied";
       data: {
         threadId: string;
+        merchantId: string;
+        status: string;
         author: string;
         message: string;
-        status: string;
-        occurredAt: string;
+        createdAt: string;
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
@@ -4941,10 +4944,10 @@ export interface components {
       event: "kyb.thread.resolved";
       data: {
         threadId: string;
-        author: string;
-        message: string;
+        merchantId: string;
         status: string;
-        occurredAt: string;
+        closedBy: string;
+        closedAt: string;
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
@@ -4958,10 +4961,10 @@ export interface components {
       event: "kyb.thread.dismissed";
       data: {
         threadId: string;
-        author: string;
-        message: string;
+        merchantId: string;
         status: string;
-        occurredAt: string;
+        closedBy: string;
+        closedAt: string;
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
@@ -4974,10 +4977,11 @@ export interface components {
       /** @enum {string} */
       event: "agreement.resign_requested";
       data: {
-        agreementVersion: string;
+        merchantId: string;
+        agreementVersion: number;
+        sha256: string;
         deadline: string;
-        status: string;
-        occurredAt: string;
+        publishedAt: string;
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
@@ -4990,10 +4994,12 @@ export interface components {
       /** @enum {string} */
       event: "agreement.resigned";
       data: {
-        agreementVersion: string;
-        deadline: string;
-        status: string;
-        occurredAt: string;
+        merchantId: string;
+        agreementVersion: number;
+        sha256: string;
+        previousVersion: number;
+        signedAt: string;
+        signedBy: string;
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
@@ -7237,7 +7243,7 @@ export interface components {
           note: string;
         };
       };
-      /** @description money limits of the merchant's plan (moneyOutDailyUsdt, moneyOutMonthlyUsdt, conversionsDailyCount), each with what the current UTC period used */
+      /** @description money limits of the merchant's plan (moneyOutDailyUsdt, moneyOutMonthlyUsdt, conversionsDailyCount, conversionsDailyVolumeUsdt), each with what the current UTC period used */
       plan: {
         [key: string]: components["schemas"]["PlanLimitUsage"];
       };
@@ -7798,6 +7804,7 @@ export interface components {
       moneyOutDailyUsdt: string;
       moneyOutMonthlyUsdt: string;
       conversionsDailyCount: string;
+      conversionsDailyVolumeUsdt: string;
     };
   };
   responses: never;
@@ -12634,7 +12641,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: CONVERSION_NOT_ALLOWED, KYB_REQUIRED, DAILY_CONVERSION_COUNT_LIMIT, FORBIDDEN */
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: CONVERSION_NOT_ALLOWED, KYB_REQUIRED, DAILY_CONVERSION_COUNT_LIMIT, DAILY_CONVERSION_LIMIT, FORBIDDEN */
       403: {
         headers: {
           [name: string]: unknown;
@@ -26123,6 +26130,7 @@ export interface operations {
           moneyOutDailyUsdt?: string | null;
           moneyOutMonthlyUsdt?: string | null;
           conversionsDailyCount?: string | null;
+          conversionsDailyVolumeUsdt?: string | null;
         };
       };
     };
