@@ -61,6 +61,7 @@ const REQUIRED: Array<keyof BusinessDetails> = [
 
 export async function getKyb(deps: Pick<Deps, "db">, merchantId: string) {
   const review = await db.findReview(deps.db, merchantId);
+  if (!review && !await findMerchant(deps.db, merchantId)) throw new AppError("MERCHANT_NOT_FOUND");
   return kybView(
     review ?? {
       merchant_id: merchantId,
@@ -157,11 +158,11 @@ export async function decideKyb(
   actor: Actor,
   input: { merchantId: string; decision: "APPROVED" | "REJECTED"; note?: string; reviewer?: string },
 ) {
+  if (!await findMerchant(deps.db, input.merchantId)) throw new AppError("MERCHANT_NOT_FOUND");
   const note = input.note?.trim() || null;
   if (input.decision === "REJECTED" && !note) {
     throw new AppError("REASON_NOTE_REQUIRED", "Say why the verification is rejected (note)");
   }
-  if (!await findMerchant(deps.db, input.merchantId)) throw new AppError("MERCHANT_NOT_FOUND");
   const reviewer = recordedReviewer(actor, input.reviewer);
   const action = input.decision === "APPROVED" ? "kyb.approve" : "kyb.reject";
   const what = { action, itemType: "merchant", itemId: input.merchantId };
