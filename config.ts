@@ -51,6 +51,12 @@ export const EnvSchema = z.object({
   SWEEP_MIN_USDT: z.string().regex(/^\d+(\.\d{1,6})?$/, "must be a USDT amount").default("10"),
   OUTBOUND_WAIT_ALARM_SECONDS: z.coerce.number().int().min(60).max(604_800).default(900),
   FIAT_PROVIDER: z.enum(["simulator", "cinetpay", "paydunya"]).default("simulator"),
+  KYB_MAX_DOCUMENT_BYTES: z.coerce.number().int().min(65_536).max(26_214_400).default(8_388_608),
+  PLAN_MONEY_OUT_DAILY_USDT: z.string().regex(/^[0-9]{1,15}(\.[0-9]{1,6})?$/).default("100000"),
+  PLAN_MONEY_OUT_MONTHLY_USDT: z.string().regex(/^[0-9]{1,15}(\.[0-9]{1,6})?$/).default("1000000"),
+  PLAN_CONVERSIONS_DAILY_COUNT: z.coerce.number().int().min(0).max(1_000_000).default(200),
+  PLAN_CONVERSION_USDT_DAILY: z.string().regex(/^[0-9]{1,15}(\.[0-9]{1,6})?$/).default("100000"),
+  FIAT_PROVIDER: z.enum(["simulator"]).default("simulator"),
   PROVIDER_CALLBACK_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   SIMULATOR_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(1500),
   DENO_DEPLOYMENT_ID: z.string().optional(),
@@ -172,6 +178,22 @@ export type TronConfig = {
   payoutConfirmations: number;
 };
 
+/** Plan limits as decimal strings (USDT amounts, or counts). */
+export type PlanDefaults = {
+  moneyOutDailyUsdt: string;
+  moneyOutMonthlyUsdt: string;
+  conversionsDailyCount: string;
+  conversionsDailyVolumeUsdt: string;
+};
+
+/** The defaults of hand-built configurations (tests); parseConfig reads PLAN_* with the same values. */
+export const PLAN_DEFAULTS: PlanDefaults = {
+  moneyOutDailyUsdt: "100000",
+  moneyOutMonthlyUsdt: "1000000",
+  conversionsDailyCount: "200",
+  conversionsDailyVolumeUsdt: "100000",
+};
+
 export type Config = {
   port: number;
   dataDir: string;
@@ -200,6 +222,10 @@ export type Config = {
   sweepMinUsdt: string;
   /** An accepted payout or withdrawal waiting to be sent longer than this is an alarm (metrics, log). */
   outboundWaitAlarmSeconds: number;
+  /** Largest KYB document (PDF or image) a merchant may upload. */
+  kybMaxDocumentBytes: number;
+  /** Plan limits every merchant has unless an operator sets its own (domain/limits/plan.ts). */
+  planDefaults?: PlanDefaults;
   /** Free deposit addresses kept derived ahead per mode; a refill starts when half are used. */
   addressPoolSize: number;
   /** How long a key lookup is reused in this process (0: never); revocation elsewhere waits this long. */
@@ -443,6 +469,13 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     amlBlocklistPath: e.AML_BLOCKLIST_PATH,
     sweepMinUsdt: e.SWEEP_MIN_USDT,
     outboundWaitAlarmSeconds: e.OUTBOUND_WAIT_ALARM_SECONDS,
+    kybMaxDocumentBytes: e.KYB_MAX_DOCUMENT_BYTES,
+    planDefaults: {
+      moneyOutDailyUsdt: e.PLAN_MONEY_OUT_DAILY_USDT,
+      moneyOutMonthlyUsdt: e.PLAN_MONEY_OUT_MONTHLY_USDT,
+      conversionsDailyCount: String(e.PLAN_CONVERSIONS_DAILY_COUNT),
+      conversionsDailyVolumeUsdt: e.PLAN_CONVERSION_USDT_DAILY,
+    },
     addressPoolSize: e.ADDRESS_POOL_SIZE,
     authCacheTtlMs: e.AUTH_CACHE_TTL_MS,
     rateLimitStore: e.RATE_LIMIT_STORE,

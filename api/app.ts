@@ -63,6 +63,9 @@ import { exportRoutes } from "./exports/routes.ts";
 import { disputeRoutes } from "./disputes/routes.ts";
 import { chargebackCallbackRoutes } from "./disputes/chargeback_callback.ts";
 import { adminDisputeRoutes } from "./admin/disputes.ts";
+import { kybRoutes } from "./kyb/routes.ts";
+import { adminKybRoutes } from "./kyb/admin.ts";
+import { adminPlanLimitRoutes } from "./admin/plan_limits.ts";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 /** The routes taking multipart uploads, each with its own size cap. */
@@ -214,6 +217,9 @@ export function createApp(deps: Deps, options: { devnet?: { app: Hono }; simulat
   app.route("/v1", disputeRoutes());
   app.route("/v1", chargebackCallbackRoutes());
   app.route("/admin/api", adminDisputeRoutes());
+  app.route("/v1", kybRoutes());
+  app.route("/admin/api", adminKybRoutes());
+  app.route("/admin/api", adminPlanLimitRoutes());
   app.route("/", docsRoutes(app));
   app.route("/", checkoutRoutes());
   app.route("/", shopPageRoutes());

@@ -13,6 +13,10 @@ export type MerchantRow = {
   display_name: string | null;
   /** A small PNG, JPEG or WebP as a data URL, checked by its bytes; null: a monogram. */
   logo_data_url: string | null;
+  /** The newest merchant agreement version signed (migration 044); null: never signed. */
+  agreement_version: number | null;
+  /** When a newer agreement waits, the end of its re-sign window; null: nothing waits. */
+  agreement_resign_by: Date | null;
   created_at: Date;
   updated_at: Date;
 };
@@ -104,6 +108,8 @@ export type KeyLookupRow = ApiKeyRow & {
   enabled_rails: string[];
   fee_schedule: Record<string, string>;
   rate_limits: Record<string, number>;
+  agreement_version: number | null;
+  agreement_resign_by: Date | null;
 };
 
 /** The hot path of every request: one indexed lookup joining the key to its merchant. */
@@ -111,7 +117,8 @@ export async function findApiKeyByHash(db: Db, hash: string): Promise<KeyLookupR
   const rows = await db.query<KeyLookupRow>(
     `SELECT k.id, k.merchant_id, k.kind, k.is_sandbox, k.display_prefix, k.scopes, k.revoked_at, k.created_at,
             k.expires_at, k.last_used_at, k.ip_allowlist AS key_ip_allowlist,
-            m.ip_allowlist AS merchant_ip_allowlist, m.status AS merchant_status, m.kyb_status, m.enabled_rails, m.fee_schedule, m.rate_limits
+            m.ip_allowlist AS merchant_ip_allowlist, m.status AS merchant_status, m.kyb_status, m.enabled_rails, m.fee_schedule, m.rate_limits,
+            m.agreement_version, m.agreement_resign_by
        FROM api_keys k JOIN merchants m ON m.id = k.merchant_id
       WHERE k.key_hash = $1`,
     [hash],

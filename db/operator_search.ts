@@ -86,6 +86,7 @@ export type QueueCounts = {
   waiting_to_send: number;
   bulk_in_review: number;
   payin_holds_open: number;
+  kyb_in_review: number;
 };
 
 /** What waits for operators, counted with one indexed look each; `waitingSince`: the alarm's bar. */
@@ -97,7 +98,8 @@ export async function countQueue(db: Db, waitingSince: Date): Promise<QueueCount
        (SELECT count(*) FROM outbound_transfers WHERE waiting_reason IS NOT NULL AND waiting_since <= $1)::int
          AS waiting_to_send,
        (SELECT count(*) FROM bulk_batches WHERE status = 'PENDING_REVIEW')::int AS bulk_in_review,
-       (SELECT count(*) FROM payin_review_holds WHERE reviewed_at IS NULL)::int AS payin_holds_open`,
+       (SELECT count(*) FROM payin_review_holds WHERE reviewed_at IS NULL)::int AS payin_holds_open,
+       (SELECT count(*) FROM kyb_reviews WHERE status = 'SUBMITTED')::int AS kyb_in_review`,
     [waitingSince],
   ))[0];
 }

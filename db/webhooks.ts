@@ -170,3 +170,8 @@ export async function recordEndpointExhausted(
   );
   return rows[0];
 }
+
+/** Serializes a merchant's endpoint creations (the count-then-insert of the plan limit). */
+export async function lockMerchantEndpoints(db: Db, merchantId: string): Promise<void> {
+  await db.query("SELECT pg_advisory_xact_lock(hashtext('webhook_endpoints:' || $1))", [merchantId]);
+}

@@ -102,6 +102,8 @@ async function lookUp(
     scopes: row.scopes as Scope[] | null,
     rateLimits: row.rate_limits ?? {},
     kybStatus: row.kyb_status,
+    agreementVersion: row.agreement_version,
+    agreementResignBy: row.agreement_resign_by,
     enabledRails: row.enabled_rails,
     feeSchedule: row.fee_schedule ?? {},
     ipAllowlist: { merchant: row.merchant_ip_allowlist ?? [], key: row.key_ip_allowlist ?? [] },

@@ -36,7 +36,10 @@ export type IdPrefix =
   | "req"
   | "rfd"
   | "dsp"
-  | "dsf";
+  | "dsf"
+  | "kyd"
+  | "kth"
+  | "kym";
 
 function encodeTime(ms: number): string {
   let out = "";

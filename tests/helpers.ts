@@ -15,6 +15,7 @@ import { addressPoolSettled } from "../domain/payins/address_pool.ts";
 import type { Deps, JobMessage } from "../domain/deps.ts";
 import { memoryLogger } from "../domain/log.ts";
 import { type CreatedMerchant, createMerchant } from "../domain/merchants/mod.ts";
+import { signCurrentAgreement } from "../domain/kyb/agreement.ts";
 import { createTronClient } from "../rails/tron/client.ts";
 import { createTronResources } from "../rails/tron/resources.ts";
 import { createDevnet } from "../rails/tron/devnet/mod.ts";
@@ -23,6 +24,26 @@ import { simulatedRateFeed } from "../rails/fx/mod.ts";
 import { type Contract, contractFor } from "./contract.ts";
 
 export const ADMIN_TOKEN = "test-admin-token-0123456789";
+
+/**
+ * A merchant as most tests need it: APPROVED merchants have also signed the current agreement, so live
+ * money moves at once; PENDING ones have done neither (live money answers KYB_REQUIRED).
+ */
+export async function createTestMerchant(
+  deps: Deps,
+  name: string,
+  kybStatus: "APPROVED" | "PENDING",
+): Promise<CreatedMerchant> {
+  const created = await createMerchant(deps, { name, kybStatus });
+  if (kybStatus === "APPROVED") {
+    await signCurrentAgreement(deps, {
+      merchantId: created.merchantId,
+      signedBy: "test fixture",
+      signedFrom: "127.0.0.1",
+    });
+  }
+  return created;
+}
 
 export type TestGateway = Awaited<ReturnType<typeof startTestGateway>>;
 
@@ -202,7 +223,7 @@ export async function startTestGateway(
     createMerchant: (
       name = "Test Merchant",
       kybStatus: "APPROVED" | "PENDING" = "APPROVED",
-    ): Promise<CreatedMerchant> => createMerchant(deps, { name, kybStatus }),
+    ): Promise<CreatedMerchant> => createTestMerchant(deps, name, kybStatus),
     async close() {
       for (const body of sentEvents) {
         const problem = (await served()).checkEvent(JSON.parse(body));

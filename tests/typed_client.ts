@@ -99,6 +99,15 @@ export async function startWalkthrough() {
       201,
     );
     const keys = created.data.keys;
+    // The operator approved KYB; the merchant signs the agreement it reads, as README's walk-through does.
+    const signer = client({ "x-api-key": keys.liveSecret });
+    const agreement = ok(await signer.GET("/v1/merchant/agreement"), 200).data.current;
+    ok(
+      await signer.POST("/v1/merchant/agreement/sign", {
+        body: { version: agreement.version, sha256: agreement.sha256, signedBy: "Awa Ouedraogo, manager" },
+      }),
+      200,
+    );
 
     // The KV queue: each message is due `delayMs` after it was enqueued, on the server's clock.
     const queued = new Map<JobMessage, number>(); // message -> when it falls due

@@ -85,6 +85,8 @@ export function adminSearchRoutes() {
                 description: "refunds waiting for an operator (GET /admin/api/refunds/review)",
               }),
               disputesOpen: z.number().int(),
+              kybInReview: z.number().int().openapi({
+                description: "KYB reviews SUBMITTED, waiting for a decision",
             }),
             items: z.array(AdminOutboundItemSchema),
           })),

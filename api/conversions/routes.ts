@@ -106,6 +106,9 @@ const CONVERSION_CODES: ErrorCode[] = [
   "NEGATIVE_REVENUE",
   "WALLET_NOT_FOUND",
   "INSUFFICIENT_BALANCE",
+  "KYB_REQUIRED",
+  "DAILY_CONVERSION_COUNT_LIMIT",
+  "DAILY_CONVERSION_LIMIT",
   ...IDEMPOTENCY_CODES,
 ];
 const IdempotencyHeaders = z.object({ "idempotency-key": idempotencyKeyHeader(CONVERSION_KEY_REQUIRED) });

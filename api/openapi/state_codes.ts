@@ -230,6 +230,23 @@ export const STATE_CODES: Record<string, readonly ErrorCode[]> = {
   adminResolveDispute: ["INVALID_TRANSACTION_STATUS", "REASON_NOTE_REQUIRED"],
   adminRejectDispute: ["INVALID_TRANSACTION_STATUS", "REASON_NOTE_REQUIRED"],
   adminEscalateDispute: ["INVALID_TRANSACTION_STATUS", "REASON_NOTE_REQUIRED"],
+  // KYB and the merchant agreement (api/kyb/).
+  saveMerchantKyb: ["INVALID_STATE"],
+  uploadMerchantKybDocument: ["INVALID_STATE"],
+  submitMerchantKyb: ["INVALID_STATE"],
+  replyMerchantKybThread: ["INVALID_STATE"],
+  signMerchantAgreement: ["CONFLICT", "MERCHANT_NOT_FOUND"],
+  getMerchantAgreement: ["MERCHANT_NOT_FOUND"],
+  adminGetKybReview: ["MERCHANT_NOT_FOUND"],
+  adminApproveKyb: ["INVALID_STATE", "MERCHANT_NOT_FOUND"],
+  adminRejectKyb: ["INVALID_STATE", "MERCHANT_NOT_FOUND", "REASON_NOTE_REQUIRED"],
+  adminOpenKybThread: ["MERCHANT_NOT_FOUND"],
+  adminReplyKybThread: ["INVALID_STATE"],
+  adminResolveKybThread: ["INVALID_STATE"],
+  adminDismissKybThread: ["INVALID_STATE"],
+  adminPublishAgreement: ["CONFLICT"],
+  adminGetPlanLimits: ["MERCHANT_NOT_FOUND"],
+  adminSetPlanLimits: ["MERCHANT_NOT_FOUND"],
 };
 
 type Operation = {

@@ -27,7 +27,7 @@ const tags = ["Paylinks"];
 const write = [requireKey("paylinks_write", "write")];
 
 /** Multipart bodies are refused past `max` bytes before anything parses them (the app skips its 1 MB cap). */
-function uploadLimit(max: number): MiddlewareHandler<AppEnv> {
+export function uploadLimit(max: number): MiddlewareHandler<AppEnv> {
   const limit = bodyLimit({
     maxSize: max + 64 * 1024,
     onError: () => {
@@ -46,7 +46,7 @@ const FileForm = z.object({
 });
 
 /** The `file` part of a multipart body as bytes; anything else is a clear VALIDATION_ERROR. */
-async function fileBytes(form: { file?: unknown } | undefined): Promise<Uint8Array> {
+export async function fileBytes(form: { file?: unknown } | undefined): Promise<Uint8Array> {
   const file = form?.file;
   if (!(file instanceof File)) {
     throw new AppError("VALIDATION_ERROR", "Send the file as the multipart/form-data part named `file`", {
@@ -58,7 +58,7 @@ async function fileBytes(form: { file?: unknown } | undefined): Promise<Uint8Arr
 
 /** The validated form, or nothing when the body was not multipart/form-data at all. */
 // deno-lint-ignore no-explicit-any
-function formOf(c: { req: { valid: (target: never) => any } }): { file?: unknown } | undefined {
+export function formOf(c: { req: { valid: (target: never) => any } }): { file?: unknown } | undefined {
   try {
     return c.req.valid("form" as never);
   } catch {

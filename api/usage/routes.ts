@@ -31,6 +31,16 @@ const Quota = z.object({
   per: z.string(),
   code: z.string(),
 });
+const PlanLimit = z.object({
+  limit: z.string(),
+  used: z.string(),
+  remaining: z.string(),
+  unit: z.enum(["USDT_TRC20", "count"]),
+  per: z.string(),
+  resetsAt: z.string(),
+  code: z.string(),
+}).openapi("PlanLimitUsage");
+
 const LimitsSchema = z.object({
   isSandbox: z.boolean(),
   quotas: z.object({ paylinks: Quota, webhookEndpoints: Quota }),
@@ -38,6 +48,10 @@ const LimitsSchema = z.object({
     bulkBatchItems: z.object({ limit: z.number().int(), per: z.string(), code: z.string() }),
     bulkMobileMoneyItemMaximum: z.object({ limit: z.string(), currency: z.string(), code: z.string() }),
     payoutManualApprovalAbove: z.object({ limit: z.string(), currency: z.string(), note: z.string() }),
+  }),
+  plan: z.record(z.string(), PlanLimit).openapi({
+    description: "money limits of the merchant's plan (moneyOutDailyUsdt, moneyOutMonthlyUsdt, " +
+      "conversionsDailyCount, conversionsDailyVolumeUsdt), each with what the current UTC period used",
   }),
 }).openapi("LimitsUsage");
 

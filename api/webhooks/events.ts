@@ -277,7 +277,7 @@ export function eventCatalogueRoutes(r: OpenAPIHono<AppEnv>): void {
       path: "/webhooks/events",
       tags,
       summary: "List the events an endpoint may subscribe to, and which are emitted",
-      description: "Events with `emitted: false` (kyb.*, splitpayment.*, agreement.*, " +
+      description: "Events with `emitted: false` (splitpayment.*, " +
         "conversion.failed) are in the specification's catalogue but nothing produces them yet.",
       operationId: "listWebhookEvents",
       security,

@@ -26,6 +26,7 @@ import { releaseHeldBatch } from "./review.ts";
 import { assertBatchMove } from "./states.ts";
 // The mobile money finisher must be registered wherever batches are executed or disbursements finish.
 import "./momo.ts";
+import { assertLiveAllowed } from "../merchants/live_gate.ts";
 
 type BulkDeps = Pick<Deps, "db" | "queue" | "clock" | "config" | "log">;
 type Scope = { merchantId: string; isSandbox: boolean };
@@ -214,12 +215,6 @@ export async function validateBatch(
   return { batch: moved!, totalFee: formatAmount(totals.fee, currency), balanceCheck };
 }
 
-function assertLiveAllowed(caller: Caller): void {
-  if (!caller.isSandbox && caller.kybStatus !== "APPROVED") {
-    throw new AppError("KYB_REQUIRED", "Business verification must be approved before money can leave");
-  }
-}
-
 /**
  * Debits `amount` (items' amounts and fees) from the wallet to IN_FLIGHT under the reference `reference`,
  * then runs `then` in the same transaction. The wallet row's lock serializes it with every other movement
@@ -298,7 +293,7 @@ async function pendingItems(db: Db, batchId: string, statuses: string[]): Promis
  * then its state).
  */
 export async function executeBatch(deps: BulkDeps, caller: Caller, id: string): Promise<store.BatchRow> {
-  assertLiveAllowed(caller);
+  assertLiveAllowed(caller, deps.clock.now());
   const batch = await getBatch(deps, caller, id);
   assertMaySend(caller, batch);
   return await deps.db.tx(async (tx) => {
@@ -344,7 +339,7 @@ export async function executeBatch(deps: BulkDeps, caller: Caller, id: string): 
  * failures released is debited again, once (journal `bulk:<id>:retry:<attempt>`).
  */
 export async function retryBatch(deps: BulkDeps, caller: Caller, id: string): Promise<store.BatchRow> {
-  assertLiveAllowed(caller);
+  assertLiveAllowed(caller, deps.clock.now());
   const batch = await getBatch(deps, caller, id);
   assertMaySend(caller, batch);
   return await deps.db.tx(async (tx) => {

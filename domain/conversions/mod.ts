@@ -22,6 +22,8 @@ import { postJournal } from "../ledger.ts";
 import { type Currency, CURRENCY_DECIMALS, Decimal, DECIMAL_STRING, formatAmount } from "../money.ts";
 import { unspendableUsdt } from "../money_out/request.ts";
 import { conversionEventData } from "./view.ts";
+import { assertLiveAllowed } from "../merchants/live_gate.ts";
+import { consumePlanLimits } from "../limits/plan.ts";
 
 export { conversionView } from "./view.ts";
 
@@ -150,6 +152,7 @@ export async function convertBetweenWallets(
   caller: Caller,
   input: { fromWalletId: string; toWalletId: string; fromAmount: string },
 ): Promise<ConversionRow> {
+  assertLiveAllowed(caller, deps.clock.now());
   const scope: Scope = { merchantId: caller.merchantId, isSandbox: caller.isSandbox };
   // A malformed id (NUL bytes, 10 KB, another prefix) is an unknown wallet without a query.
   const fromWallet = isWellFormedId("wal", input.fromWalletId)
@@ -202,6 +205,11 @@ export async function convertBetweenWallets(
         );
       }
     }
+    // The plan's daily count, taken with the conversion (undone with it if anything below refuses).
+    // Volume in USDT: the USDT side of the pair (checkedPair allows only USDT <-> XOF).
+    const usdtSide = from === "USDT_TRC20" ? amount : new Decimal(q.toAmountGross);
+    await consumePlanLimits({ ...deps, db: tx }, scope, ["conversionsDailyCount"], 1);
+    await consumePlanLimits({ ...deps, db: tx }, scope, ["conversionsDailyVolumeUsdt"], usdtSide);
     row = await insertConversion(tx, {
       id,
       merchant_id: scope.merchantId,

@@ -29,6 +29,7 @@ import {
   queueDisbursement,
   registerDisbursementFinisher,
 } from "./disburse.ts";
+import { assertLiveAllowed } from "../merchants/live_gate.ts";
 
 /** The smallest XOF withdrawal (docs/decisions.md). */
 export const MINIMUM_XOF_OUT = new Decimal(1000);
@@ -104,9 +105,7 @@ export async function prepareFiatWithdrawal(
   caller: Caller,
   input: FiatWithdrawalInput,
 ): Promise<PreparedFiatWithdrawal> {
-  if (!caller.isSandbox && caller.kybStatus !== "APPROVED") {
-    throw new AppError("KYB_REQUIRED", "Business verification must be approved before money can leave");
-  }
+  assertLiveAllowed(caller, deps.clock.now());
   const amount = parseXofOut(input.amount);
   const fee = new Decimal(effectiveFees(caller.feeSchedule).xofWithdrawalFlat);
   if (!amount.greaterThan(fee)) {

@@ -5,6 +5,9 @@ import type { ApiKeyAuth } from "./api_keys.ts";
 export type Caller = ApiKeyAuth & {
   rateLimits: Record<string, number>;
   kybStatus: "PENDING" | "APPROVED" | "REJECTED";
+  /** The merchant agreement as signed (domain/merchants/live_gate.ts reads both). */
+  agreementVersion: number | null;
+  agreementResignBy: Date | null;
   enabledRails: string[];
   feeSchedule: Record<string, string>;
   /** CIDR ranges the request must come from (empty: anywhere): the merchant's and this key's. */

@@ -6,6 +6,7 @@ import { keyCacheOf } from "../keys/key_cache.ts";
 import { AppError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { WALLET_PAIRS } from "../money.ts";
+import { signCurrentAgreement } from "../kyb/agreement.ts";
 import { generateApiKey, type KeyKind, type Scope, scopesFor } from "../keys/api_keys.ts";
 
 export type KybStatus = "PENDING" | "APPROVED" | "REJECTED";
@@ -48,10 +49,19 @@ export async function createMerchant(
 
 /**
  * The merchant a development server creates on a fresh data directory, so a newcomer has keys to try at
- * once (runtime.ts keeps them in DATA_DIR and main.ts prints them). Approved, so pay-ins work straight away.
+ * once (runtime.ts keeps them in DATA_DIR and main.ts prints them). Approved, with the current agreement
+ * signed on its behalf, so pay-ins work straight away (a real merchant goes through /v1/merchant/kyb).
  */
-export async function createDemoMerchant(deps: Pick<Deps, "db">): Promise<CreatedMerchant> {
-  return await createMerchant(deps, { name: "Demo merchant", kybStatus: "APPROVED" });
+export async function createDemoMerchant(
+  deps: Pick<Deps, "db" | "queue" | "clock" | "keyCache">,
+): Promise<CreatedMerchant> {
+  const created = await createMerchant(deps, { name: "Demo merchant", kybStatus: "APPROVED" });
+  await signCurrentAgreement(deps, {
+    merchantId: created.merchantId,
+    signedBy: "development server (demo merchant)",
+    signedFrom: "127.0.0.1",
+  });
+  return created;
 }
 
 export type IssuedKey = {

@@ -21,6 +21,8 @@ import { postJournal } from "../ledger.ts";
 import { Decimal, DECIMAL_STRING, formatAmount, hasAtMostDecimals } from "../money.ts";
 import { resolvePayoutDestination, resolveWithdrawalDestination } from "../whitelist/mod.ts";
 import { emitAcceptedEvents } from "./transition.ts";
+import { assertLiveAllowed } from "../merchants/live_gate.ts";
+import { consumePlanLimits } from "../limits/plan.ts";
 
 export const MINIMUM_OUT = new Decimal(5);
 /** Above this (USD terms; USDT counts 1:1) a payout waits in PENDING for an operator. */
@@ -41,12 +43,6 @@ export function parseOutAmount(amount: string): Decimal {
     throw new AppError("AMOUNT_TOO_SMALL", `The minimum is ${MINIMUM_OUT.toFixed(2)} USDT`);
   }
   return value;
-}
-
-function assertLiveAllowed(caller: Caller): void {
-  if (!caller.isSandbox && caller.kybStatus !== "APPROVED") {
-    throw new AppError("KYB_REQUIRED", "Business verification must be approved before money can leave");
-  }
 }
 
 /** Credits in the merchant's USDT wallet whose block is not solidified yet: not spendable. */
@@ -126,6 +122,13 @@ async function reserveAndRecord(deps: OutDeps, caller: Caller, item: Accepted): 
           { reason: AWAITING_SOLIDIFICATION },
         );
       }
+      // The plan's daily and monthly caps on USDT leaving, taken with the reservation (undone with it).
+      await consumePlanLimits(
+        { ...deps, db: jtx },
+        scope,
+        ["moneyOutDailyUsdt", "moneyOutMonthlyUsdt"],
+        item.amount,
+      );
       recorded = await recordOutbound(jtx, { ...item, id, ...scope, now: deps.clock.now() });
       await emitAcceptedEvents({ ...deps, db: jtx }, recorded);
     });
@@ -159,7 +162,7 @@ export type PayoutInput = {
  * the request's own connection, so an `aml.flagged` survives the refusal that follows it.
  */
 export async function preparePayout(deps: OutDeps, caller: Caller, input: PayoutInput): Promise<Accepted> {
-  assertLiveAllowed(caller);
+  assertLiveAllowed(caller, deps.clock.now());
   const amount = parseOutAmount(input.amount);
   const scope = { merchantId: caller.merchantId, isSandbox: caller.isSandbox };
   const entry = await resolvePayoutDestination(deps, {
@@ -225,7 +228,7 @@ export async function prepareWithdrawal(
   caller: Caller,
   input: { amount: string; whitelistAddressId?: string },
 ): Promise<Accepted> {
-  assertLiveAllowed(caller);
+  assertLiveAllowed(caller, deps.clock.now());
   const amount = parseOutAmount(input.amount);
   const scope = { merchantId: caller.merchantId, isSandbox: caller.isSandbox };
   const entry = await resolveWithdrawalDestination(deps, {

@@ -18,6 +18,7 @@ export type Queue = {
     refundsAwaitingApproval: number;
     /** Disputes not yet decided (OPEN, UNDER_REVIEW, ESCALATED): GET /admin/api/disputes. */
     disputesOpen: number;
+    kybInReview: number;
   };
   items: Array<{ row: OutboundRow; approvals: Approvals }>;
 };
@@ -39,6 +40,7 @@ export async function operatorQueue(
       payinHoldsOpen: c.payin_holds_open,
       refundsAwaitingApproval: await countRefundReviewQueue(deps),
       disputesOpen: await countOpenDisputes(deps.db),
+      kybInReview: c.kyb_in_review,
     },
     items: rows.map((row) => ({ row, approvals: approvals.get(row.id)! })),
   };

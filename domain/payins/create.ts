@@ -18,6 +18,7 @@ import { Decimal, DECIMAL_STRING, formatAmount, hasAtMostDecimals } from "../mon
 import { writeClaimedPayin } from "./create_batch.ts";
 import { logPayinState } from "./transition.ts";
 import { payinEventData } from "./view.ts";
+import { assertLiveAllowed } from "../merchants/live_gate.ts";
 
 export const USDT_MINIMUM = "5";
 export const DEFAULT_EXPIRES_IN_SECONDS = 1800;
@@ -52,6 +53,7 @@ export function assertMayCreatePayin(
   caller: Caller,
   rail: "USDT_TRC20" | "CARD" | "MOBILE_MONEY",
   isSandbox: boolean,
+  now: Date,
 ) {
   if (!caller.enabledRails.includes(rail)) {
     const code = rail === "CARD"
@@ -61,12 +63,7 @@ export function assertMayCreatePayin(
       : "USDT_PAYMENTS_DISABLED";
     throw new AppError(code);
   }
-  if (!isSandbox && caller.kybStatus !== "APPROVED") {
-    throw new AppError(
-      "KYB_REQUIRED",
-      "Live pay-ins need completed business verification (KYB); use the sandbox meanwhile",
-    );
-  }
+  assertLiveAllowed({ ...caller, isSandbox }, now);
 }
 
 export async function createUsdtPayin(
@@ -85,7 +82,7 @@ export async function createUsdtPayin(
   if (amount.lessThan(USDT_MINIMUM)) {
     throw new AppError("AMOUNT_TOO_LOW", `The minimum USDT pay-in is ${USDT_MINIMUM} USDT`);
   }
-  assertMayCreatePayin(caller, "USDT_TRC20", isSandbox);
+  assertMayCreatePayin(caller, "USDT_TRC20", isSandbox, deps.clock.now());
   const fees = effectiveFees(caller.feeSchedule);
   const networkFee = new Decimal(fees.usdtNetworkFee);
   const now = deps.clock.now();

@@ -145,7 +145,7 @@ export async function createCardPayin(
   isSandbox: boolean,
   input: CreateFiatPayinInput,
 ) {
-  assertMayCreatePayin(caller, "CARD", isSandbox);
+  assertMayCreatePayin(caller, "CARD", isSandbox, deps.clock.now());
   parseXofAmount(input.amount, CARD_MINIMUM_XOF, "card");
   if (!input.customerName) throw validation("customerName", "required for card payments");
   if (!input.customerEmail) throw validation("customerEmail", "required for card payments");
@@ -181,7 +181,7 @@ export async function createMobileMoneyPayin(
   isSandbox: boolean,
   input: CreateFiatPayinInput,
 ) {
-  assertMayCreatePayin(caller, "MOBILE_MONEY", isSandbox);
+  assertMayCreatePayin(caller, "MOBILE_MONEY", isSandbox, deps.clock.now());
   parseXofAmount(input.amount, MOBILE_MONEY_MINIMUM_XOF, "mobile money");
   if (!input.customerPhone) {
     throw new AppError("CUSTOMER_PHONE_REQUIRED", "customerPhone (E.164) is required for mobile money");

@@ -127,6 +127,8 @@ export function merchantCaller(m: MerchantRow, isSandbox: boolean): Caller {
     scopes: null,
     rateLimits: m.rate_limits,
     kybStatus: m.kyb_status,
+    agreementVersion: m.agreement_version,
+    agreementResignBy: m.agreement_resign_by,
     enabledRails: m.enabled_rails,
     feeSchedule: m.fee_schedule,
   };

@@ -15,12 +15,13 @@ import { DEFAULT_PAYLINK_LIMIT } from "../paylinks/create.ts";
 import { MINIMUM_XOF_OUT } from "../fiat_out/withdrawals.ts";
 import { peekRateLimits, WINDOW_SECONDS } from "../limits/rate_limit.ts";
 import { MAX_ENDPOINTS } from "../webhooks/endpoints.ts";
+import { planUsage } from "../limits/plan.ts";
 
 export async function rateLimitUsage(deps: Pick<Deps, "kv" | "db" | "config" | "clock">, caller: Caller) {
   return { windowSeconds: WINDOW_SECONDS, keyId: caller.keyId, buckets: await peekRateLimits(deps, caller) };
 }
 
-export async function limitsUsage(deps: Pick<Deps, "db">, caller: Caller) {
+export async function limitsUsage(deps: Pick<Deps, "db" | "clock" | "config">, caller: Caller) {
   const owner = { merchantId: caller.merchantId, isSandbox: caller.isSandbox };
   const maxPaylinks = (await findPlanLimit(deps.db, caller.merchantId)) ?? DEFAULT_PAYLINK_LIMIT;
   const paylinks = await countPaylinksOf(deps.db, owner);
@@ -53,6 +54,7 @@ export async function limitsUsage(deps: Pick<Deps, "db">, caller: Caller) {
         note: "above it a payout or withdrawal waits in PENDING for an operator",
       },
     },
+    plan: await planUsage(deps, owner),
   };
 }
 

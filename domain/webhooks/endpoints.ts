@@ -70,21 +70,26 @@ export async function createWebhookEndpoint(
   input: Owner & { url: string; events: EventType[] } & RetrySettings,
 ): Promise<WebhookEndpoint & { secret: string }> {
   await assertWebhookUrlAllowed(deps.config, input.url, deps.resolveDns);
-  if (await endpointsDb.countEndpoints(deps.db, input) >= MAX_ENDPOINTS) {
-    throw new AppError("LIMIT_EXCEEDED_WEBHOOKS", `At most ${MAX_ENDPOINTS} webhook endpoints per mode`);
-  }
   const secret = newSecret();
-  const row = await endpointsDb.insertEndpoint(deps.db, {
-    id: newId("whe", deps.clock.now().getTime()),
-    merchantId: input.merchantId,
-    isSandbox: input.isSandbox,
-    url: input.url,
-    events: [...new Set(input.events)],
-    maxRetries: input.maxRetries ?? DEFAULT_MAX_RETRIES,
-    retryBackoff: input.retryBackoff ?? "EXPONENTIAL",
-    retryIntervalSeconds: input.retryIntervalSeconds ?? DEFAULT_RETRY_INTERVAL_SECONDS,
-    secretEncrypted: await deps.secrets.encrypt(secret),
-    now: deps.clock.now(),
+  const secretEncrypted = await deps.secrets.encrypt(secret);
+  // Count and insert under the merchant's lock: 50 concurrent creations at the last slot make one endpoint.
+  const row = await deps.db.tx(async (tx) => {
+    await endpointsDb.lockMerchantEndpoints(tx, input.merchantId);
+    if (await endpointsDb.countEndpoints(tx, input) >= MAX_ENDPOINTS) {
+      throw new AppError("LIMIT_EXCEEDED_WEBHOOKS", `At most ${MAX_ENDPOINTS} webhook endpoints per mode`);
+    }
+    return await endpointsDb.insertEndpoint(tx, {
+      id: newId("whe", deps.clock.now().getTime()),
+      merchantId: input.merchantId,
+      isSandbox: input.isSandbox,
+      url: input.url,
+      events: [...new Set(input.events)],
+      maxRetries: input.maxRetries ?? DEFAULT_MAX_RETRIES,
+      retryBackoff: input.retryBackoff ?? "EXPONENTIAL",
+      retryIntervalSeconds: input.retryIntervalSeconds ?? DEFAULT_RETRY_INTERVAL_SECONDS,
+      secretEncrypted,
+      now: deps.clock.now(),
+    });
   });
   return { ...endpointView(row), secret };
 }

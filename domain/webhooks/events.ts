@@ -119,13 +119,13 @@ export const EVENT_TYPES = [
 export type EventType = typeof EVENT_TYPES[number];
 
 /**
- * Catalogue events nothing in the gateway emits yet: it has no KYB reviews, split
- * payments or agreements, and a conversion never half-happens. Endpoints may still subscribe to them
+ * Catalogue events nothing in the gateway emits yet: it has no split payments, and a conversion never
+ * half-happens. Endpoints may still subscribe to them
  * (the specification lists them; a subscription made now works the day they are emitted), and
  * POST /v1/webhooks/test sends their shape.
  */
 export const NOT_EMITTED_YET: ReadonlySet<EventType> = new Set(
-  EVENT_TYPES.filter((t) => /^(kyb|splitpayment|agreement)\./.test(t) || t === "conversion.failed"),
+  EVENT_TYPES.filter((t) => /^splitpayment\./.test(t) || t === "conversion.failed"),
 );
 
 /** The event catalogue as GET /v1/webhooks/events lists it: every event, and whether it is emitted. */
@@ -364,20 +364,37 @@ function genericSample(type: EventType, at: string): Record<string, unknown> {
         ],
         createdAt: at,
       };
-    case "kyb":
-      return action.startsWith("thread")
-        ? {
-          threadId: "kth_test_0001",
-          author: "ADMIN",
+    case "kyb": {
+      // domain/kyb/review.ts and threads.ts: the payloads they emit, field for field.
+      const merchant = { merchantId: "mch_test_0001" };
+      if (action === "approved" || action === "rejected") {
+        const reason = action === "rejected" ? { reason: "The registration certificate is unreadable." } : {};
+        return { ...merchant, kybStatus: action.toUpperCase(), ...reason, decidedAt: at };
+      }
+      const thread = { threadId: "kth_test_0001", ...merchant };
+      if (action === "thread.created" || action === "thread.replied") {
+        return {
+          ...thread,
+          status: "OPEN",
+          author: action === "thread.created" ? "ADMIN" : "MERCHANT",
           message: "Please upload the company registration.",
-          ...common,
-        }
-        : { kybStatus: action.toUpperCase(), ...common };
-    default:
-      return {
-        agreementVersion: "v3",
-        deadline: new Date(Date.parse(at) + 30 * 86400_000).toISOString(),
-        ...common,
-      };
+          createdAt: at,
+        };
+      }
+      const closed = action === "thread.resolved" ? "RESOLVED" : "DISMISSED";
+      return { ...thread, status: closed, closedBy: "ADMIN", closedAt: at };
+    }
+    default: {
+      // domain/kyb/agreement.ts.
+      const version = { merchantId: "mch_test_0001", agreementVersion: 3, sha256: "ab".repeat(32) };
+      return action === "resign_requested"
+        ? { ...version, deadline: new Date(Date.parse(at) + 30 * 86400_000).toISOString(), publishedAt: at }
+        : {
+          ...version,
+          previousVersion: 2,
+          signedAt: at,
+          signedBy: "Awa Ouedraogo, manager (api key key_...)",
+        };
+    }
   }
 }

@@ -11,4 +11,4 @@ export interface ObjectStorage {
 
 /** Keys are `<64 hex>.<ext>`: nothing else reaches a backend (no path tricks in the directory one). */
 /** `dsp`: dispute evidence (any of its kinds; the type is kept with the object), never public. */
-export const OBJECT_KEY = /^[0-9a-f]{64}\.(png|jpg|webp|dsp)$/;
+export const OBJECT_KEY = /^[0-9a-f]{64}\.(png|jpg|webp|dsp|pdf)$/;

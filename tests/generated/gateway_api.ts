@@ -7,7 +7,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Whether the database, the queue and the TRON nodes answer */
+    /** Whether the database and the queue answer */
     get: operations["getHealth"];
     put?: never;
     post?: never;
@@ -913,41 +913,13 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /**
-     * Availability check of a live callback URL (CinetPay pings notify_url with GET)
-     * @description No key, no body: answers 200 so an aggregator can check the URL it was given. Outcomes only ever arrive by POST.
-     */
-    get: operations["providerCallbackPing"];
+    get?: never;
     put?: never;
     /**
      * Signed outcome from the live card acquirer or mobile money aggregator
-     * @description No key: the provider's signature over the raw body is the authentication, checked before anything in the body (INVALID_WEBHOOK_SIGNATURE). With FIAT_PROVIDER=cinetpay or paydunya the body is that aggregator's notification form (CinetPay's x-token header, PayDunya's data[hash]), and the outcome is re-read with the aggregator's status call before anything moves.
+     * @description No key: the provider's signature over the raw body is the authentication, checked before anything in the body (INVALID_WEBHOOK_SIGNATURE).
      */
     post: operations["providerCallback"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/v1/providers/momo/disbursement-callback": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Availability check of a live callback URL (CinetPay pings notify_url with GET)
-     * @description No key, no body: answers 200 so an aggregator can check the URL it was given. Outcomes only ever arrive by POST.
-     */
-    get: operations["disbursementCallbackPing"];
-    put?: never;
-    /**
-     * Signed outcome of a mobile money disbursement from the live aggregator
-     * @description No key: the provider's signature over the raw body is the authentication, checked before anything in the body (INVALID_WEBHOOK_SIGNATURE). A replayed notification answers CONFLICT and changes nothing.
-     */
-    post: operations["disbursementCallback"];
     delete?: never;
     options?: never;
     head?: never;
@@ -968,6 +940,26 @@ export interface paths {
      * @description No key: the provider's signature over the raw body is the authentication, checked before anything in the body (INVALID_WEBHOOK_SIGNATURE). A replayed notification answers CONFLICT and changes nothing.
      */
     post: operations["simulatorDisbursementCallback"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/providers/momo/disbursement-callback": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Signed outcome of a mobile money disbursement from the live aggregator
+     * @description No key: the provider's signature over the raw body is the authentication, checked before anything in the body (INVALID_WEBHOOK_SIGNATURE). A replayed notification answers CONFLICT and changes nothing.
+     */
+    post: operations["disbursementCallback"];
     delete?: never;
     options?: never;
     head?: never;
@@ -1122,7 +1114,7 @@ export interface paths {
     };
     /**
      * List the events an endpoint may subscribe to, and which are emitted
-     * @description Events with `emitted: false` (kyb.*, splitpayment.*, agreement.*, conversion.failed) are in the specification's catalogue but nothing produces them yet.
+     * @description Events with `emitted: false` (refund.*, dispute.*, splitpayment.*, conversion.failed) are in the specification's catalogue but nothing produces them yet.
      */
     get: operations["listWebhookEvents"];
     put?: never;
@@ -1859,7 +1851,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One transaction: a pay-in, payout, withdrawal, conversion, bulk item or deposit id */
+    /** One transaction: a pay-in, payout, withdrawal, conversion or bulk item id */
     get: operations["getTransaction"];
     put?: never;
     post?: never;
@@ -2168,23 +2160,6 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  "/admin/api/merchants/{id}/overview": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** A merchant's settings, API keys and webhook delivery health (the console's merchant screen) */
-    get: operations["adminGetMerchantOverview"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
   "/admin/api/mail-outbox": {
     parameters: {
       query?: never;
@@ -2254,7 +2229,25 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  "/v1/payments/{id}/refunds": {
+  "/v1/merchant/kyb": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The business verification (KYB) review: details, documents, status and operator threads */
+    get: operations["getMerchantKyb"];
+    /** Save the business details (while DRAFT, or after a rejection) */
+    put: operations["saveMerchantKyb"];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/merchant/kyb/documents": {
     parameters: {
       query?: never;
       header?: never;
@@ -2263,26 +2256,57 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /**
-     * Refund a confirmed pay-in, fully or in part (reserved from the wallet at once)
-     * @description For CONFIRMED or OVERPAID card and mobile money pay-ins, within REFUND_WINDOW_DAYS of payment. The amount leaves the wallet the pay-in credited at once (`refund.created`); the refund waits for an operator (PENDING_APPROVAL), then is paid on the original rail (`refund.completed`) or the money returns (`refund.rejected`, `refund.failed`).
-     */
-    post: operations["createRefund"];
+    /** Upload a document (PDF, PNG, JPEG or WebP judged by its bytes; at most KYB_MAX_DOCUMENT_BYTES) */
+    post: operations["uploadMerchantKybDocument"];
     delete?: never;
     options?: never;
     head?: never;
     patch?: never;
     trace?: never;
   };
-  "/v1/refunds": {
+  "/v1/merchant/kyb/submit": {
     parameters: {
       query?: never;
       header?: never;
       path?: never;
       cookie?: never;
     };
-    /** List refunds, newest first */
-    get: operations["listRefunds"];
+    get?: never;
+    put?: never;
+    /** Submit the review to an operator (every required detail and at least one document) */
+    post: operations["submitMerchantKyb"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/merchant/kyb/threads/{threadId}/replies": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Answer an operator's question on the review (the thread must be OPEN) */
+    post: operations["replyMerchantKybThread"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/merchant/agreement": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The current merchant agreement and where the merchant stands with it */
+    get: operations["getMerchantAgreement"];
     put?: never;
     post?: never;
     delete?: never;
@@ -2291,15 +2315,32 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  "/v1/refunds/{id}": {
+  "/v1/merchant/agreement/sign": {
     parameters: {
       query?: never;
       header?: never;
       path?: never;
       cookie?: never;
     };
-    /** Retrieve a refund */
-    get: operations["getRefund"];
+    get?: never;
+    put?: never;
+    /** Sign the current agreement: name its version and SHA-256 (CONFLICT if a newer one exists) */
+    post: operations["signMerchantAgreement"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/admin/api/kyb": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** KYB reviews, submitted ones first-come first-served (filter by status; default SUBMITTED) */
+    get: operations["adminListKybReviews"];
     put?: never;
     post?: never;
     delete?: never;
@@ -2308,75 +2349,15 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  "/v1/refunds/{id}/cancel": {
+  "/admin/api/kyb/{id}": {
     parameters: {
       query?: never;
       header?: never;
       path?: never;
       cookie?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * Cancel a refund still waiting for approval (the reservation returns to the wallet)
-     * @description Approved, paid or closed refunds answer CANNOT_CANCEL.
-     */
-    post: operations["cancelRefund"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/v1/providers/simulator/card/refund-callback": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Signed outcome of a card refund from the simulator (sandbox)
-     * @description No key: the acquirer's signature over the raw body is the authentication, checked before anything in the body (INVALID_WEBHOOK_SIGNATURE). A replayed notification answers CONFLICT and changes nothing.
-     */
-    post: operations["simulatorCardRefundCallback"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/v1/providers/card/refund-callback": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Signed outcome of a card refund from the live acquirer
-     * @description No key: the acquirer's signature over the raw body is the authentication, checked before anything in the body (INVALID_WEBHOOK_SIGNATURE). A replayed notification answers CONFLICT and changes nothing.
-     */
-    post: operations["cardRefundCallback"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/admin/api/refunds/review": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** Refunds waiting for an operator, oldest first */
-    get: operations["adminListRefundQueue"];
+    /** One merchant's KYB review: business details, documents, threads */
+    get: operations["adminGetKybReview"];
     put?: never;
     post?: never;
     delete?: never;
@@ -2385,15 +2366,15 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  "/admin/api/refunds/{id}": {
+  "/admin/api/kyb/{id}/documents/{documentId}": {
     parameters: {
       query?: never;
       header?: never;
       path?: never;
       cookie?: never;
     };
-    /** One refund of any merchant */
-    get: operations["adminGetRefund"];
+    /** A document's bytes, as a download (never rendered by the console's origin) */
+    get: operations["adminGetKybDocument"];
     put?: never;
     post?: never;
     delete?: never;
@@ -2402,7 +2383,7 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  "/admin/api/refunds/{id}/approve": {
+  "/admin/api/kyb/{id}/approve": {
     parameters: {
       query?: never;
       header?: never;
@@ -2411,15 +2392,15 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Approve a refund (it is paid on the original rail; above the four-eyes threshold the first approval is recorded and a second reviewer sends it) */
-    post: operations["adminApproveRefund"];
+    /** Approve a SUBMITTED review: live processing opens once the agreement is signed (kyb.approved) */
+    post: operations["adminApproveKyb"];
     delete?: never;
     options?: never;
     head?: never;
     patch?: never;
     trace?: never;
   };
-  "/admin/api/refunds/{id}/reject": {
+  "/admin/api/kyb/{id}/reject": {
     parameters: {
       query?: never;
       header?: never;
@@ -2428,67 +2409,15 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Reject a refund (the reservation returns to the merchant's wallet) */
-    post: operations["adminRejectRefund"];
+    /** Reject a SUBMITTED review with a note the merchant sees (kyb.rejected) */
+    post: operations["adminRejectKyb"];
     delete?: never;
     options?: never;
     head?: never;
     patch?: never;
     trace?: never;
   };
-  "/admin/api/merchants/{id}/refund-auto-approve": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** A merchant's refund auto-approval thresholds */
-    get: operations["adminGetRefundAutoApprove"];
-    /** Let a merchant's refunds below an amount pass without review (null turns it off) */
-    put: operations["adminSetRefundAutoApprove"];
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/v1/disputes": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** List disputes, newest first */
-    get: operations["listDisputes"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/v1/disputes/{id}": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** Retrieve a dispute with its evidence */
-    get: operations["getDispute"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/v1/disputes/{id}/evidence": {
+  "/admin/api/kyb/{id}/threads": {
     parameters: {
       query?: never;
       header?: never;
@@ -2497,18 +2426,15 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /**
-     * Answer a dispute with evidence before its deadline (text and up to 3 files per request)
-     * @description multipart/form-data: `text` replaces earlier text; `file1`..`file3` are added (PDF, PNG or JPEG, judged by their bytes; the same bytes twice are one file; 10 files per dispute). OPEN becomes UNDER_REVIEW; after `evidenceDueAt` it is refused (INVALID_TRANSACTION_STATUS).
-     */
-    post: operations["submitDisputeEvidence"];
+    /** Ask the merchant a question on its review (kyb.thread.created) */
+    post: operations["adminOpenKybThread"];
     delete?: never;
     options?: never;
     head?: never;
     patch?: never;
     trace?: never;
   };
-  "/v1/disputes/{id}/accept": {
+  "/admin/api/kyb/threads/{threadId}/replies": {
     parameters: {
       query?: never;
       header?: never;
@@ -2517,15 +2443,15 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Accept a dispute: it is REJECTED at once and the held amount debited */
-    post: operations["acceptDispute"];
+    /** Reply on an OPEN thread (kyb.thread.replied, author ADMIN) */
+    post: operations["adminReplyKybThread"];
     delete?: never;
     options?: never;
     head?: never;
     patch?: never;
     trace?: never;
   };
-  "/v1/providers/simulator/card/chargeback-callback": {
+  "/admin/api/kyb/threads/{threadId}/resolve": {
     parameters: {
       query?: never;
       header?: never;
@@ -2534,18 +2460,15 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /**
-     * Signed chargeback notification from the card simulator (opens a dispute)
-     * @description No key: the provider's signature over the raw body is the authentication, checked before anything in the body (INVALID_WEBHOOK_SIGNATURE). One dispute per `caseId`: a repeated notification answers the same dispute with `duplicate: true`.
-     */
-    post: operations["simulatorChargebackCallback"];
+    /** Close an OPEN thread as answered (kyb.thread.resolved) */
+    post: operations["adminResolveKybThread"];
     delete?: never;
     options?: never;
     head?: never;
     patch?: never;
     trace?: never;
   };
-  "/v1/providers/card/chargeback-callback": {
+  "/admin/api/kyb/threads/{threadId}/dismiss": {
     parameters: {
       query?: never;
       header?: never;
@@ -2554,118 +2477,47 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /**
-     * Signed chargeback notification from the live card acquirer (opens a dispute)
-     * @description No key: the provider's signature over the raw body is the authentication, checked before anything in the body (INVALID_WEBHOOK_SIGNATURE). One dispute per `caseId`: a repeated notification answers the same dispute with `duplicate: true`.
-     */
-    post: operations["chargebackCallback"];
+    /** Close an OPEN thread as not needed (kyb.thread.dismissed) */
+    post: operations["adminDismissKybThread"];
     delete?: never;
     options?: never;
     head?: never;
     patch?: never;
     trace?: never;
   };
-  "/admin/api/disputes": {
+  "/admin/api/agreements": {
     parameters: {
       query?: never;
       header?: never;
       path?: never;
       cookie?: never;
     };
-    /** Disputes of every merchant, newest first */
-    get: operations["adminListDisputes"];
+    get?: never;
     put?: never;
-    /** Open a dispute on a paid pay-in (a mobile money or USDT complaint); the amount is held */
-    post: operations["adminOpenDispute"];
+    /** Publish a new merchant agreement: merchants on an older one get 30 days to sign it (agreement.resign_requested), then live processing stops until they do */
+    post: operations["adminPublishAgreement"];
     delete?: never;
     options?: never;
     head?: never;
     patch?: never;
     trace?: never;
   };
-  "/admin/api/disputes/{id}": {
+  "/admin/api/merchants/{id}/plan-limits": {
     parameters: {
       query?: never;
       header?: never;
       path?: never;
       cookie?: never;
     };
-    /** One dispute with the merchant's evidence */
-    get: operations["adminGetDispute"];
+    /** A merchant's money limits (its own, or the configured defaults) */
+    get: operations["adminGetPlanLimits"];
     put?: never;
     post?: never;
     delete?: never;
     options?: never;
     head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/admin/api/disputes/{id}/files/{fileId}": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** Download one evidence file of a dispute (as an attachment, never rendered inline) */
-    get: operations["adminGetDisputeFile"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/admin/api/disputes/{id}/resolve": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /** Decide for the merchant: RESOLVED, the hold released (dispute.resolved) */
-    post: operations["adminResolveDispute"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/admin/api/disputes/{id}/reject": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /** Decide for the cardholder: REJECTED, the held amount debited (dispute.rejected) */
-    post: operations["adminRejectDispute"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/admin/api/disputes/{id}/escalate": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /** Send to the provider's next tier: ESCALATED, the hold stays (dispute.escalated) */
-    post: operations["adminEscalateDispute"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
+    /** Set a merchant's money limits (DAILY_CAP_EXCEEDED, MONTHLY_LIMIT_EXCEEDED, DAILY_CONVERSION_COUNT_LIMIT, DAILY_CONVERSION_LIMIT past them); null restores the default */
+    patch: operations["adminSetPlanLimits"];
     trace?: never;
   };
 }
@@ -3300,8 +3152,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The refund.created event
-     * @description Sent to every ACTIVE endpoint of the merchant and mode subscribed to it.
+     * The refund.created event (not emitted yet)
+     * @description Not emitted by the gateway yet (nothing in it produces this event so far). An endpoint may subscribe to it; POST /v1/webhooks/test sends this shape.
      */
     post: operations["on_refund_created"];
     delete?: never;
@@ -3320,8 +3172,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The refund.approved event
-     * @description Sent to every ACTIVE endpoint of the merchant and mode subscribed to it.
+     * The refund.approved event (not emitted yet)
+     * @description Not emitted by the gateway yet (nothing in it produces this event so far). An endpoint may subscribe to it; POST /v1/webhooks/test sends this shape.
      */
     post: operations["on_refund_approved"];
     delete?: never;
@@ -3340,8 +3192,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The refund.rejected event
-     * @description Sent to every ACTIVE endpoint of the merchant and mode subscribed to it.
+     * The refund.rejected event (not emitted yet)
+     * @description Not emitted by the gateway yet (nothing in it produces this event so far). An endpoint may subscribe to it; POST /v1/webhooks/test sends this shape.
      */
     post: operations["on_refund_rejected"];
     delete?: never;
@@ -3360,8 +3212,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The refund.completed event
-     * @description Sent to every ACTIVE endpoint of the merchant and mode subscribed to it.
+     * The refund.completed event (not emitted yet)
+     * @description Not emitted by the gateway yet (nothing in it produces this event so far). An endpoint may subscribe to it; POST /v1/webhooks/test sends this shape.
      */
     post: operations["on_refund_completed"];
     delete?: never;
@@ -3380,8 +3232,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The refund.failed event
-     * @description Sent to every ACTIVE endpoint of the merchant and mode subscribed to it.
+     * The refund.failed event (not emitted yet)
+     * @description Not emitted by the gateway yet (nothing in it produces this event so far). An endpoint may subscribe to it; POST /v1/webhooks/test sends this shape.
      */
     post: operations["on_refund_failed"];
     delete?: never;
@@ -3400,8 +3252,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The dispute.opened event
-     * @description Sent to every ACTIVE endpoint of the merchant and mode subscribed to it.
+     * The dispute.opened event (not emitted yet)
+     * @description Not emitted by the gateway yet (nothing in it produces this event so far). An endpoint may subscribe to it; POST /v1/webhooks/test sends this shape.
      */
     post: operations["on_dispute_opened"];
     delete?: never;
@@ -3420,8 +3272,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The dispute.resolved event
-     * @description Sent to every ACTIVE endpoint of the merchant and mode subscribed to it.
+     * The dispute.resolved event (not emitted yet)
+     * @description Not emitted by the gateway yet (nothing in it produces this event so far). An endpoint may subscribe to it; POST /v1/webhooks/test sends this shape.
      */
     post: operations["on_dispute_resolved"];
     delete?: never;
@@ -3440,8 +3292,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The dispute.rejected event
-     * @description Sent to every ACTIVE endpoint of the merchant and mode subscribed to it.
+     * The dispute.rejected event (not emitted yet)
+     * @description Not emitted by the gateway yet (nothing in it produces this event so far). An endpoint may subscribe to it; POST /v1/webhooks/test sends this shape.
      */
     post: operations["on_dispute_rejected"];
     delete?: never;
@@ -3460,8 +3312,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The dispute.escalated event
-     * @description Sent to every ACTIVE endpoint of the merchant and mode subscribed to it.
+     * The dispute.escalated event (not emitted yet)
+     * @description Not emitted by the gateway yet (nothing in it produces this event so far). An endpoint may subscribe to it; POST /v1/webhooks/test sends this shape.
      */
     post: operations["on_dispute_escalated"];
     delete?: never;
@@ -3520,8 +3372,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The kyb.approved event (not emitted yet)
-     * @description Not emitted by the gateway yet (nothing in it produces this event so far). An endpoint may subscribe to it; POST /v1/webhooks/test sends this shape.
+     * The kyb.approved event
+     * @description Sent to every ACTIVE endpoint of the merchant and mode subscribed to it.
      */
     post: operations["on_kyb_approved"];
     delete?: never;
@@ -3540,8 +3392,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The kyb.rejected event (not emitted yet)
-     * @description Not emitted by the gateway yet (nothing in it produces this event so far). An endpoint may subscribe to it; POST /v1/webhooks/test sends this shape.
+     * The kyb.rejected event
+     * @description Sent to every ACTIVE endpoint of the merchant and mode subscribed to it.
      */
     post: operations["on_kyb_rejected"];
     delete?: never;
@@ -3560,8 +3412,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The kyb.thread.created event (not emitted yet)
-     * @description Not emitted by the gateway yet (nothing in it produces this event so far). An endpoint may subscribe to it; POST /v1/webhooks/test sends this shape.
+     * The kyb.thread.created event
+     * @description Sent to every ACTIVE endpoint of the merchant and mode subscribed to it.
      */
     post: operations["on_kyb_thread_created"];
     delete?: never;
@@ -3580,8 +3432,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The kyb.thread.replied event (not emitted yet)
-     * @description Not emitted by the gateway yet (nothing in it produces this event so far). An endpoint may subscribe to it; POST /v1/webhooks/test sends this shape.
+     * The kyb.thread.replied event
+     * @description Sent to every ACTIVE endpoint of the merchant and mode subscribed to it.
      */
     post: operations["on_kyb_thread_replied"];
     delete?: never;
@@ -3600,8 +3452,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The kyb.thread.resolved event (not emitted yet)
-     * @description Not emitted by the gateway yet (nothing in it produces this event so far). An endpoint may subscribe to it; POST /v1/webhooks/test sends this shape.
+     * The kyb.thread.resolved event
+     * @description Sent to every ACTIVE endpoint of the merchant and mode subscribed to it.
      */
     post: operations["on_kyb_thread_resolved"];
     delete?: never;
@@ -3620,8 +3472,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The kyb.thread.dismissed event (not emitted yet)
-     * @description Not emitted by the gateway yet (nothing in it produces this event so far). An endpoint may subscribe to it; POST /v1/webhooks/test sends this shape.
+     * The kyb.thread.dismissed event
+     * @description Sent to every ACTIVE endpoint of the merchant and mode subscribed to it.
      */
     post: operations["on_kyb_thread_dismissed"];
     delete?: never;
@@ -3640,8 +3492,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The agreement.resign_requested event (not emitted yet)
-     * @description Not emitted by the gateway yet (nothing in it produces this event so far). An endpoint may subscribe to it; POST /v1/webhooks/test sends this shape.
+     * The agreement.resign_requested event
+     * @description Sent to every ACTIVE endpoint of the merchant and mode subscribed to it.
      */
     post: operations["on_agreement_resign_requested"];
     delete?: never;
@@ -3660,8 +3512,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The agreement.resigned event (not emitted yet)
-     * @description Not emitted by the gateway yet (nothing in it produces this event so far). An endpoint may subscribe to it; POST /v1/webhooks/test sends this shape.
+     * The agreement.resigned event
+     * @description Sent to every ACTIVE endpoint of the merchant and mode subscribed to it.
      */
     post: operations["on_agreement_resigned"];
     delete?: never;
@@ -3681,18 +3533,6 @@ export interface components {
       status: "SUCCEEDED" | "FAILED";
       amount: string;
       reason?: string;
-      /** Format: date-time */
-      occurredAt: string;
-    };
-    ChargebackNotification: {
-      notificationId: string;
-      caseId: string;
-      providerRef: string;
-      reference: string;
-      amount: string;
-      reason: string;
-      /** @enum {string} */
-      cardOrigin: "LOCAL" | "INTERNATIONAL";
       /** Format: date-time */
       occurredAt: string;
     };
@@ -4848,27 +4688,7 @@ export interface components {
         refundId: string;
         transactionId: string;
         amount: string;
-        /** @enum {string} */
-        currency: "USDT_TRC20" | "XOF";
-        /** @enum {string} */
-        paymentMethod: "USDT_TRC20" | "CARD" | "MOBILE_MONEY";
-        /**
-         * @description PENDING_APPROVAL (waits for an operator) -> APPROVED -> SENDING / PROCESSING (on the rail) -> COMPLETED; or REJECTED, CANCELLED (before approval) and FAILED (the rail refused): the money is back
-         * @enum {string}
-         */
-        status:
-          | "PENDING_APPROVAL"
-          | "APPROVED"
-          | "SENDING"
-          | "PROCESSING"
-          | "COMPLETED"
-          | "FAILED"
-          | "REJECTED"
-          | "CANCELLED";
-        reason: string | null;
-        /** @description the operator's note (approved, rejected) */
-        note: string | null;
-        failureReason: string | null;
+        status: string;
         occurredAt: string;
       };
       /** @example 2026-01-01T12:00:00.000Z */
@@ -4885,27 +4705,7 @@ export interface components {
         refundId: string;
         transactionId: string;
         amount: string;
-        /** @enum {string} */
-        currency: "USDT_TRC20" | "XOF";
-        /** @enum {string} */
-        paymentMethod: "USDT_TRC20" | "CARD" | "MOBILE_MONEY";
-        /**
-         * @description PENDING_APPROVAL (waits for an operator) -> APPROVED -> SENDING / PROCESSING (on the rail) -> COMPLETED; or REJECTED, CANCELLED (before approval) and FAILED (the rail refused): the money is back
-         * @enum {string}
-         */
-        status:
-          | "PENDING_APPROVAL"
-          | "APPROVED"
-          | "SENDING"
-          | "PROCESSING"
-          | "COMPLETED"
-          | "FAILED"
-          | "REJECTED"
-          | "CANCELLED";
-        reason: string | null;
-        /** @description the operator's note (approved, rejected) */
-        note: string | null;
-        failureReason: string | null;
+        status: string;
         occurredAt: string;
       };
       /** @example 2026-01-01T12:00:00.000Z */
@@ -4922,27 +4722,7 @@ export interface components {
         refundId: string;
         transactionId: string;
         amount: string;
-        /** @enum {string} */
-        currency: "USDT_TRC20" | "XOF";
-        /** @enum {string} */
-        paymentMethod: "USDT_TRC20" | "CARD" | "MOBILE_MONEY";
-        /**
-         * @description PENDING_APPROVAL (waits for an operator) -> APPROVED -> SENDING / PROCESSING (on the rail) -> COMPLETED; or REJECTED, CANCELLED (before approval) and FAILED (the rail refused): the money is back
-         * @enum {string}
-         */
-        status:
-          | "PENDING_APPROVAL"
-          | "APPROVED"
-          | "SENDING"
-          | "PROCESSING"
-          | "COMPLETED"
-          | "FAILED"
-          | "REJECTED"
-          | "CANCELLED";
-        reason: string | null;
-        /** @description the operator's note (approved, rejected) */
-        note: string | null;
-        failureReason: string | null;
+        status: string;
         occurredAt: string;
       };
       /** @example 2026-01-01T12:00:00.000Z */
@@ -4959,27 +4739,7 @@ export interface components {
         refundId: string;
         transactionId: string;
         amount: string;
-        /** @enum {string} */
-        currency: "USDT_TRC20" | "XOF";
-        /** @enum {string} */
-        paymentMethod: "USDT_TRC20" | "CARD" | "MOBILE_MONEY";
-        /**
-         * @description PENDING_APPROVAL (waits for an operator) -> APPROVED -> SENDING / PROCESSING (on the rail) -> COMPLETED; or REJECTED, CANCELLED (before approval) and FAILED (the rail refused): the money is back
-         * @enum {string}
-         */
-        status:
-          | "PENDING_APPROVAL"
-          | "APPROVED"
-          | "SENDING"
-          | "PROCESSING"
-          | "COMPLETED"
-          | "FAILED"
-          | "REJECTED"
-          | "CANCELLED";
-        reason: string | null;
-        /** @description the operator's note (approved, rejected) */
-        note: string | null;
-        failureReason: string | null;
+        status: string;
         occurredAt: string;
       };
       /** @example 2026-01-01T12:00:00.000Z */
@@ -4996,27 +4756,7 @@ export interface components {
         refundId: string;
         transactionId: string;
         amount: string;
-        /** @enum {string} */
-        currency: "USDT_TRC20" | "XOF";
-        /** @enum {string} */
-        paymentMethod: "USDT_TRC20" | "CARD" | "MOBILE_MONEY";
-        /**
-         * @description PENDING_APPROVAL (waits for an operator) -> APPROVED -> SENDING / PROCESSING (on the rail) -> COMPLETED; or REJECTED, CANCELLED (before approval) and FAILED (the rail refused): the money is back
-         * @enum {string}
-         */
-        status:
-          | "PENDING_APPROVAL"
-          | "APPROVED"
-          | "SENDING"
-          | "PROCESSING"
-          | "COMPLETED"
-          | "FAILED"
-          | "REJECTED"
-          | "CANCELLED";
-        reason: string | null;
-        /** @description the operator's note (approved, rejected) */
-        note: string | null;
-        failureReason: string | null;
+        status: string;
         occurredAt: string;
       };
       /** @example 2026-01-01T12:00:00.000Z */
@@ -5031,21 +4771,9 @@ export interface components {
       event: "dispute.opened";
       data: {
         disputeId: string;
-        /** @description the disputed pay-in */
         transactionId: string;
-        /** @enum {string} */
-        status: "OPEN" | "UNDER_REVIEW" | "ESCALATED" | "RESOLVED" | "REJECTED";
         reason: string;
-        amount: string;
-        /** @enum {string} */
-        currency: "USDT_TRC20" | "XOF";
-        /** @description held from the wallet after this event */
-        heldAmount: string;
-        /** @description what the wallet could not cover yet */
-        shortfall: string;
-        evidenceDueAt: string;
-        /** @description MERCHANT_WON, OPERATOR_REJECTED, ACCEPTED or DEADLINE_MISSED once decided */
-        outcome: string | null;
+        status: string;
         occurredAt: string;
       };
       /** @example 2026-01-01T12:00:00.000Z */
@@ -5060,21 +4788,9 @@ export interface components {
       event: "dispute.resolved";
       data: {
         disputeId: string;
-        /** @description the disputed pay-in */
         transactionId: string;
-        /** @enum {string} */
-        status: "OPEN" | "UNDER_REVIEW" | "ESCALATED" | "RESOLVED" | "REJECTED";
         reason: string;
-        amount: string;
-        /** @enum {string} */
-        currency: "USDT_TRC20" | "XOF";
-        /** @description held from the wallet after this event */
-        heldAmount: string;
-        /** @description what the wallet could not cover yet */
-        shortfall: string;
-        evidenceDueAt: string;
-        /** @description MERCHANT_WON, OPERATOR_REJECTED, ACCEPTED or DEADLINE_MISSED once decided */
-        outcome: string | null;
+        status: string;
         occurredAt: string;
       };
       /** @example 2026-01-01T12:00:00.000Z */
@@ -5089,21 +4805,9 @@ export interface components {
       event: "dispute.rejected";
       data: {
         disputeId: string;
-        /** @description the disputed pay-in */
         transactionId: string;
-        /** @enum {string} */
-        status: "OPEN" | "UNDER_REVIEW" | "ESCALATED" | "RESOLVED" | "REJECTED";
         reason: string;
-        amount: string;
-        /** @enum {string} */
-        currency: "USDT_TRC20" | "XOF";
-        /** @description held from the wallet after this event */
-        heldAmount: string;
-        /** @description what the wallet could not cover yet */
-        shortfall: string;
-        evidenceDueAt: string;
-        /** @description MERCHANT_WON, OPERATOR_REJECTED, ACCEPTED or DEADLINE_MISSED once decided */
-        outcome: string | null;
+        status: string;
         occurredAt: string;
       };
       /** @example 2026-01-01T12:00:00.000Z */
@@ -5118,21 +4822,9 @@ export interface components {
       event: "dispute.escalated";
       data: {
         disputeId: string;
-        /** @description the disputed pay-in */
         transactionId: string;
-        /** @enum {string} */
-        status: "OPEN" | "UNDER_REVIEW" | "ESCALATED" | "RESOLVED" | "REJECTED";
         reason: string;
-        amount: string;
-        /** @enum {string} */
-        currency: "USDT_TRC20" | "XOF";
-        /** @description held from the wallet after this event */
-        heldAmount: string;
-        /** @description what the wallet could not cover yet */
-        shortfall: string;
-        evidenceDueAt: string;
-        /** @description MERCHANT_WON, OPERATOR_REJECTED, ACCEPTED or DEADLINE_MISSED once decided */
-        outcome: string | null;
+        status: string;
         occurredAt: string;
       };
       /** @example 2026-01-01T12:00:00.000Z */
@@ -5184,9 +4876,9 @@ export interface components {
       /** @enum {string} */
       event: "kyb.approved";
       data: {
+        merchantId: string;
         kybStatus: string;
-        status: string;
-        occurredAt: string;
+        decidedAt: string;
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
@@ -5199,9 +4891,10 @@ export interface components {
       /** @enum {string} */
       event: "kyb.rejected";
       data: {
+        merchantId: string;
         kybStatus: string;
-        status: string;
-        occurredAt: string;
+        reason: string;
+        decidedAt: string;
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
@@ -5215,10 +4908,11 @@ export interface components {
       event: "kyb.thread.created";
       data: {
         threadId: string;
+        merchantId: string;
+        status: string;
         author: string;
         message: string;
-        status: string;
-        occurredAt: string;
+        createdAt: string;
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
@@ -5232,10 +4926,11 @@ export interface components {
       event: "kyb.thread.replied";
       data: {
         threadId: string;
+        merchantId: string;
+        status: string;
         author: string;
         message: string;
-        status: string;
-        occurredAt: string;
+        createdAt: string;
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
@@ -5249,10 +4944,10 @@ export interface components {
       event: "kyb.thread.resolved";
       data: {
         threadId: string;
-        author: string;
-        message: string;
+        merchantId: string;
         status: string;
-        occurredAt: string;
+        closedBy: string;
+        closedAt: string;
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
@@ -5266,10 +4961,10 @@ export interface components {
       event: "kyb.thread.dismissed";
       data: {
         threadId: string;
-        author: string;
-        message: string;
+        merchantId: string;
         status: string;
-        occurredAt: string;
+        closedBy: string;
+        closedAt: string;
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
@@ -5282,10 +4977,11 @@ export interface components {
       /** @enum {string} */
       event: "agreement.resign_requested";
       data: {
-        agreementVersion: string;
+        merchantId: string;
+        agreementVersion: number;
+        sha256: string;
         deadline: string;
-        status: string;
-        occurredAt: string;
+        publishedAt: string;
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
@@ -5298,10 +4994,12 @@ export interface components {
       /** @enum {string} */
       event: "agreement.resigned";
       data: {
-        agreementVersion: string;
-        deadline: string;
-        status: string;
-        occurredAt: string;
+        merchantId: string;
+        agreementVersion: number;
+        sha256: string;
+        previousVersion: number;
+        signedAt: string;
+        signedBy: string;
       };
       /** @example 2026-01-01T12:00:00.000Z */
       createdAt: string;
@@ -7338,8 +7036,6 @@ export interface components {
           | "sandbox_write"
           | "api_keys_read"
           | "api_keys_write"
-          | "refunds_read"
-          | "refunds_write"
         )[]
         | null;
       /**
@@ -7398,8 +7094,6 @@ export interface components {
         | "sandbox_write"
         | "api_keys_read"
         | "api_keys_write"
-        | "refunds_read"
-        | "refunds_write"
       )[];
     };
     RotatedApiKey: components["schemas"]["NewApiKey"] & {
@@ -7549,6 +7243,20 @@ export interface components {
           note: string;
         };
       };
+      /** @description money limits of the merchant's plan (moneyOutDailyUsdt, moneyOutMonthlyUsdt, conversionsDailyCount, conversionsDailyVolumeUsdt), each with what the current UTC period used */
+      plan: {
+        [key: string]: components["schemas"]["PlanLimitUsage"];
+      };
+    };
+    PlanLimitUsage: {
+      limit: string;
+      used: string;
+      remaining: string;
+      /** @enum {string} */
+      unit: "USDT_TRC20" | "count";
+      per: string;
+      resetsAt: string;
+      code: string;
     };
     IntegrationConfig: {
       isSandbox: boolean;
@@ -7734,7 +7442,7 @@ export interface components {
       /** @example pay_01k0000000000000000000000a */
       id: string;
       /** @enum {string} */
-      type: "PAYIN" | "PAYOUT" | "WITHDRAWAL" | "CONVERSION" | "BULK_ITEM" | "DEPOSIT";
+      type: "PAYIN" | "PAYOUT" | "WITHDRAWAL" | "CONVERSION" | "BULK_ITEM";
       /** @enum {string} */
       status:
         | "APPROVED"
@@ -7893,26 +7601,12 @@ export interface components {
       merchantId: string;
       isSandbox: boolean;
       reviewer: string | null;
-      /** @description 2 when the total is above FOUR_EYES_ABOVE_USDT / FOUR_EYES_ABOVE_XOF (two different reviewers) */
-      approvalsNeeded: number;
-      /** @description the first of two approvals, while the batch waits for a different second reviewer */
-      firstApproval: {
-        reviewer: string;
-        at: string;
-      } | null;
       batch: components["schemas"]["BulkPayment"];
     };
     AdminBulkReviewDetail: {
       merchantId: string;
       isSandbox: boolean;
       reviewer: string | null;
-      /** @description 2 when the total is above FOUR_EYES_ABOVE_USDT / FOUR_EYES_ABOVE_XOF (two different reviewers) */
-      approvalsNeeded: number;
-      /** @description the first of two approvals, while the batch waits for a different second reviewer */
-      firstApproval: {
-        reviewer: string;
-        at: string;
-      } | null;
       batch: components["schemas"]["BulkPaymentDetail"];
     };
     Treasury: {
@@ -7972,25 +7666,6 @@ export interface components {
         xofPosition: string;
       };
     };
-    AdminMerchantOverview: {
-      merchant: components["schemas"]["AdminMerchant"];
-      keys: components["schemas"]["ApiKey"][];
-      webhooks: {
-        endpointId: string;
-        url: string;
-        /** @enum {string} */
-        mode: "live" | "sandbox";
-        status: string;
-        consecutiveFailures: number;
-        /** @description deliveries of the last 24 h */
-        succeeded: number;
-        /** @description deliveries of the last 24 h */
-        failed: number;
-        /** @description the whole backlog still to deliver, whatever its age */
-        pending: number;
-        oldestPendingSeconds: number | null;
-      }[];
-    };
     OutboxMail: {
       id: string;
       to: string;
@@ -8033,149 +7708,103 @@ export interface components {
       merchantId: string;
       maxPaylinks: number;
     };
-    Refund: {
-      refundId: string;
-      /** @description the refunded pay-in */
-      transactionId: string;
-      /**
-       * @description PENDING_APPROVAL (waits for an operator) -> APPROVED -> SENDING / PROCESSING (on the rail) -> COMPLETED; or REJECTED, CANCELLED (before approval) and FAILED (the rail refused): the money is back
-       * @enum {string}
-       */
-      status:
-        | "PENDING_APPROVAL"
-        | "APPROVED"
-        | "SENDING"
-        | "PROCESSING"
-        | "COMPLETED"
-        | "FAILED"
-        | "REJECTED"
-        | "CANCELLED";
-      amount: string;
-      /** @enum {string} */
-      currency: "USDT_TRC20" | "XOF";
-      /** @enum {string} */
-      paymentMethod: "USDT_TRC20" | "CARD" | "MOBILE_MONEY";
-      reason: string | null;
-      restock: boolean;
-      /** @description below the merchant's auto-approval threshold */
-      autoApproved: boolean;
-      reviewNote: string | null;
-      /** @description the acquirer's or aggregator's reference of the refund */
-      providerRef: string | null;
-      failureReason: string | null;
-      isSandbox: boolean;
-      createdAt: string;
-      updatedAt: string;
-      approvedAt: string | null;
-      completedAt: string | null;
-      failedAt: string | null;
-      rejectedAt: string | null;
-      cancelledAt: string | null;
-    };
-    CreateRefund: {
-      /**
-       * @description in the pay-in's currency (XOF: whole francs; USDT: at most 6 decimals); absent: all that is left to refund. More than is left: REFUND_EXCEEDS_AMOUNT
-       * @example 2500
-       */
-      amount?: string;
-      /** @example Order cancelled by the shop */
-      reason?: string;
-      /** @description a paylink order's items go back to stock when the refund completes (once per order) */
-      restock?: boolean;
-    };
-    AdminRefund: {
+    KybReview: {
       merchantId: string;
-      refund: components["schemas"]["Refund"];
-      approvals: {
-        /** @description 2 above the four-eyes threshold, else 1 */
-        needed: number;
-        /** @description first approvals given while the refund waits */
-        given: number;
-      };
-    };
-    RefundAutoApprove: {
-      /**
-       * @description refunds below this many XOF pass without review; null: every refund waits
-       * @example 5000
-       */
-      XOF: string | null;
-      /**
-       * @description refunds below this many USDT pass without review; null: every refund waits
-       * @example 10
-       */
-      USDT_TRC20: string | null;
-    };
-    Dispute: {
-      /** @example dsp_01k0000000000000000000000 */
-      id: string;
-      /** @description the disputed pay-in */
-      transactionId: string;
       /** @enum {string} */
-      status: "OPEN" | "UNDER_REVIEW" | "ESCALATED" | "RESOLVED" | "REJECTED";
-      /**
-       * @description PROVIDER: the card acquirer's chargeback; OPERATOR: opened by the gateway's staff
-       * @enum {string}
-       */
-      source: "PROVIDER" | "OPERATOR";
-      /** @description the acquirer's case id (or the gateway's own) */
-      caseRef: string;
-      /** @example FRAUD_CARD_ABSENT */
-      reason: string;
-      /**
-       * @description sets the evidence deadline
-       * @enum {string}
-       */
-      cardOrigin: "LOCAL" | "INTERNATIONAL";
-      /** @description disputed, in the pay-in's currency */
-      amount: string;
-      /** @enum {string} */
-      currency: "USDT_TRC20" | "XOF";
-      /** @description held from the wallet now (0 once decided) */
-      heldAmount: string;
-      /** @description what the wallet could not cover yet; taken from its next credits */
-      shortfall: string;
-      /** @description evidence after this is refused; none by then loses */
-      evidenceDueAt: string;
-      evidence: {
-        text: string | null;
-        submittedAt: string | null;
-        files: components["schemas"]["DisputeFile"][];
+      status: "DRAFT" | "SUBMITTED" | "APPROVED" | "REJECTED";
+      business: {
+        [key: string]: unknown;
       };
-      /** @enum {string|null} */
-      outcome:
-        | "MERCHANT_WON"
-        | "OPERATOR_REJECTED"
-        | "ACCEPTED"
-        | "DEADLINE_MISSED"
-        | "PROVIDER_LOST"
-        | "PROVIDER_WON"
-        | null;
+      submittedAt: string | null;
+      decidedAt: string | null;
       decisionNote: string | null;
-      isSandbox: boolean;
-      createdAt: string;
-      updatedAt: string;
-      closedAt: string | null;
+      documents: components["schemas"]["KybDocument"][];
+      threads: components["schemas"]["KybThread"][];
     };
-    DisputeFile: {
+    KybDocument: {
       id: string;
+      /** @enum {string} */
+      kind:
+        | "REGISTRATION_CERTIFICATE"
+        | "PROOF_OF_ADDRESS"
+        | "REPRESENTATIVE_ID"
+        | "TAX_CERTIFICATE"
+        | "OTHER";
+      /** @description as sent, for display only: the type comes from the bytes */
       fileName: string;
       /** @enum {string} */
-      contentType: "application/pdf" | "image/png" | "image/jpeg";
+      contentType: "application/pdf" | "image/png" | "image/jpeg" | "image/webp";
       sizeBytes: number;
+      uploadedAt: string;
+    };
+    KybThread: {
+      id: string;
+      /** @enum {string} */
+      status: "OPEN" | "RESOLVED" | "DISMISSED";
       createdAt: string;
+      closedAt: string | null;
+      messages: {
+        id: string;
+        /** @enum {string} */
+        author: "MERCHANT" | "ADMIN";
+        authorName: string;
+        body: string;
+        createdAt: string;
+      }[];
     };
-    DisputeEvidence: {
-      /** @description the merchant's account of the facts (replaces earlier text) */
-      text?: string;
-      /** Format: binary */
-      file1?: Blob;
-      /** Format: binary */
-      file2?: Blob;
-      /** Format: binary */
-      file3?: Blob;
+    KybBusinessDetails: {
+      legalName: string;
+      tradingName?: string;
+      /** @description company register number (RCCM in UEMOA states) */
+      registrationNumber: string;
+      /** @example BF */
+      country: string;
+      address: string;
+      representativeName: string;
+      contactEmail: string;
+      /**
+       * Format: uri
+       * @example https://shop.example.com/thanks
+       */
+      website?: string;
+      description?: string;
     };
-    AdminDispute: components["schemas"]["Dispute"] & {
+    MerchantAgreementStatus: {
+      current: components["schemas"]["MerchantAgreement"];
+      /** @enum {string} */
+      state: "SIGNED" | "NOT_SIGNED" | "RESIGN_REQUESTED" | "RESIGN_OVERDUE";
+      signedVersion: number | null;
+      /** @description end of the 30-day re-sign window, if one is open */
+      resignBy: string | null;
+      signatures: {
+        version: number;
+        sha256: string;
+        signedAt: string;
+        signedFrom: string;
+        signedBy: string;
+      }[];
+    };
+    MerchantAgreement: {
+      version: number;
+      sha256: string;
+      body: string;
+      publishedAt: string;
+    };
+    AdminKybReviewItem: {
       merchantId: string;
+      merchantName: string;
+      /** @enum {string} */
+      status: "DRAFT" | "SUBMITTED" | "APPROVED" | "REJECTED";
+      submittedAt: string | null;
+      decidedAt: string | null;
+      documents: number;
+      openThreads: number;
+    };
+    PlanLimits: {
+      moneyOutDailyUsdt: string;
+      moneyOutMonthlyUsdt: string;
+      conversionsDailyCount: string;
+      conversionsDailyVolumeUsdt: string;
     };
   };
   responses: never;
@@ -8195,7 +7824,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description The database and KV answer (`status` is `degraded` when the TRON nodes do not) */
+      /** @description Everything answers */
       200: {
         headers: {
           [name: string]: unknown;
@@ -8208,11 +7837,6 @@ export interface operations {
             database: "ok" | "down";
             /** @enum {string} */
             kv: "ok" | "down";
-            /**
-             * @description The TRON nodes: `down` when every node is benched, lagging or on a fork (the API still answers; the scanner catches up afterwards); `embedded` for the development devnet.
-             * @enum {string}
-             */
-            tron: "ok" | "down" | "embedded";
             /** @enum {string} */
             driver: "pglite" | "postgres";
             gitRev: string;
@@ -8241,11 +7865,6 @@ export interface operations {
             database: "ok" | "down";
             /** @enum {string} */
             kv: "ok" | "down";
-            /**
-             * @description The TRON nodes: `down` when every node is benched, lagging or on a fork (the API still answers; the scanner catches up afterwards); `embedded` for the development devnet.
-             * @enum {string}
-             */
-            tron: "ok" | "down" | "embedded";
             /** @enum {string} */
             driver: "pglite" | "postgres";
             gitRev: string;
@@ -8391,10 +8010,6 @@ export interface operations {
                 reservedInReview: string;
                 /** @description reserved, approved and on its way out */
                 reservedInFlight: string;
-                /** @description held by disputes not decided yet (GET /v1/disputes); already taken out of balance */
-                heldForDisputes: string;
-                /** @description what disputes could not hold yet (the wallet had less); taken from the next credits */
-                owedToDisputes: string;
               }[];
               totals: {
                 [key: string]: string;
@@ -8527,10 +8142,6 @@ export interface operations {
                 reservedInReview: string;
                 /** @description reserved, approved and on its way out */
                 reservedInFlight: string;
-                /** @description held by disputes not decided yet (GET /v1/disputes); already taken out of balance */
-                heldForDisputes: string;
-                /** @description what disputes could not hold yet (the wallet had less); taken from the next credits */
-                owedToDisputes: string;
               }[];
             };
           };
@@ -9773,7 +9384,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: ADDRESS_NOT_WHITELISTED, ADDRESS_COOLDOWN, AML_BLOCKED, KYB_REQUIRED, FORBIDDEN */
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: ADDRESS_NOT_WHITELISTED, ADDRESS_COOLDOWN, AML_BLOCKED, KYB_REQUIRED, DAILY_CAP_EXCEEDED, MONTHLY_LIMIT_EXCEEDED, FORBIDDEN */
       403: {
         headers: {
           [name: string]: unknown;
@@ -9880,7 +9491,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: ADDRESS_NOT_WHITELISTED, ADDRESS_COOLDOWN, AML_BLOCKED, KYB_REQUIRED, FORBIDDEN */
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: ADDRESS_NOT_WHITELISTED, ADDRESS_COOLDOWN, AML_BLOCKED, KYB_REQUIRED, DAILY_CAP_EXCEEDED, MONTHLY_LIMIT_EXCEEDED, FORBIDDEN */
       403: {
         headers: {
           [name: string]: unknown;
@@ -10320,7 +9931,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: ADDRESS_NOT_WHITELISTED, ADDRESS_COOLDOWN, AML_BLOCKED, KYB_REQUIRED, BENEFICIARY_COOLDOWN, FORBIDDEN */
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: ADDRESS_NOT_WHITELISTED, ADDRESS_COOLDOWN, AML_BLOCKED, KYB_REQUIRED, DAILY_CAP_EXCEEDED, MONTHLY_LIMIT_EXCEEDED, BENEFICIARY_COOLDOWN, FORBIDDEN */
       403: {
         headers: {
           [name: string]: unknown;
@@ -13030,7 +12641,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: CONVERSION_NOT_ALLOWED, FORBIDDEN */
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: CONVERSION_NOT_ALLOWED, KYB_REQUIRED, DAILY_CONVERSION_COUNT_LIMIT, DAILY_CONVERSION_LIMIT, FORBIDDEN */
       403: {
         headers: {
           [name: string]: unknown;
@@ -15183,111 +14794,6 @@ export interface operations {
       };
     };
   };
-  providerCallbackPing: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        rail: "card" | "momo";
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The callback URL is up */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            data: {
-              /** @enum {boolean} */
-              ok: true;
-            };
-          };
-        };
-      };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Missing, unknown or revoked credentials */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description The credentials lack the scope or the mode, or the merchant may not */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Not found, not owned by the caller, or a malformed id */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Rate limit exceeded */
-      429: {
-        headers: {
-          /** @description Seconds to wait before trying again */
-          "Retry-After"?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Unexpected server error; quote the requestId to support */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Temporarily unavailable */
-      503: {
-        headers: {
-          /** @description Seconds to wait before trying again */
-          "Retry-After"?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-    };
-  };
   providerCallback: {
     parameters: {
       query?: never;
@@ -15400,110 +14906,7 @@ export interface operations {
       };
     };
   };
-  disbursementCallbackPing: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The callback URL is up */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            data: {
-              /** @enum {boolean} */
-              ok: true;
-            };
-          };
-        };
-      };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Missing, unknown or revoked credentials */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description The credentials lack the scope or the mode, or the merchant may not */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Not found, not owned by the caller, or a malformed id */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Rate limit exceeded */
-      429: {
-        headers: {
-          /** @description Seconds to wait before trying again */
-          "Retry-After"?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Unexpected server error; quote the requestId to support */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Temporarily unavailable */
-      503: {
-        headers: {
-          /** @description Seconds to wait before trying again */
-          "Retry-After"?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-    };
-  };
-  disbursementCallback: {
+  simulatorDisbursementCallback: {
     parameters: {
       query?: never;
       header: {
@@ -15613,7 +15016,7 @@ export interface operations {
       };
     };
   };
-  simulatorDisbursementCallback: {
+  disbursementCallback: {
     parameters: {
       query?: never;
       header: {
@@ -15851,7 +15254,7 @@ export interface operations {
            * @example https://shop.example.com/webhooks
            */
           url: string;
-          /** @description Events to receive. Not emitted yet, though subscribing is allowed: conversion.failed, splitpayment.created, kyb.approved, kyb.rejected, kyb.thread.created, kyb.thread.replied, kyb.thread.resolved, kyb.thread.dismissed, agreement.resign_requested, agreement.resigned (GET /v1/webhooks/events lists the catalogue). */
+          /** @description Events to receive. Not emitted yet, though subscribing is allowed: conversion.failed, refund.created, refund.approved, refund.rejected, refund.completed, refund.failed, dispute.opened, dispute.resolved, dispute.rejected, dispute.escalated, splitpayment.created (GET /v1/webhooks/events lists the catalogue). */
           events: (
             | "payin.created"
             | "payin.confirming"
@@ -16241,7 +15644,7 @@ export interface operations {
            * @example https://shop.example.com/webhooks
            */
           url?: string;
-          /** @description Events to receive. Not emitted yet, though subscribing is allowed: conversion.failed, splitpayment.created, kyb.approved, kyb.rejected, kyb.thread.created, kyb.thread.replied, kyb.thread.resolved, kyb.thread.dismissed, agreement.resign_requested, agreement.resigned (GET /v1/webhooks/events lists the catalogue). */
+          /** @description Events to receive. Not emitted yet, though subscribing is allowed: conversion.failed, refund.created, refund.approved, refund.rejected, refund.completed, refund.failed, dispute.opened, dispute.resolved, dispute.rejected, dispute.escalated, splitpayment.created (GET /v1/webhooks/events lists the catalogue). */
           events?: (
             | "payin.created"
             | "payin.confirming"
@@ -21636,9 +21039,8 @@ export interface operations {
                 waitingToSend: number;
                 bulkInReview: number;
                 payinHoldsOpen: number;
-                /** @description refunds waiting for an operator (GET /admin/api/refunds/review) */
-                refundsAwaitingApproval: number;
-                disputesOpen: number;
+                /** @description KYB reviews SUBMITTED, waiting for a decision */
+                kybInReview: number;
               };
               items: components["schemas"]["AdminOutboundItem"][];
             };
@@ -21960,7 +21362,7 @@ export interface operations {
     parameters: {
       query?: {
         /** @description the kind of record */
-        type?: "PAYIN" | "PAYOUT" | "WITHDRAWAL" | "CONVERSION" | "BULK_ITEM" | "DEPOSIT";
+        type?: "PAYIN" | "PAYOUT" | "WITHDRAWAL" | "CONVERSION" | "BULK_ITEM";
         status?:
           | "APPROVED"
           | "AWAITING_PAYMENT"
@@ -22091,10 +21493,6 @@ export interface operations {
         from: string;
         /** @description inclusive, required; ISO 8601: a date (2025-01-31, the whole day) or a date-time with a zone (2025-01-31T12:00:00.000Z) */
         to: string;
-        /** @description `transactions` (the default): one row per transaction. `balance_statement`: per currency an OPENING_BALANCE row, every change of the wallets (pay-in credit, fee, payout, withdrawal, refund, conversion leg, bulk item, other) with the balance after it, and a CLOSING_BALANCE row equal to the ledger's */
-        form?: "transactions" | "balance_statement";
-        /** @description `balance_statement` only: one currency's wallets (default: every currency) */
-        currency?: "USDT_TRC20" | "XOF";
       };
       header?: never;
       path?: never;
@@ -22874,8 +22272,6 @@ export interface operations {
             | "sandbox_write"
             | "api_keys_read"
             | "api_keys_write"
-            | "refunds_read"
-            | "refunds_write"
           )[];
           /** @description restricted keys only: a sandbox key */
           sandbox?: boolean;
@@ -24266,109 +23662,6 @@ export interface operations {
       };
     };
   };
-  adminGetMerchantOverview: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description mch_ followed by 26 characters */
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The merchant */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            data: components["schemas"]["AdminMerchantOverview"];
-          };
-        };
-      };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Missing, unknown or revoked credentials */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description The credentials lack the scope or the mode, or the merchant may not */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Not found, not owned by the caller, or a malformed id. Codes: MERCHANT_NOT_FOUND */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Rate limit exceeded */
-      429: {
-        headers: {
-          /** @description Seconds to wait before trying again */
-          "Retry-After"?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Unexpected server error; quote the requestId to support */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Temporarily unavailable */
-      503: {
-        headers: {
-          /** @description Seconds to wait before trying again */
-          "Retry-After"?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-    };
-  };
   adminListMailOutbox: {
     parameters: {
       query?: {
@@ -24904,26 +24197,242 @@ export interface operations {
       };
     };
   };
-  createRefund: {
+  getMerchantKyb: {
     parameters: {
       query?: never;
-      header: {
-        /** @description A UUID; a retry with the same key and body replays the first answer (Idempotent-Replayed). Missing: MISSING_IDEMPOTENCY_KEY; not a UUID: IDEMPOTENCY_KEY_INVALID */
-        "idempotency-key": string;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The review */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["KybReview"];
+          };
+        };
       };
-      path: {
-        /** @description pay_ followed by 26 characters */
-        id: string;
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
       };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  saveMerchantKyb: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
       cookie?: never;
     };
     requestBody: {
       content: {
-        "application/json": components["schemas"]["CreateRefund"];
+        "application/json": {
+          business: components["schemas"]["KybBusinessDetails"];
+        };
       };
     };
     responses: {
-      /** @description Asked and reserved */
+      /** @description The review */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["KybReview"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_STATE */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  uploadMerchantKybDocument: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "multipart/form-data": {
+          /**
+           * Format: binary
+           * @description the document
+           */
+          file: Blob;
+          /**
+           * @description default OTHER
+           * @enum {string}
+           */
+          kind?:
+            | "REGISTRATION_CERTIFICATE"
+            | "PROOF_OF_ADDRESS"
+            | "REPRESENTATIVE_ID"
+            | "TAX_CERTIFICATE"
+            | "OTHER";
+        };
+      };
+    };
+    responses: {
+      /** @description The document */
       201: {
         headers: {
           [name: string]: unknown;
@@ -24932,139 +24441,11 @@ export interface operations {
           "application/json": {
             /** @enum {boolean} */
             success: true;
-            data: components["schemas"]["Refund"];
+            data: components["schemas"]["KybDocument"];
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: VALIDATION_ERROR, INVALID_AMOUNT, INVALID_TRANSACTION_STATUS, REFUND_WINDOW_EXPIRED, REFUND_EXCEEDS_AMOUNT, REFUND_RAIL_NOT_AVAILABLE, INSUFFICIENT_BALANCE, MISSING_IDEMPOTENCY_KEY, IDEMPOTENCY_KEY_INVALID */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Missing, unknown or revoked credentials. Codes: UNAUTHORIZED, INVALID_API_KEY */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: FORBIDDEN */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Not found, not owned by the caller, or a malformed id */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters. Codes: IDEMPOTENCY_KEY_MISMATCH, CONFLICT */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Rate limit exceeded. Codes: RATE_LIMIT_EXCEEDED */
-      429: {
-        headers: {
-          /** @description Seconds to wait before trying again */
-          "Retry-After"?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Unexpected server error; quote the requestId to support */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Temporarily unavailable */
-      503: {
-        headers: {
-          /** @description Seconds to wait before trying again */
-          "Retry-After"?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-    };
-  };
-  listRefunds: {
-    parameters: {
-      query?: {
-        page?: number;
-        limit?: number;
-        /** @description PENDING_APPROVAL (waits for an operator) -> APPROVED -> SENDING / PROCESSING (on the rail) -> COMPLETED; or REJECTED, CANCELLED (before approval) and FAILED (the rail refused): the money is back */
-        status?:
-          | "PENDING_APPROVAL"
-          | "APPROVED"
-          | "SENDING"
-          | "PROCESSING"
-          | "COMPLETED"
-          | "FAILED"
-          | "REJECTED"
-          | "CANCELLED";
-        /** @description refunds of one pay-in */
-        transactionId?: string;
-        paymentMethod?: "CARD" | "MOBILE_MONEY" | "USDT_TRC20";
-        createdFrom?: string;
-        createdTo?: string;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Refunds */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            data: {
-              items: components["schemas"]["Refund"][];
-              meta: {
-                page: number;
-                limit: number;
-                total: number;
-                totalPages: number;
-                hasNext: boolean;
-                hasPrev: boolean;
-              };
-            };
-          };
-        };
-      };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_STATE */
       400: {
         headers: {
           [name: string]: unknown;
@@ -25142,433 +24523,7 @@ export interface operations {
       };
     };
   };
-  getRefund: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description rfd_ followed by 26 characters */
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The refund */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            data: components["schemas"]["Refund"];
-          };
-        };
-      };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Missing, unknown or revoked credentials */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description The credentials lack the scope or the mode, or the merchant may not */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Not found, not owned by the caller, or a malformed id */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Rate limit exceeded */
-      429: {
-        headers: {
-          /** @description Seconds to wait before trying again */
-          "Retry-After"?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Unexpected server error; quote the requestId to support */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Temporarily unavailable */
-      503: {
-        headers: {
-          /** @description Seconds to wait before trying again */
-          "Retry-After"?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-    };
-  };
-  cancelRefund: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description rfd_ followed by 26 characters */
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Cancelled */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            data: components["schemas"]["Refund"];
-          };
-        };
-      };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: CANNOT_CANCEL */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Missing, unknown or revoked credentials */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description The credentials lack the scope or the mode, or the merchant may not */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Not found, not owned by the caller, or a malformed id */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Rate limit exceeded */
-      429: {
-        headers: {
-          /** @description Seconds to wait before trying again */
-          "Retry-After"?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Unexpected server error; quote the requestId to support */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Temporarily unavailable */
-      503: {
-        headers: {
-          /** @description Seconds to wait before trying again */
-          "Retry-After"?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-    };
-  };
-  simulatorCardRefundCallback: {
-    parameters: {
-      query?: never;
-      header: {
-        /** @description t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")> */
-        "x-provider-signature": string;
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": components["schemas"]["ProviderCallback"];
-      };
-    };
-    responses: {
-      /** @description Outcome applied */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            data: {
-              refundId: string;
-              status: string;
-            };
-          };
-        };
-      };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_WEBHOOK_SIGNATURE */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Missing, unknown or revoked credentials */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description The credentials lack the scope or the mode, or the merchant may not */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Not found, not owned by the caller, or a malformed id */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters. Codes: CONFLICT */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Rate limit exceeded */
-      429: {
-        headers: {
-          /** @description Seconds to wait before trying again */
-          "Retry-After"?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Unexpected server error; quote the requestId to support. Codes: CONFIG_MISSING */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Temporarily unavailable */
-      503: {
-        headers: {
-          /** @description Seconds to wait before trying again */
-          "Retry-After"?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-    };
-  };
-  cardRefundCallback: {
-    parameters: {
-      query?: never;
-      header: {
-        /** @description t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")> */
-        "x-provider-signature": string;
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": components["schemas"]["ProviderCallback"];
-      };
-    };
-    responses: {
-      /** @description Outcome applied */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            data: {
-              refundId: string;
-              status: string;
-            };
-          };
-        };
-      };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_WEBHOOK_SIGNATURE */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Missing, unknown or revoked credentials */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description The credentials lack the scope or the mode, or the merchant may not */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Not found, not owned by the caller, or a malformed id */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters. Codes: CONFLICT */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Rate limit exceeded */
-      429: {
-        headers: {
-          /** @description Seconds to wait before trying again */
-          "Retry-After"?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Unexpected server error; quote the requestId to support. Codes: CONFIG_MISSING */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Temporarily unavailable */
-      503: {
-        headers: {
-          /** @description Seconds to wait before trying again */
-          "Retry-After"?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-    };
-  };
-  adminListRefundQueue: {
+  submitMerchantKyb: {
     parameters: {
       query?: never;
       header?: never;
@@ -25577,7 +24532,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description The queue */
+      /** @description The review, SUBMITTED */
       200: {
         headers: {
           [name: string]: unknown;
@@ -25586,11 +24541,11 @@ export interface operations {
           "application/json": {
             /** @enum {boolean} */
             success: true;
-            data: components["schemas"]["AdminRefund"][];
+            data: components["schemas"]["KybReview"];
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_STATE */
       400: {
         headers: {
           [name: string]: unknown;
@@ -25668,132 +24623,27 @@ export interface operations {
       };
     };
   };
-  adminGetRefund: {
+  replyMerchantKybThread: {
     parameters: {
       query?: never;
       header?: never;
       path: {
-        /** @description rfd_ followed by 26 characters */
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The refund */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            data: components["schemas"]["AdminRefund"];
-          };
-        };
-      };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Missing, unknown or revoked credentials */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description The credentials lack the scope or the mode, or the merchant may not */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Not found, not owned by the caller, or a malformed id */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Rate limit exceeded */
-      429: {
-        headers: {
-          /** @description Seconds to wait before trying again */
-          "Retry-After"?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Unexpected server error; quote the requestId to support */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Temporarily unavailable */
-      503: {
-        headers: {
-          /** @description Seconds to wait before trying again */
-          "Retry-After"?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-    };
-  };
-  adminApproveRefund: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description rfd_ followed by 26 characters */
-        id: string;
+        /** @description kth_ followed by 26 characters */
+        threadId: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
         "application/json": {
-          /** @description who decides, recorded with the decision: with ADMIN_TOKEN, the name given (default "token"); with a session, the signed-in operator (if given, it must be their e-mail) */
-          reviewer?: string;
-          /** @description why; required (REASON_NOTE_REQUIRED when blank) */
-          note: string;
+          /** @description plain text, 1 to 4000 characters once trimmed */
+          message: string;
         };
       };
     };
     responses: {
-      /** @description Decided */
-      200: {
+      /** @description The thread */
+      201: {
         headers: {
           [name: string]: unknown;
         };
@@ -25801,11 +24651,11 @@ export interface operations {
           "application/json": {
             /** @enum {boolean} */
             success: true;
-            data: components["schemas"]["AdminRefund"];
+            data: components["schemas"]["KybThread"];
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_TRANSACTION_STATUS, REASON_NOTE_REQUIRED */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_STATE */
       400: {
         headers: {
           [name: string]: unknown;
@@ -25883,131 +24733,16 @@ export interface operations {
       };
     };
   };
-  adminRejectRefund: {
+  getMerchantAgreement: {
     parameters: {
       query?: never;
       header?: never;
-      path: {
-        /** @description rfd_ followed by 26 characters */
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": {
-          /** @description who decides, recorded with the decision: with ADMIN_TOKEN, the name given (default "token"); with a session, the signed-in operator (if given, it must be their e-mail) */
-          reviewer?: string;
-          /** @description why; required (REASON_NOTE_REQUIRED when blank) */
-          note: string;
-        };
-      };
-    };
-    responses: {
-      /** @description Decided */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            data: components["schemas"]["AdminRefund"];
-          };
-        };
-      };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_TRANSACTION_STATUS, REASON_NOTE_REQUIRED */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Missing, unknown or revoked credentials */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description The credentials lack the scope or the mode, or the merchant may not */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Not found, not owned by the caller, or a malformed id */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Rate limit exceeded */
-      429: {
-        headers: {
-          /** @description Seconds to wait before trying again */
-          "Retry-After"?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Unexpected server error; quote the requestId to support */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Temporarily unavailable */
-      503: {
-        headers: {
-          /** @description Seconds to wait before trying again */
-          "Retry-After"?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-    };
-  };
-  adminGetRefundAutoApprove: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description mch_ followed by 26 characters */
-        id: string;
-      };
+      path?: never;
       cookie?: never;
     };
     requestBody?: never;
     responses: {
-      /** @description Thresholds */
+      /** @description The agreement */
       200: {
         headers: {
           [name: string]: unknown;
@@ -26016,7 +24751,7 @@ export interface operations {
           "application/json": {
             /** @enum {boolean} */
             success: true;
-            data: components["schemas"]["RefundAutoApprove"];
+            data: components["schemas"]["MerchantAgreementStatus"];
           };
         };
       };
@@ -26098,7 +24833,218 @@ export interface operations {
       };
     };
   };
-  adminSetRefundAutoApprove: {
+  signMerchantAgreement: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          version: number;
+          sha256: string;
+          /** @description the person signing for the merchant (name and role) */
+          signedBy: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Signed */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["MerchantAgreementStatus"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id. Codes: MERCHANT_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters. Codes: CONFLICT */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  adminListKybReviews: {
+    parameters: {
+      query?: {
+        status?: "DRAFT" | "SUBMITTED" | "APPROVED" | "REJECTED" | "ALL";
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The reviews */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["AdminKybReviewItem"][];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  adminGetKybReview: {
     parameters: {
       query?: never;
       header?: never;
@@ -26108,13 +25054,9 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody: {
-      content: {
-        "application/json": components["schemas"]["RefundAutoApprove"];
-      };
-    };
+    requestBody?: never;
     responses: {
-      /** @description Thresholds */
+      /** @description The review */
       200: {
         headers: {
           [name: string]: unknown;
@@ -26123,7 +25065,7 @@ export interface operations {
           "application/json": {
             /** @enum {boolean} */
             success: true;
-            data: components["schemas"]["RefundAutoApprove"];
+            data: components["schemas"]["KybReview"];
           };
         };
       };
@@ -26205,1010 +25147,21 @@ export interface operations {
       };
     };
   };
-  listDisputes: {
-    parameters: {
-      query?: {
-        page?: number;
-        limit?: number;
-        status?: "OPEN" | "UNDER_REVIEW" | "ESCALATED" | "RESOLVED" | "REJECTED";
-        /** @description only this pay-in's disputes */
-        transactionId?: string;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Disputes */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            data: {
-              items: components["schemas"]["Dispute"][];
-              meta: {
-                page: number;
-                limit: number;
-                total: number;
-                totalPages: number;
-                hasNext: boolean;
-                hasPrev: boolean;
-              };
-            };
-          };
-        };
-      };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Missing, unknown or revoked credentials */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description The credentials lack the scope or the mode, or the merchant may not */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Not found, not owned by the caller, or a malformed id */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Rate limit exceeded */
-      429: {
-        headers: {
-          /** @description Seconds to wait before trying again */
-          "Retry-After"?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Unexpected server error; quote the requestId to support */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Temporarily unavailable */
-      503: {
-        headers: {
-          /** @description Seconds to wait before trying again */
-          "Retry-After"?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-    };
-  };
-  getDispute: {
+  adminGetKybDocument: {
     parameters: {
       query?: never;
       header?: never;
       path: {
-        /** @description dsp_ followed by 26 characters */
+        /** @description mch_ followed by 26 characters */
         id: string;
+        /** @description kyd_ followed by 26 characters */
+        documentId: string;
       };
       cookie?: never;
     };
     requestBody?: never;
     responses: {
-      /** @description The dispute */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            data: components["schemas"]["Dispute"];
-          };
-        };
-      };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Missing, unknown or revoked credentials */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description The credentials lack the scope or the mode, or the merchant may not */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Not found, not owned by the caller, or a malformed id */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Rate limit exceeded */
-      429: {
-        headers: {
-          /** @description Seconds to wait before trying again */
-          "Retry-After"?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Unexpected server error; quote the requestId to support */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Temporarily unavailable */
-      503: {
-        headers: {
-          /** @description Seconds to wait before trying again */
-          "Retry-After"?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-    };
-  };
-  submitDisputeEvidence: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description dsp_ followed by 26 characters */
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "multipart/form-data": components["schemas"]["DisputeEvidence"];
-      };
-    };
-    responses: {
-      /** @description The dispute with its evidence */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            data: components["schemas"]["Dispute"];
-          };
-        };
-      };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_TRANSACTION_STATUS */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Missing, unknown or revoked credentials */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description The credentials lack the scope or the mode, or the merchant may not */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Not found, not owned by the caller, or a malformed id */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Rate limit exceeded */
-      429: {
-        headers: {
-          /** @description Seconds to wait before trying again */
-          "Retry-After"?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Unexpected server error; quote the requestId to support */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Temporarily unavailable */
-      503: {
-        headers: {
-          /** @description Seconds to wait before trying again */
-          "Retry-After"?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-    };
-  };
-  acceptDispute: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description dsp_ followed by 26 characters */
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The dispute, REJECTED */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            data: components["schemas"]["Dispute"];
-          };
-        };
-      };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_TRANSACTION_STATUS */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Missing, unknown or revoked credentials */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description The credentials lack the scope or the mode, or the merchant may not */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Not found, not owned by the caller, or a malformed id */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Rate limit exceeded */
-      429: {
-        headers: {
-          /** @description Seconds to wait before trying again */
-          "Retry-After"?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Unexpected server error; quote the requestId to support */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Temporarily unavailable */
-      503: {
-        headers: {
-          /** @description Seconds to wait before trying again */
-          "Retry-After"?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-    };
-  };
-  simulatorChargebackCallback: {
-    parameters: {
-      query?: never;
-      header: {
-        /** @description t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")> */
-        "x-provider-signature": string;
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": components["schemas"]["ChargebackNotification"];
-      };
-    };
-    responses: {
-      /** @description Dispute opened (or already open) */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            data: {
-              disputeId: string;
-              status: string;
-              /** @description true: this case was notified before; nothing changed */
-              duplicate: boolean;
-            };
-          };
-        };
-      };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_WEBHOOK_SIGNATURE, INVALID_TRANSACTION_STATUS, INVALID_STATE, INVALID_AMOUNT */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Missing, unknown or revoked credentials */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description The credentials lack the scope or the mode, or the merchant may not */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Not found, not owned by the caller, or a malformed id */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Rate limit exceeded */
-      429: {
-        headers: {
-          /** @description Seconds to wait before trying again */
-          "Retry-After"?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Unexpected server error; quote the requestId to support. Codes: CONFIG_MISSING */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Temporarily unavailable */
-      503: {
-        headers: {
-          /** @description Seconds to wait before trying again */
-          "Retry-After"?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-    };
-  };
-  chargebackCallback: {
-    parameters: {
-      query?: never;
-      header: {
-        /** @description t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")> */
-        "x-provider-signature": string;
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": components["schemas"]["ChargebackNotification"];
-      };
-    };
-    responses: {
-      /** @description Dispute opened (or already open) */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            data: {
-              disputeId: string;
-              status: string;
-              /** @description true: this case was notified before; nothing changed */
-              duplicate: boolean;
-            };
-          };
-        };
-      };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_WEBHOOK_SIGNATURE, INVALID_TRANSACTION_STATUS, INVALID_STATE, INVALID_AMOUNT */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Missing, unknown or revoked credentials */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description The credentials lack the scope or the mode, or the merchant may not */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Not found, not owned by the caller, or a malformed id */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Rate limit exceeded */
-      429: {
-        headers: {
-          /** @description Seconds to wait before trying again */
-          "Retry-After"?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Unexpected server error; quote the requestId to support. Codes: CONFIG_MISSING */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Temporarily unavailable */
-      503: {
-        headers: {
-          /** @description Seconds to wait before trying again */
-          "Retry-After"?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-    };
-  };
-  adminListDisputes: {
-    parameters: {
-      query?: {
-        status?: "OPEN" | "UNDER_REVIEW" | "ESCALATED" | "RESOLVED" | "REJECTED";
-        merchantId?: string;
-        limit?: number;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Disputes */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            data: {
-              items: components["schemas"]["AdminDispute"][];
-            };
-          };
-        };
-      };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Missing, unknown or revoked credentials */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description The credentials lack the scope or the mode, or the merchant may not */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Not found, not owned by the caller, or a malformed id */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Rate limit exceeded */
-      429: {
-        headers: {
-          /** @description Seconds to wait before trying again */
-          "Retry-After"?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Unexpected server error; quote the requestId to support */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Temporarily unavailable */
-      503: {
-        headers: {
-          /** @description Seconds to wait before trying again */
-          "Retry-After"?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-    };
-  };
-  adminOpenDispute: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": {
-          /** @description the paid pay-in the customer complains about */
-          transactionId: string;
-          /** @example NOT_RECEIVED */
-          reason: string;
-          /** @description disputed; default all that is not yet disputed */
-          amount?: string;
-          /** @description why; required */
-          note?: string;
-          /** @description who decides, recorded with the decision: with ADMIN_TOKEN, the name given (default "token"); with a session, the signed-in operator (if given, it must be their e-mail) */
-          reviewer?: string;
-        };
-      };
-    };
-    responses: {
-      /** @description The dispute, OPEN */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            data: components["schemas"]["AdminDispute"];
-          };
-        };
-      };
-      /** @description Opened */
-      201: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            data: components["schemas"]["AdminDispute"];
-          };
-        };
-      };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_TRANSACTION_STATUS, INVALID_STATE, INVALID_AMOUNT, REASON_NOTE_REQUIRED */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Missing, unknown or revoked credentials */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description The credentials lack the scope or the mode, or the merchant may not */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Not found, not owned by the caller, or a malformed id */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Rate limit exceeded */
-      429: {
-        headers: {
-          /** @description Seconds to wait before trying again */
-          "Retry-After"?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Unexpected server error; quote the requestId to support */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Temporarily unavailable */
-      503: {
-        headers: {
-          /** @description Seconds to wait before trying again */
-          "Retry-After"?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-    };
-  };
-  adminGetDispute: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description dsp_ followed by 26 characters */
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The dispute */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            data: components["schemas"]["AdminDispute"];
-          };
-        };
-      };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Missing, unknown or revoked credentials */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description The credentials lack the scope or the mode, or the merchant may not */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Not found, not owned by the caller, or a malformed id */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Rate limit exceeded */
-      429: {
-        headers: {
-          /** @description Seconds to wait before trying again */
-          "Retry-After"?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Unexpected server error; quote the requestId to support */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Temporarily unavailable */
-      503: {
-        headers: {
-          /** @description Seconds to wait before trying again */
-          "Retry-After"?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-    };
-  };
-  adminGetDisputeFile: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description dsp_ followed by 26 characters */
-        id: string;
-        fileId: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The file's bytes */
+      /** @description The document */
       200: {
         headers: {
           [name: string]: unknown;
@@ -27217,6 +25170,7 @@ export interface operations {
           "application/pdf": Blob;
           "image/png": Blob;
           "image/jpeg": Blob;
+          "image/webp": Blob;
         };
       };
       /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
@@ -27297,12 +25251,12 @@ export interface operations {
       };
     };
   };
-  adminResolveDispute: {
+  adminApproveKyb: {
     parameters: {
       query?: never;
       header?: never;
       path: {
-        /** @description dsp_ followed by 26 characters */
+        /** @description mch_ followed by 26 characters */
         id: string;
       };
       cookie?: never;
@@ -27310,15 +25264,15 @@ export interface operations {
     requestBody: {
       content: {
         "application/json": {
-          /** @description why; required */
-          note?: string;
           /** @description who decides, recorded with the decision: with ADMIN_TOKEN, the name given (default "token"); with a session, the signed-in operator (if given, it must be their e-mail) */
           reviewer?: string;
+          /** @description why; required to reject */
+          note?: string;
         };
       };
     };
     responses: {
-      /** @description The dispute */
+      /** @description The review */
       200: {
         headers: {
           [name: string]: unknown;
@@ -27327,11 +25281,343 @@ export interface operations {
           "application/json": {
             /** @enum {boolean} */
             success: true;
-            data: components["schemas"]["AdminDispute"];
+            data: components["schemas"]["KybReview"];
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_TRANSACTION_STATUS, REASON_NOTE_REQUIRED */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_STATE */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id. Codes: MERCHANT_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  adminRejectKyb: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description mch_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description who decides, recorded with the decision: with ADMIN_TOKEN, the name given (default "token"); with a session, the signed-in operator (if given, it must be their e-mail) */
+          reviewer?: string;
+          /** @description why; required to reject */
+          note?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The review */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["KybReview"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_STATE, REASON_NOTE_REQUIRED */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id. Codes: MERCHANT_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  adminOpenKybThread: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description mch_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description plain text, 1 to 4000 characters once trimmed */
+          message: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The thread */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["KybThread"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id. Codes: MERCHANT_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  adminReplyKybThread: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description kth_ followed by 26 characters */
+        threadId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description plain text, 1 to 4000 characters once trimmed */
+          message: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The thread */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["KybThread"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_STATE */
       400: {
         headers: {
           [name: string]: unknown;
@@ -27409,28 +25695,19 @@ export interface operations {
       };
     };
   };
-  adminRejectDispute: {
+  adminResolveKybThread: {
     parameters: {
       query?: never;
       header?: never;
       path: {
-        /** @description dsp_ followed by 26 characters */
-        id: string;
+        /** @description kth_ followed by 26 characters */
+        threadId: string;
       };
       cookie?: never;
     };
-    requestBody: {
-      content: {
-        "application/json": {
-          /** @description why; required */
-          note?: string;
-          /** @description who decides, recorded with the decision: with ADMIN_TOKEN, the name given (default "token"); with a session, the signed-in operator (if given, it must be their e-mail) */
-          reviewer?: string;
-        };
-      };
-    };
+    requestBody?: never;
     responses: {
-      /** @description The dispute */
+      /** @description The thread */
       200: {
         headers: {
           [name: string]: unknown;
@@ -27439,11 +25716,11 @@ export interface operations {
           "application/json": {
             /** @enum {boolean} */
             success: true;
-            data: components["schemas"]["AdminDispute"];
+            data: components["schemas"]["KybThread"];
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_TRANSACTION_STATUS, REASON_NOTE_REQUIRED */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_STATE */
       400: {
         headers: {
           [name: string]: unknown;
@@ -27521,28 +25798,19 @@ export interface operations {
       };
     };
   };
-  adminEscalateDispute: {
+  adminDismissKybThread: {
     parameters: {
       query?: never;
       header?: never;
       path: {
-        /** @description dsp_ followed by 26 characters */
-        id: string;
+        /** @description kth_ followed by 26 characters */
+        threadId: string;
       };
       cookie?: never;
     };
-    requestBody: {
-      content: {
-        "application/json": {
-          /** @description why; required */
-          note?: string;
-          /** @description who decides, recorded with the decision: with ADMIN_TOKEN, the name given (default "token"); with a session, the signed-in operator (if given, it must be their e-mail) */
-          reviewer?: string;
-        };
-      };
-    };
+    requestBody?: never;
     responses: {
-      /** @description The dispute */
+      /** @description The thread */
       200: {
         headers: {
           [name: string]: unknown;
@@ -27551,11 +25819,11 @@ export interface operations {
           "application/json": {
             /** @enum {boolean} */
             success: true;
-            data: components["schemas"]["AdminDispute"];
+            data: components["schemas"]["KybThread"];
           };
         };
       };
-      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_TRANSACTION_STATUS, REASON_NOTE_REQUIRED */
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_STATE */
       400: {
         headers: {
           [name: string]: unknown;
@@ -27583,6 +25851,331 @@ export interface operations {
         };
       };
       /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  adminPublishAgreement: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          body: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Published */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              agreement: components["schemas"]["MerchantAgreement"];
+              resignRequested: number;
+              deadline: string;
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters. Codes: CONFLICT */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  adminGetPlanLimits: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description mch_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The limits */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["PlanLimits"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id. Codes: MERCHANT_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  adminSetPlanLimits: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description mch_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          moneyOutDailyUsdt?: string | null;
+          moneyOutMonthlyUsdt?: string | null;
+          conversionsDailyCount?: string | null;
+          conversionsDailyVolumeUsdt?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description The limits */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["PlanLimits"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id. Codes: MERCHANT_NOT_FOUND */
       404: {
         headers: {
           [name: string]: unknown;
