@@ -56,7 +56,6 @@ export const EnvSchema = z.object({
   PLAN_MONEY_OUT_MONTHLY_USDT: z.string().regex(/^[0-9]{1,15}(\.[0-9]{1,6})?$/).default("1000000"),
   PLAN_CONVERSIONS_DAILY_COUNT: z.coerce.number().int().min(0).max(1_000_000).default(200),
   PLAN_CONVERSION_USDT_DAILY: z.string().regex(/^[0-9]{1,15}(\.[0-9]{1,6})?$/).default("100000"),
-  FIAT_PROVIDER: z.enum(["simulator"]).default("simulator"),
   PROVIDER_CALLBACK_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   SIMULATOR_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(1500),
   DENO_DEPLOYMENT_ID: z.string().optional(),

@@ -87,6 +87,7 @@ export function adminSearchRoutes() {
               disputesOpen: z.number().int(),
               kybInReview: z.number().int().openapi({
                 description: "KYB reviews SUBMITTED, waiting for a decision",
+              }),
             }),
             items: z.array(AdminOutboundItemSchema),
           })),

@@ -7,7 +7,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Whether the database and the queue answer */
+    /** Whether the database, the queue and the TRON nodes answer */
     get: operations["getHealth"];
     put?: never;
     post?: never;
@@ -913,13 +913,41 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    get?: never;
+    /**
+     * Availability check of a live callback URL (CinetPay pings notify_url with GET)
+     * @description No key, no body: answers 200 so an aggregator can check the URL it was given. Outcomes only ever arrive by POST.
+     */
+    get: operations["providerCallbackPing"];
     put?: never;
     /**
      * Signed outcome from the live card acquirer or mobile money aggregator
-     * @description No key: the provider's signature over the raw body is the authentication, checked before anything in the body (INVALID_WEBHOOK_SIGNATURE).
+     * @description No key: the provider's signature over the raw body is the authentication, checked before anything in the body (INVALID_WEBHOOK_SIGNATURE). With FIAT_PROVIDER=cinetpay or paydunya the body is that aggregator's notification form (CinetPay's x-token header, PayDunya's data[hash]), and the outcome is re-read with the aggregator's status call before anything moves.
      */
     post: operations["providerCallback"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/providers/momo/disbursement-callback": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Availability check of a live callback URL (CinetPay pings notify_url with GET)
+     * @description No key, no body: answers 200 so an aggregator can check the URL it was given. Outcomes only ever arrive by POST.
+     */
+    get: operations["disbursementCallbackPing"];
+    put?: never;
+    /**
+     * Signed outcome of a mobile money disbursement from the live aggregator
+     * @description No key: the provider's signature over the raw body is the authentication, checked before anything in the body (INVALID_WEBHOOK_SIGNATURE). A replayed notification answers CONFLICT and changes nothing.
+     */
+    post: operations["disbursementCallback"];
     delete?: never;
     options?: never;
     head?: never;
@@ -940,26 +968,6 @@ export interface paths {
      * @description No key: the provider's signature over the raw body is the authentication, checked before anything in the body (INVALID_WEBHOOK_SIGNATURE). A replayed notification answers CONFLICT and changes nothing.
      */
     post: operations["simulatorDisbursementCallback"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/v1/providers/momo/disbursement-callback": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Signed outcome of a mobile money disbursement from the live aggregator
-     * @description No key: the provider's signature over the raw body is the authentication, checked before anything in the body (INVALID_WEBHOOK_SIGNATURE). A replayed notification answers CONFLICT and changes nothing.
-     */
-    post: operations["disbursementCallback"];
     delete?: never;
     options?: never;
     head?: never;
@@ -1114,7 +1122,7 @@ export interface paths {
     };
     /**
      * List the events an endpoint may subscribe to, and which are emitted
-     * @description Events with `emitted: false` (refund.*, dispute.*, splitpayment.*, conversion.failed) are in the specification's catalogue but nothing produces them yet.
+     * @description Events with `emitted: false` (splitpayment.*, conversion.failed) are in the specification's catalogue but nothing produces them yet.
      */
     get: operations["listWebhookEvents"];
     put?: never;
@@ -1851,7 +1859,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One transaction: a pay-in, payout, withdrawal, conversion or bulk item id */
+    /** One transaction: a pay-in, payout, withdrawal, conversion, bulk item or deposit id */
     get: operations["getTransaction"];
     put?: never;
     post?: never;
@@ -2160,6 +2168,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/admin/api/merchants/{id}/overview": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A merchant's settings, API keys and webhook delivery health (the console's merchant screen) */
+    get: operations["adminGetMerchantOverview"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/admin/api/mail-outbox": {
     parameters: {
       query?: never;
@@ -2223,6 +2248,420 @@ export interface paths {
     /** Set a merchant's plan limit on paylinks (LIMIT_EXCEEDED_PAYLINKS past it) */
     put: operations["adminSetPaylinkLimit"];
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/payments/{id}/refunds": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Refund a confirmed pay-in, fully or in part (reserved from the wallet at once)
+     * @description For CONFIRMED or OVERPAID card and mobile money pay-ins, within REFUND_WINDOW_DAYS of payment. The amount leaves the wallet the pay-in credited at once (`refund.created`); the refund waits for an operator (PENDING_APPROVAL), then is paid on the original rail (`refund.completed`) or the money returns (`refund.rejected`, `refund.failed`).
+     */
+    post: operations["createRefund"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/refunds": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List refunds, newest first */
+    get: operations["listRefunds"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/refunds/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Retrieve a refund */
+    get: operations["getRefund"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/refunds/{id}/cancel": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Cancel a refund still waiting for approval (the reservation returns to the wallet)
+     * @description Approved, paid or closed refunds answer CANNOT_CANCEL.
+     */
+    post: operations["cancelRefund"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/providers/simulator/card/refund-callback": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Signed outcome of a card refund from the simulator (sandbox)
+     * @description No key: the acquirer's signature over the raw body is the authentication, checked before anything in the body (INVALID_WEBHOOK_SIGNATURE). A replayed notification answers CONFLICT and changes nothing.
+     */
+    post: operations["simulatorCardRefundCallback"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/providers/card/refund-callback": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Signed outcome of a card refund from the live acquirer
+     * @description No key: the acquirer's signature over the raw body is the authentication, checked before anything in the body (INVALID_WEBHOOK_SIGNATURE). A replayed notification answers CONFLICT and changes nothing.
+     */
+    post: operations["cardRefundCallback"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/admin/api/refunds/review": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Refunds waiting for an operator, oldest first */
+    get: operations["adminListRefundQueue"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/admin/api/refunds/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One refund of any merchant */
+    get: operations["adminGetRefund"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/admin/api/refunds/{id}/approve": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Approve a refund (it is paid on the original rail; above the four-eyes threshold the first approval is recorded and a second reviewer sends it) */
+    post: operations["adminApproveRefund"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/admin/api/refunds/{id}/reject": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Reject a refund (the reservation returns to the merchant's wallet) */
+    post: operations["adminRejectRefund"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/admin/api/merchants/{id}/refund-auto-approve": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A merchant's refund auto-approval thresholds */
+    get: operations["adminGetRefundAutoApprove"];
+    /** Let a merchant's refunds below an amount pass without review (null turns it off) */
+    put: operations["adminSetRefundAutoApprove"];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/disputes": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List disputes, newest first */
+    get: operations["listDisputes"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/disputes/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Retrieve a dispute with its evidence */
+    get: operations["getDispute"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/disputes/{id}/evidence": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Answer a dispute with evidence before its deadline (text and up to 3 files per request)
+     * @description multipart/form-data: `text` replaces earlier text; `file1`..`file3` are added (PDF, PNG or JPEG, judged by their bytes; the same bytes twice are one file; 10 files per dispute). OPEN becomes UNDER_REVIEW; after `evidenceDueAt` it is refused (INVALID_TRANSACTION_STATUS).
+     */
+    post: operations["submitDisputeEvidence"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/disputes/{id}/accept": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Accept a dispute: it is REJECTED at once and the held amount debited */
+    post: operations["acceptDispute"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/providers/simulator/card/chargeback-callback": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Signed chargeback notification from the card simulator (opens a dispute)
+     * @description No key: the provider's signature over the raw body is the authentication, checked before anything in the body (INVALID_WEBHOOK_SIGNATURE). One dispute per `caseId`: a repeated notification answers the same dispute with `duplicate: true`.
+     */
+    post: operations["simulatorChargebackCallback"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/providers/card/chargeback-callback": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Signed chargeback notification from the live card acquirer (opens a dispute)
+     * @description No key: the provider's signature over the raw body is the authentication, checked before anything in the body (INVALID_WEBHOOK_SIGNATURE). One dispute per `caseId`: a repeated notification answers the same dispute with `duplicate: true`.
+     */
+    post: operations["chargebackCallback"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/admin/api/disputes": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Disputes of every merchant, newest first */
+    get: operations["adminListDisputes"];
+    put?: never;
+    /** Open a dispute on a paid pay-in (a mobile money or USDT complaint); the amount is held */
+    post: operations["adminOpenDispute"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/admin/api/disputes/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One dispute with the merchant's evidence */
+    get: operations["adminGetDispute"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/admin/api/disputes/{id}/files/{fileId}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Download one evidence file of a dispute (as an attachment, never rendered inline) */
+    get: operations["adminGetDisputeFile"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/admin/api/disputes/{id}/resolve": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Decide for the merchant: RESOLVED, the hold released (dispute.resolved) */
+    post: operations["adminResolveDispute"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/admin/api/disputes/{id}/reject": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Decide for the cardholder: REJECTED, the held amount debited (dispute.rejected) */
+    post: operations["adminRejectDispute"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/admin/api/disputes/{id}/escalate": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Send to the provider's next tier: ESCALATED, the hold stays (dispute.escalated) */
+    post: operations["adminEscalateDispute"];
     delete?: never;
     options?: never;
     head?: never;
@@ -3152,8 +3591,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The refund.created event (not emitted yet)
-     * @description Not emitted by the gateway yet (nothing in it produces this event so far). An endpoint may subscribe to it; POST /v1/webhooks/test sends this shape.
+     * The refund.created event
+     * @description Sent to every ACTIVE endpoint of the merchant and mode subscribed to it.
      */
     post: operations["on_refund_created"];
     delete?: never;
@@ -3172,8 +3611,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The refund.approved event (not emitted yet)
-     * @description Not emitted by the gateway yet (nothing in it produces this event so far). An endpoint may subscribe to it; POST /v1/webhooks/test sends this shape.
+     * The refund.approved event
+     * @description Sent to every ACTIVE endpoint of the merchant and mode subscribed to it.
      */
     post: operations["on_refund_approved"];
     delete?: never;
@@ -3192,8 +3631,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The refund.rejected event (not emitted yet)
-     * @description Not emitted by the gateway yet (nothing in it produces this event so far). An endpoint may subscribe to it; POST /v1/webhooks/test sends this shape.
+     * The refund.rejected event
+     * @description Sent to every ACTIVE endpoint of the merchant and mode subscribed to it.
      */
     post: operations["on_refund_rejected"];
     delete?: never;
@@ -3212,8 +3651,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The refund.completed event (not emitted yet)
-     * @description Not emitted by the gateway yet (nothing in it produces this event so far). An endpoint may subscribe to it; POST /v1/webhooks/test sends this shape.
+     * The refund.completed event
+     * @description Sent to every ACTIVE endpoint of the merchant and mode subscribed to it.
      */
     post: operations["on_refund_completed"];
     delete?: never;
@@ -3232,8 +3671,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The refund.failed event (not emitted yet)
-     * @description Not emitted by the gateway yet (nothing in it produces this event so far). An endpoint may subscribe to it; POST /v1/webhooks/test sends this shape.
+     * The refund.failed event
+     * @description Sent to every ACTIVE endpoint of the merchant and mode subscribed to it.
      */
     post: operations["on_refund_failed"];
     delete?: never;
@@ -3252,8 +3691,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The dispute.opened event (not emitted yet)
-     * @description Not emitted by the gateway yet (nothing in it produces this event so far). An endpoint may subscribe to it; POST /v1/webhooks/test sends this shape.
+     * The dispute.opened event
+     * @description Sent to every ACTIVE endpoint of the merchant and mode subscribed to it.
      */
     post: operations["on_dispute_opened"];
     delete?: never;
@@ -3272,8 +3711,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The dispute.resolved event (not emitted yet)
-     * @description Not emitted by the gateway yet (nothing in it produces this event so far). An endpoint may subscribe to it; POST /v1/webhooks/test sends this shape.
+     * The dispute.resolved event
+     * @description Sent to every ACTIVE endpoint of the merchant and mode subscribed to it.
      */
     post: operations["on_dispute_resolved"];
     delete?: never;
@@ -3292,8 +3731,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The dispute.rejected event (not emitted yet)
-     * @description Not emitted by the gateway yet (nothing in it produces this event so far). An endpoint may subscribe to it; POST /v1/webhooks/test sends this shape.
+     * The dispute.rejected event
+     * @description Sent to every ACTIVE endpoint of the merchant and mode subscribed to it.
      */
     post: operations["on_dispute_rejected"];
     delete?: never;
@@ -3312,8 +3751,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * The dispute.escalated event (not emitted yet)
-     * @description Not emitted by the gateway yet (nothing in it produces this event so far). An endpoint may subscribe to it; POST /v1/webhooks/test sends this shape.
+     * The dispute.escalated event
+     * @description Sent to every ACTIVE endpoint of the merchant and mode subscribed to it.
      */
     post: operations["on_dispute_escalated"];
     delete?: never;
@@ -3533,6 +3972,18 @@ export interface components {
       status: "SUCCEEDED" | "FAILED";
       amount: string;
       reason?: string;
+      /** Format: date-time */
+      occurredAt: string;
+    };
+    ChargebackNotification: {
+      notificationId: string;
+      caseId: string;
+      providerRef: string;
+      reference: string;
+      amount: string;
+      reason: string;
+      /** @enum {string} */
+      cardOrigin: "LOCAL" | "INTERNATIONAL";
       /** Format: date-time */
       occurredAt: string;
     };
@@ -4688,7 +5139,27 @@ export interface components {
         refundId: string;
         transactionId: string;
         amount: string;
-        status: string;
+        /** @enum {string} */
+        currency: "USDT_TRC20" | "XOF";
+        /** @enum {string} */
+        paymentMethod: "USDT_TRC20" | "CARD" | "MOBILE_MONEY";
+        /**
+         * @description PENDING_APPROVAL (waits for an operator) -> APPROVED -> SENDING / PROCESSING (on the rail) -> COMPLETED; or REJECTED, CANCELLED (before approval) and FAILED (the rail refused): the money is back
+         * @enum {string}
+         */
+        status:
+          | "PENDING_APPROVAL"
+          | "APPROVED"
+          | "SENDING"
+          | "PROCESSING"
+          | "COMPLETED"
+          | "FAILED"
+          | "REJECTED"
+          | "CANCELLED";
+        reason: string | null;
+        /** @description the operator's note (approved, rejected) */
+        note: string | null;
+        failureReason: string | null;
         occurredAt: string;
       };
       /** @example 2026-01-01T12:00:00.000Z */
@@ -4705,7 +5176,27 @@ export interface components {
         refundId: string;
         transactionId: string;
         amount: string;
-        status: string;
+        /** @enum {string} */
+        currency: "USDT_TRC20" | "XOF";
+        /** @enum {string} */
+        paymentMethod: "USDT_TRC20" | "CARD" | "MOBILE_MONEY";
+        /**
+         * @description PENDING_APPROVAL (waits for an operator) -> APPROVED -> SENDING / PROCESSING (on the rail) -> COMPLETED; or REJECTED, CANCELLED (before approval) and FAILED (the rail refused): the money is back
+         * @enum {string}
+         */
+        status:
+          | "PENDING_APPROVAL"
+          | "APPROVED"
+          | "SENDING"
+          | "PROCESSING"
+          | "COMPLETED"
+          | "FAILED"
+          | "REJECTED"
+          | "CANCELLED";
+        reason: string | null;
+        /** @description the operator's note (approved, rejected) */
+        note: string | null;
+        failureReason: string | null;
         occurredAt: string;
       };
       /** @example 2026-01-01T12:00:00.000Z */
@@ -4722,7 +5213,27 @@ export interface components {
         refundId: string;
         transactionId: string;
         amount: string;
-        status: string;
+        /** @enum {string} */
+        currency: "USDT_TRC20" | "XOF";
+        /** @enum {string} */
+        paymentMethod: "USDT_TRC20" | "CARD" | "MOBILE_MONEY";
+        /**
+         * @description PENDING_APPROVAL (waits for an operator) -> APPROVED -> SENDING / PROCESSING (on the rail) -> COMPLETED; or REJECTED, CANCELLED (before approval) and FAILED (the rail refused): the money is back
+         * @enum {string}
+         */
+        status:
+          | "PENDING_APPROVAL"
+          | "APPROVED"
+          | "SENDING"
+          | "PROCESSING"
+          | "COMPLETED"
+          | "FAILED"
+          | "REJECTED"
+          | "CANCELLED";
+        reason: string | null;
+        /** @description the operator's note (approved, rejected) */
+        note: string | null;
+        failureReason: string | null;
         occurredAt: string;
       };
       /** @example 2026-01-01T12:00:00.000Z */
@@ -4739,7 +5250,27 @@ export interface components {
         refundId: string;
         transactionId: string;
         amount: string;
-        status: string;
+        /** @enum {string} */
+        currency: "USDT_TRC20" | "XOF";
+        /** @enum {string} */
+        paymentMethod: "USDT_TRC20" | "CARD" | "MOBILE_MONEY";
+        /**
+         * @description PENDING_APPROVAL (waits for an operator) -> APPROVED -> SENDING / PROCESSING (on the rail) -> COMPLETED; or REJECTED, CANCELLED (before approval) and FAILED (the rail refused): the money is back
+         * @enum {string}
+         */
+        status:
+          | "PENDING_APPROVAL"
+          | "APPROVED"
+          | "SENDING"
+          | "PROCESSING"
+          | "COMPLETED"
+          | "FAILED"
+          | "REJECTED"
+          | "CANCELLED";
+        reason: string | null;
+        /** @description the operator's note (approved, rejected) */
+        note: string | null;
+        failureReason: string | null;
         occurredAt: string;
       };
       /** @example 2026-01-01T12:00:00.000Z */
@@ -4756,7 +5287,27 @@ export interface components {
         refundId: string;
         transactionId: string;
         amount: string;
-        status: string;
+        /** @enum {string} */
+        currency: "USDT_TRC20" | "XOF";
+        /** @enum {string} */
+        paymentMethod: "USDT_TRC20" | "CARD" | "MOBILE_MONEY";
+        /**
+         * @description PENDING_APPROVAL (waits for an operator) -> APPROVED -> SENDING / PROCESSING (on the rail) -> COMPLETED; or REJECTED, CANCELLED (before approval) and FAILED (the rail refused): the money is back
+         * @enum {string}
+         */
+        status:
+          | "PENDING_APPROVAL"
+          | "APPROVED"
+          | "SENDING"
+          | "PROCESSING"
+          | "COMPLETED"
+          | "FAILED"
+          | "REJECTED"
+          | "CANCELLED";
+        reason: string | null;
+        /** @description the operator's note (approved, rejected) */
+        note: string | null;
+        failureReason: string | null;
         occurredAt: string;
       };
       /** @example 2026-01-01T12:00:00.000Z */
@@ -4771,9 +5322,21 @@ export interface components {
       event: "dispute.opened";
       data: {
         disputeId: string;
+        /** @description the disputed pay-in */
         transactionId: string;
+        /** @enum {string} */
+        status: "OPEN" | "UNDER_REVIEW" | "ESCALATED" | "RESOLVED" | "REJECTED";
         reason: string;
-        status: string;
+        amount: string;
+        /** @enum {string} */
+        currency: "USDT_TRC20" | "XOF";
+        /** @description held from the wallet after this event */
+        heldAmount: string;
+        /** @description what the wallet could not cover yet */
+        shortfall: string;
+        evidenceDueAt: string;
+        /** @description MERCHANT_WON, OPERATOR_REJECTED, ACCEPTED or DEADLINE_MISSED once decided */
+        outcome: string | null;
         occurredAt: string;
       };
       /** @example 2026-01-01T12:00:00.000Z */
@@ -4788,9 +5351,21 @@ export interface components {
       event: "dispute.resolved";
       data: {
         disputeId: string;
+        /** @description the disputed pay-in */
         transactionId: string;
+        /** @enum {string} */
+        status: "OPEN" | "UNDER_REVIEW" | "ESCALATED" | "RESOLVED" | "REJECTED";
         reason: string;
-        status: string;
+        amount: string;
+        /** @enum {string} */
+        currency: "USDT_TRC20" | "XOF";
+        /** @description held from the wallet after this event */
+        heldAmount: string;
+        /** @description what the wallet could not cover yet */
+        shortfall: string;
+        evidenceDueAt: string;
+        /** @description MERCHANT_WON, OPERATOR_REJECTED, ACCEPTED or DEADLINE_MISSED once decided */
+        outcome: string | null;
         occurredAt: string;
       };
       /** @example 2026-01-01T12:00:00.000Z */
@@ -4805,9 +5380,21 @@ export interface components {
       event: "dispute.rejected";
       data: {
         disputeId: string;
+        /** @description the disputed pay-in */
         transactionId: string;
+        /** @enum {string} */
+        status: "OPEN" | "UNDER_REVIEW" | "ESCALATED" | "RESOLVED" | "REJECTED";
         reason: string;
-        status: string;
+        amount: string;
+        /** @enum {string} */
+        currency: "USDT_TRC20" | "XOF";
+        /** @description held from the wallet after this event */
+        heldAmount: string;
+        /** @description what the wallet could not cover yet */
+        shortfall: string;
+        evidenceDueAt: string;
+        /** @description MERCHANT_WON, OPERATOR_REJECTED, ACCEPTED or DEADLINE_MISSED once decided */
+        outcome: string | null;
         occurredAt: string;
       };
       /** @example 2026-01-01T12:00:00.000Z */
@@ -4822,9 +5409,21 @@ export interface components {
       event: "dispute.escalated";
       data: {
         disputeId: string;
+        /** @description the disputed pay-in */
         transactionId: string;
+        /** @enum {string} */
+        status: "OPEN" | "UNDER_REVIEW" | "ESCALATED" | "RESOLVED" | "REJECTED";
         reason: string;
-        status: string;
+        amount: string;
+        /** @enum {string} */
+        currency: "USDT_TRC20" | "XOF";
+        /** @description held from the wallet after this event */
+        heldAmount: string;
+        /** @description what the wallet could not cover yet */
+        shortfall: string;
+        evidenceDueAt: string;
+        /** @description MERCHANT_WON, OPERATOR_REJECTED, ACCEPTED or DEADLINE_MISSED once decided */
+        outcome: string | null;
         occurredAt: string;
       };
       /** @example 2026-01-01T12:00:00.000Z */
@@ -7036,6 +7635,8 @@ export interface components {
           | "sandbox_write"
           | "api_keys_read"
           | "api_keys_write"
+          | "refunds_read"
+          | "refunds_write"
         )[]
         | null;
       /**
@@ -7094,6 +7695,8 @@ export interface components {
         | "sandbox_write"
         | "api_keys_read"
         | "api_keys_write"
+        | "refunds_read"
+        | "refunds_write"
       )[];
     };
     RotatedApiKey: components["schemas"]["NewApiKey"] & {
@@ -7442,7 +8045,7 @@ export interface components {
       /** @example pay_01k0000000000000000000000a */
       id: string;
       /** @enum {string} */
-      type: "PAYIN" | "PAYOUT" | "WITHDRAWAL" | "CONVERSION" | "BULK_ITEM";
+      type: "PAYIN" | "PAYOUT" | "WITHDRAWAL" | "CONVERSION" | "BULK_ITEM" | "DEPOSIT";
       /** @enum {string} */
       status:
         | "APPROVED"
@@ -7601,12 +8204,26 @@ export interface components {
       merchantId: string;
       isSandbox: boolean;
       reviewer: string | null;
+      /** @description 2 when the total is above FOUR_EYES_ABOVE_USDT / FOUR_EYES_ABOVE_XOF (two different reviewers) */
+      approvalsNeeded: number;
+      /** @description the first of two approvals, while the batch waits for a different second reviewer */
+      firstApproval: {
+        reviewer: string;
+        at: string;
+      } | null;
       batch: components["schemas"]["BulkPayment"];
     };
     AdminBulkReviewDetail: {
       merchantId: string;
       isSandbox: boolean;
       reviewer: string | null;
+      /** @description 2 when the total is above FOUR_EYES_ABOVE_USDT / FOUR_EYES_ABOVE_XOF (two different reviewers) */
+      approvalsNeeded: number;
+      /** @description the first of two approvals, while the batch waits for a different second reviewer */
+      firstApproval: {
+        reviewer: string;
+        at: string;
+      } | null;
       batch: components["schemas"]["BulkPaymentDetail"];
     };
     Treasury: {
@@ -7666,6 +8283,25 @@ export interface components {
         xofPosition: string;
       };
     };
+    AdminMerchantOverview: {
+      merchant: components["schemas"]["AdminMerchant"];
+      keys: components["schemas"]["ApiKey"][];
+      webhooks: {
+        endpointId: string;
+        url: string;
+        /** @enum {string} */
+        mode: "live" | "sandbox";
+        status: string;
+        consecutiveFailures: number;
+        /** @description deliveries of the last 24 h */
+        succeeded: number;
+        /** @description deliveries of the last 24 h */
+        failed: number;
+        /** @description the whole backlog still to deliver, whatever its age */
+        pending: number;
+        oldestPendingSeconds: number | null;
+      }[];
+    };
     OutboxMail: {
       id: string;
       to: string;
@@ -7707,6 +8343,150 @@ export interface components {
     PaylinkPlanLimit: {
       merchantId: string;
       maxPaylinks: number;
+    };
+    Refund: {
+      refundId: string;
+      /** @description the refunded pay-in */
+      transactionId: string;
+      /**
+       * @description PENDING_APPROVAL (waits for an operator) -> APPROVED -> SENDING / PROCESSING (on the rail) -> COMPLETED; or REJECTED, CANCELLED (before approval) and FAILED (the rail refused): the money is back
+       * @enum {string}
+       */
+      status:
+        | "PENDING_APPROVAL"
+        | "APPROVED"
+        | "SENDING"
+        | "PROCESSING"
+        | "COMPLETED"
+        | "FAILED"
+        | "REJECTED"
+        | "CANCELLED";
+      amount: string;
+      /** @enum {string} */
+      currency: "USDT_TRC20" | "XOF";
+      /** @enum {string} */
+      paymentMethod: "USDT_TRC20" | "CARD" | "MOBILE_MONEY";
+      reason: string | null;
+      restock: boolean;
+      /** @description below the merchant's auto-approval threshold */
+      autoApproved: boolean;
+      reviewNote: string | null;
+      /** @description the acquirer's or aggregator's reference of the refund */
+      providerRef: string | null;
+      failureReason: string | null;
+      isSandbox: boolean;
+      createdAt: string;
+      updatedAt: string;
+      approvedAt: string | null;
+      completedAt: string | null;
+      failedAt: string | null;
+      rejectedAt: string | null;
+      cancelledAt: string | null;
+    };
+    CreateRefund: {
+      /**
+       * @description in the pay-in's currency (XOF: whole francs; USDT: at most 6 decimals); absent: all that is left to refund. More than is left: REFUND_EXCEEDS_AMOUNT
+       * @example 2500
+       */
+      amount?: string;
+      /** @example Order cancelled by the shop */
+      reason?: string;
+      /** @description a paylink order's items go back to stock when the refund completes (once per order) */
+      restock?: boolean;
+    };
+    AdminRefund: {
+      merchantId: string;
+      refund: components["schemas"]["Refund"];
+      approvals: {
+        /** @description 2 above the four-eyes threshold, else 1 */
+        needed: number;
+        /** @description first approvals given while the refund waits */
+        given: number;
+      };
+    };
+    RefundAutoApprove: {
+      /**
+       * @description refunds below this many XOF pass without review; null: every refund waits
+       * @example 5000
+       */
+      XOF: string | null;
+      /**
+       * @description refunds below this many USDT pass without review; null: every refund waits
+       * @example 10
+       */
+      USDT_TRC20: string | null;
+    };
+    Dispute: {
+      /** @example dsp_01k0000000000000000000000 */
+      id: string;
+      /** @description the disputed pay-in */
+      transactionId: string;
+      /** @enum {string} */
+      status: "OPEN" | "UNDER_REVIEW" | "ESCALATED" | "RESOLVED" | "REJECTED";
+      /**
+       * @description PROVIDER: the card acquirer's chargeback; OPERATOR: opened by the gateway's staff
+       * @enum {string}
+       */
+      source: "PROVIDER" | "OPERATOR";
+      /** @description the acquirer's case id (or the gateway's own) */
+      caseRef: string;
+      /** @example FRAUD_CARD_ABSENT */
+      reason: string;
+      /**
+       * @description sets the evidence deadline
+       * @enum {string}
+       */
+      cardOrigin: "LOCAL" | "INTERNATIONAL";
+      /** @description disputed, in the pay-in's currency */
+      amount: string;
+      /** @enum {string} */
+      currency: "USDT_TRC20" | "XOF";
+      /** @description held from the wallet now (0 once decided) */
+      heldAmount: string;
+      /** @description what the wallet could not cover yet; taken from its next credits */
+      shortfall: string;
+      /** @description evidence after this is refused; none by then loses */
+      evidenceDueAt: string;
+      evidence: {
+        text: string | null;
+        submittedAt: string | null;
+        files: components["schemas"]["DisputeFile"][];
+      };
+      /** @enum {string|null} */
+      outcome:
+        | "MERCHANT_WON"
+        | "OPERATOR_REJECTED"
+        | "ACCEPTED"
+        | "DEADLINE_MISSED"
+        | "PROVIDER_LOST"
+        | "PROVIDER_WON"
+        | null;
+      decisionNote: string | null;
+      isSandbox: boolean;
+      createdAt: string;
+      updatedAt: string;
+      closedAt: string | null;
+    };
+    DisputeFile: {
+      id: string;
+      fileName: string;
+      /** @enum {string} */
+      contentType: "application/pdf" | "image/png" | "image/jpeg";
+      sizeBytes: number;
+      createdAt: string;
+    };
+    DisputeEvidence: {
+      /** @description the merchant's account of the facts (replaces earlier text) */
+      text?: string;
+      /** Format: binary */
+      file1?: Blob;
+      /** Format: binary */
+      file2?: Blob;
+      /** Format: binary */
+      file3?: Blob;
+    };
+    AdminDispute: components["schemas"]["Dispute"] & {
+      merchantId: string;
     };
     KybReview: {
       merchantId: string;
@@ -7824,7 +8604,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description Everything answers */
+      /** @description The database and KV answer (`status` is `degraded` when the TRON nodes do not) */
       200: {
         headers: {
           [name: string]: unknown;
@@ -7837,6 +8617,11 @@ export interface operations {
             database: "ok" | "down";
             /** @enum {string} */
             kv: "ok" | "down";
+            /**
+             * @description The TRON nodes: `down` when every node is benched, lagging or on a fork (the API still answers; the scanner catches up afterwards); `embedded` for the development devnet.
+             * @enum {string}
+             */
+            tron: "ok" | "down" | "embedded";
             /** @enum {string} */
             driver: "pglite" | "postgres";
             gitRev: string;
@@ -7865,6 +8650,11 @@ export interface operations {
             database: "ok" | "down";
             /** @enum {string} */
             kv: "ok" | "down";
+            /**
+             * @description The TRON nodes: `down` when every node is benched, lagging or on a fork (the API still answers; the scanner catches up afterwards); `embedded` for the development devnet.
+             * @enum {string}
+             */
+            tron: "ok" | "down" | "embedded";
             /** @enum {string} */
             driver: "pglite" | "postgres";
             gitRev: string;
@@ -8010,6 +8800,10 @@ export interface operations {
                 reservedInReview: string;
                 /** @description reserved, approved and on its way out */
                 reservedInFlight: string;
+                /** @description held by disputes not decided yet (GET /v1/disputes); already taken out of balance */
+                heldForDisputes: string;
+                /** @description what disputes could not hold yet (the wallet had less); taken from the next credits */
+                owedToDisputes: string;
               }[];
               totals: {
                 [key: string]: string;
@@ -8142,6 +8936,10 @@ export interface operations {
                 reservedInReview: string;
                 /** @description reserved, approved and on its way out */
                 reservedInFlight: string;
+                /** @description held by disputes not decided yet (GET /v1/disputes); already taken out of balance */
+                heldForDisputes: string;
+                /** @description what disputes could not hold yet (the wallet had less); taken from the next credits */
+                owedToDisputes: string;
               }[];
             };
           };
@@ -14794,6 +15592,111 @@ export interface operations {
       };
     };
   };
+  providerCallbackPing: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        rail: "card" | "momo";
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The callback URL is up */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
   providerCallback: {
     parameters: {
       query?: never;
@@ -14906,7 +15809,110 @@ export interface operations {
       };
     };
   };
-  simulatorDisbursementCallback: {
+  disbursementCallbackPing: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The callback URL is up */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  disbursementCallback: {
     parameters: {
       query?: never;
       header: {
@@ -15016,7 +16022,7 @@ export interface operations {
       };
     };
   };
-  disbursementCallback: {
+  simulatorDisbursementCallback: {
     parameters: {
       query?: never;
       header: {
@@ -15254,7 +16260,7 @@ export interface operations {
            * @example https://shop.example.com/webhooks
            */
           url: string;
-          /** @description Events to receive. Not emitted yet, though subscribing is allowed: conversion.failed, refund.created, refund.approved, refund.rejected, refund.completed, refund.failed, dispute.opened, dispute.resolved, dispute.rejected, dispute.escalated, splitpayment.created (GET /v1/webhooks/events lists the catalogue). */
+          /** @description Events to receive. Not emitted yet, though subscribing is allowed: conversion.failed, splitpayment.created (GET /v1/webhooks/events lists the catalogue). */
           events: (
             | "payin.created"
             | "payin.confirming"
@@ -15644,7 +16650,7 @@ export interface operations {
            * @example https://shop.example.com/webhooks
            */
           url?: string;
-          /** @description Events to receive. Not emitted yet, though subscribing is allowed: conversion.failed, refund.created, refund.approved, refund.rejected, refund.completed, refund.failed, dispute.opened, dispute.resolved, dispute.rejected, dispute.escalated, splitpayment.created (GET /v1/webhooks/events lists the catalogue). */
+          /** @description Events to receive. Not emitted yet, though subscribing is allowed: conversion.failed, splitpayment.created (GET /v1/webhooks/events lists the catalogue). */
           events?: (
             | "payin.created"
             | "payin.confirming"
@@ -21039,6 +22045,9 @@ export interface operations {
                 waitingToSend: number;
                 bulkInReview: number;
                 payinHoldsOpen: number;
+                /** @description refunds waiting for an operator (GET /admin/api/refunds/review) */
+                refundsAwaitingApproval: number;
+                disputesOpen: number;
                 /** @description KYB reviews SUBMITTED, waiting for a decision */
                 kybInReview: number;
               };
@@ -21362,7 +22371,7 @@ export interface operations {
     parameters: {
       query?: {
         /** @description the kind of record */
-        type?: "PAYIN" | "PAYOUT" | "WITHDRAWAL" | "CONVERSION" | "BULK_ITEM";
+        type?: "PAYIN" | "PAYOUT" | "WITHDRAWAL" | "CONVERSION" | "BULK_ITEM" | "DEPOSIT";
         status?:
           | "APPROVED"
           | "AWAITING_PAYMENT"
@@ -21493,6 +22502,10 @@ export interface operations {
         from: string;
         /** @description inclusive, required; ISO 8601: a date (2025-01-31, the whole day) or a date-time with a zone (2025-01-31T12:00:00.000Z) */
         to: string;
+        /** @description `transactions` (the default): one row per transaction. `balance_statement`: per currency an OPENING_BALANCE row, every change of the wallets (pay-in credit, fee, payout, withdrawal, refund, conversion leg, bulk item, other) with the balance after it, and a CLOSING_BALANCE row equal to the ledger's */
+        form?: "transactions" | "balance_statement";
+        /** @description `balance_statement` only: one currency's wallets (default: every currency) */
+        currency?: "USDT_TRC20" | "XOF";
       };
       header?: never;
       path?: never;
@@ -22272,6 +23285,8 @@ export interface operations {
             | "sandbox_write"
             | "api_keys_read"
             | "api_keys_write"
+            | "refunds_read"
+            | "refunds_write"
           )[];
           /** @description restricted keys only: a sandbox key */
           sandbox?: boolean;
@@ -23662,6 +24677,109 @@ export interface operations {
       };
     };
   };
+  adminGetMerchantOverview: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description mch_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The merchant */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["AdminMerchantOverview"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id. Codes: MERCHANT_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
   adminListMailOutbox: {
     parameters: {
       query?: {
@@ -24147,6 +25265,2735 @@ export interface operations {
         };
       };
       /** @description Not found, not owned by the caller, or a malformed id. Codes: MERCHANT_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  createRefund: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description A UUID; a retry with the same key and body replays the first answer (Idempotent-Replayed). Missing: MISSING_IDEMPOTENCY_KEY; not a UUID: IDEMPOTENCY_KEY_INVALID */
+        "idempotency-key": string;
+      };
+      path: {
+        /** @description pay_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["CreateRefund"];
+      };
+    };
+    responses: {
+      /** @description Asked and reserved */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Refund"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: VALIDATION_ERROR, INVALID_AMOUNT, INVALID_TRANSACTION_STATUS, REFUND_WINDOW_EXPIRED, REFUND_EXCEEDS_AMOUNT, REFUND_RAIL_NOT_AVAILABLE, INSUFFICIENT_BALANCE, MISSING_IDEMPOTENCY_KEY, IDEMPOTENCY_KEY_INVALID */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials. Codes: UNAUTHORIZED, INVALID_API_KEY */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: FORBIDDEN */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters. Codes: IDEMPOTENCY_KEY_MISMATCH, CONFLICT */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded. Codes: RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  listRefunds: {
+    parameters: {
+      query?: {
+        page?: number;
+        limit?: number;
+        /** @description PENDING_APPROVAL (waits for an operator) -> APPROVED -> SENDING / PROCESSING (on the rail) -> COMPLETED; or REJECTED, CANCELLED (before approval) and FAILED (the rail refused): the money is back */
+        status?:
+          | "PENDING_APPROVAL"
+          | "APPROVED"
+          | "SENDING"
+          | "PROCESSING"
+          | "COMPLETED"
+          | "FAILED"
+          | "REJECTED"
+          | "CANCELLED";
+        /** @description refunds of one pay-in */
+        transactionId?: string;
+        paymentMethod?: "CARD" | "MOBILE_MONEY" | "USDT_TRC20";
+        createdFrom?: string;
+        createdTo?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Refunds */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              items: components["schemas"]["Refund"][];
+              meta: {
+                page: number;
+                limit: number;
+                total: number;
+                totalPages: number;
+                hasNext: boolean;
+                hasPrev: boolean;
+              };
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  getRefund: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description rfd_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The refund */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Refund"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  cancelRefund: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description rfd_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Cancelled */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Refund"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: CANNOT_CANCEL */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  simulatorCardRefundCallback: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")> */
+        "x-provider-signature": string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["ProviderCallback"];
+      };
+    };
+    responses: {
+      /** @description Outcome applied */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              refundId: string;
+              status: string;
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_WEBHOOK_SIGNATURE */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters. Codes: CONFLICT */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support. Codes: CONFIG_MISSING */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  cardRefundCallback: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")> */
+        "x-provider-signature": string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["ProviderCallback"];
+      };
+    };
+    responses: {
+      /** @description Outcome applied */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              refundId: string;
+              status: string;
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_WEBHOOK_SIGNATURE */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters. Codes: CONFLICT */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support. Codes: CONFIG_MISSING */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  adminListRefundQueue: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The queue */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["AdminRefund"][];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  adminGetRefund: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description rfd_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The refund */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["AdminRefund"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  adminApproveRefund: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description rfd_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description who decides, recorded with the decision: with ADMIN_TOKEN, the name given (default "token"); with a session, the signed-in operator (if given, it must be their e-mail) */
+          reviewer?: string;
+          /** @description why; required (REASON_NOTE_REQUIRED when blank) */
+          note: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Decided */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["AdminRefund"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_TRANSACTION_STATUS, REASON_NOTE_REQUIRED */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  adminRejectRefund: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description rfd_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description who decides, recorded with the decision: with ADMIN_TOKEN, the name given (default "token"); with a session, the signed-in operator (if given, it must be their e-mail) */
+          reviewer?: string;
+          /** @description why; required (REASON_NOTE_REQUIRED when blank) */
+          note: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Decided */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["AdminRefund"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_TRANSACTION_STATUS, REASON_NOTE_REQUIRED */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  adminGetRefundAutoApprove: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description mch_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Thresholds */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["RefundAutoApprove"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id. Codes: MERCHANT_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  adminSetRefundAutoApprove: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description mch_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["RefundAutoApprove"];
+      };
+    };
+    responses: {
+      /** @description Thresholds */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["RefundAutoApprove"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id. Codes: MERCHANT_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  listDisputes: {
+    parameters: {
+      query?: {
+        page?: number;
+        limit?: number;
+        status?: "OPEN" | "UNDER_REVIEW" | "ESCALATED" | "RESOLVED" | "REJECTED";
+        /** @description only this pay-in's disputes */
+        transactionId?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Disputes */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              items: components["schemas"]["Dispute"][];
+              meta: {
+                page: number;
+                limit: number;
+                total: number;
+                totalPages: number;
+                hasNext: boolean;
+                hasPrev: boolean;
+              };
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  getDispute: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description dsp_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The dispute */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Dispute"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  submitDisputeEvidence: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description dsp_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "multipart/form-data": components["schemas"]["DisputeEvidence"];
+      };
+    };
+    responses: {
+      /** @description The dispute with its evidence */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Dispute"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_TRANSACTION_STATUS */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  acceptDispute: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description dsp_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The dispute, REJECTED */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Dispute"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_TRANSACTION_STATUS */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  simulatorChargebackCallback: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")> */
+        "x-provider-signature": string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["ChargebackNotification"];
+      };
+    };
+    responses: {
+      /** @description Dispute opened (or already open) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              disputeId: string;
+              status: string;
+              /** @description true: this case was notified before; nothing changed */
+              duplicate: boolean;
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_WEBHOOK_SIGNATURE, INVALID_TRANSACTION_STATUS, INVALID_STATE, INVALID_AMOUNT */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support. Codes: CONFIG_MISSING */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  chargebackCallback: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")> */
+        "x-provider-signature": string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["ChargebackNotification"];
+      };
+    };
+    responses: {
+      /** @description Dispute opened (or already open) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              disputeId: string;
+              status: string;
+              /** @description true: this case was notified before; nothing changed */
+              duplicate: boolean;
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_WEBHOOK_SIGNATURE, INVALID_TRANSACTION_STATUS, INVALID_STATE, INVALID_AMOUNT */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support. Codes: CONFIG_MISSING */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  adminListDisputes: {
+    parameters: {
+      query?: {
+        status?: "OPEN" | "UNDER_REVIEW" | "ESCALATED" | "RESOLVED" | "REJECTED";
+        merchantId?: string;
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Disputes */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              items: components["schemas"]["AdminDispute"][];
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  adminOpenDispute: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description the paid pay-in the customer complains about */
+          transactionId: string;
+          /** @example NOT_RECEIVED */
+          reason: string;
+          /** @description disputed; default all that is not yet disputed */
+          amount?: string;
+          /** @description why; required */
+          note?: string;
+          /** @description who decides, recorded with the decision: with ADMIN_TOKEN, the name given (default "token"); with a session, the signed-in operator (if given, it must be their e-mail) */
+          reviewer?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The dispute, OPEN */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["AdminDispute"];
+          };
+        };
+      };
+      /** @description Opened */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["AdminDispute"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_TRANSACTION_STATUS, INVALID_STATE, INVALID_AMOUNT, REASON_NOTE_REQUIRED */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  adminGetDispute: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description dsp_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The dispute */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["AdminDispute"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  adminGetDisputeFile: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description dsp_ followed by 26 characters */
+        id: string;
+        fileId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The file's bytes */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/pdf": Blob;
+          "image/png": Blob;
+          "image/jpeg": Blob;
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  adminResolveDispute: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description dsp_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description why; required */
+          note?: string;
+          /** @description who decides, recorded with the decision: with ADMIN_TOKEN, the name given (default "token"); with a session, the signed-in operator (if given, it must be their e-mail) */
+          reviewer?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The dispute */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["AdminDispute"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_TRANSACTION_STATUS, REASON_NOTE_REQUIRED */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  adminRejectDispute: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description dsp_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description why; required */
+          note?: string;
+          /** @description who decides, recorded with the decision: with ADMIN_TOKEN, the name given (default "token"); with a session, the signed-in operator (if given, it must be their e-mail) */
+          reviewer?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The dispute */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["AdminDispute"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_TRANSACTION_STATUS, REASON_NOTE_REQUIRED */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  adminEscalateDispute: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description dsp_ followed by 26 characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description why; required */
+          note?: string;
+          /** @description who decides, recorded with the decision: with ADMIN_TOKEN, the name given (default "token"); with a session, the signed-in operator (if given, it must be their e-mail) */
+          reviewer?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The dispute */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["AdminDispute"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_TRANSACTION_STATUS, REASON_NOTE_REQUIRED */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
       404: {
         headers: {
           [name: string]: unknown;
