@@ -39,6 +39,7 @@ import { paylinkOrderRoutes } from "./paylinks/orders.ts";
 import { subscriptionRoutes } from "./subscriptions/routes.ts";
 import { adminMailRoutes } from "./admin/mail.ts";
 import { adminPayinHoldRoutes } from "./admin/payin_holds.ts";
+import { adminProviderStatusRoutes } from "./admin/provider_statuses.ts";
 import { subscriptionPageRoutes } from "../pages/subscription_routes.ts";
 import { adminPageRoutes } from "../pages/admin/routes.ts";
 import { paylinkRoutes } from "./paylinks/routes.ts";
@@ -204,6 +205,7 @@ export function createApp(deps: Deps, options: { devnet?: { app: Hono }; simulat
   app.route("/v1", refundRoutes());
   app.route("/v1", refundCallbackRoutes());
   app.route("/admin/api", adminRefundRoutes());
+  app.route("/admin/api", adminProviderStatusRoutes());
   app.route("/", docsRoutes(app));
   app.route("/", checkoutRoutes());
   app.route("/", shopPageRoutes());

@@ -7,6 +7,7 @@ import type { Logger } from "./log.ts";
 import type { TronClient } from "../rails/tron/client.ts";
 import type { TronResources } from "../rails/tron/resources.ts";
 import type { CardProvider, MomoDisbursementProvider, MomoProvider } from "../rails/fiat/provider.ts";
+import type { AggregatorCallStats } from "../rails/fiat/aggregators/call_stats.ts";
 import type { KeyCache } from "./keys/key_cache.ts";
 import type { RateSource } from "../rails/fx/mod.ts";
 import type { MailTransport } from "../rails/mail/mod.ts";
@@ -56,7 +57,13 @@ export type Deps = {
   mail?: MailTransport;
 };
 
-export type FiatProviders = { card: CardProvider; momo: MomoProvider; momoPayout: MomoDisbursementProvider };
+export type FiatProviders = {
+  card: CardProvider;
+  momo: MomoProvider;
+  momoPayout: MomoDisbursementProvider;
+  /** A live aggregator's call counts (rails/fiat/aggregators/call_stats.ts), read by /health and /metrics. */
+  calls?: AggregatorCallStats;
+};
 
 export function kvQueue(kv: Deno.Kv): Queue {
   return {

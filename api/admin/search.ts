@@ -84,6 +84,10 @@ export function adminSearchRoutes() {
               refundsAwaitingApproval: z.number().int().openapi({
                 description: "refunds waiting for an operator (GET /admin/api/refunds/review)",
               }),
+              providerStatusesHeld: z.number().int().openapi({
+                description: "aggregator statuses the gateway does not know, waiting for an operator " +
+                  "(GET /admin/api/provider-statuses/held)",
+              }),
             }),
             items: z.array(AdminOutboundItemSchema),
           })),

@@ -6,6 +6,7 @@ import type { Deps } from "../deps.ts";
 import { type Approvals, approvalsOf } from "../money_out/four_eyes.ts";
 import { listReviewQueue } from "../money_out/review.ts";
 import { countRefundReviewQueue } from "../refunds/queries.ts";
+import { countHeldStatuses } from "../providers/held_statuses.ts";
 
 export type Queue = {
   counts: {
@@ -15,6 +16,7 @@ export type Queue = {
     bulkInReview: number;
     payinHoldsOpen: number;
     refundsAwaitingApproval: number;
+    providerStatusesHeld: number;
   };
   items: Array<{ row: OutboundRow; approvals: Approvals }>;
 };
@@ -35,6 +37,7 @@ export async function operatorQueue(
       bulkInReview: c.bulk_in_review,
       payinHoldsOpen: c.payin_holds_open,
       refundsAwaitingApproval: await countRefundReviewQueue(deps),
+      providerStatusesHeld: [...(await countHeldStatuses(deps)).values()].reduce((a, b) => a + b, 0),
     },
     items: rows.map((row) => ({ row, approvals: approvals.get(row.id)! })),
   };

@@ -4,6 +4,7 @@
 import { readDatabaseGauges } from "../../db/metrics.ts";
 import { addressPoolFree } from "../payins/address_pool.ts";
 import type { Deps } from "../deps.ts";
+import { aggregatorMetricLines } from "./aggregator_health.ts";
 
 type RequestKey = string;
 
@@ -39,7 +40,7 @@ function family(name: string, type: "counter" | "gauge", help: string, samples: 
 
 /** The Prometheus text exposition (format 0.0.4). */
 export async function renderMetrics(
-  deps: Pick<Deps, "db" | "clock" | "config">,
+  deps: Pick<Deps, "db" | "clock" | "config" | "fiat">,
   requests: RequestMetrics,
 ): Promise<string> {
   const g = await readDatabaseGauges(deps.db, deps.clock.now());
@@ -126,6 +127,7 @@ export async function renderMetrics(
         }`,
       ],
     ),
+    ...await aggregatorMetricLines(deps),
   ];
   return lines.join("\n") + "\n";
 }
