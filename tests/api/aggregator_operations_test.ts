@@ -1,5 +1,5 @@
 // Live aggregators from an operator's chair (issue 26): an XOF withdrawal paid through CinetPay's
-// simulator over the public API, a status CinetPay answers that the gateway does not know held and then
+// simulator and a bulk mobile money batch through PayDunya's, over the public API, a status CinetPay answers that the gateway does not know held and then
 // settled once by an operator (even with 20 decisions at once), a two-minute outage seen in /health and
 // /metrics after which polling settles everything once. Time moves on the manual clock, never by waiting.
 import { findSystemAccount } from "../../db/ledger.ts";
@@ -13,6 +13,16 @@ import { CINETPAY_CREDENTIALS, startCinetPaySimulator } from "../aggregators/cin
 import { deliverTo } from "../aggregators/sim_server.ts";
 import { startTestGateway, type TestGateway } from "../helpers.ts";
 import { creditWallet, idem } from "../money_out_helpers.ts";
+import { batchOf, createBatch, csvOf, upload } from "../bulk_helpers.ts";
+import { advanceBatch } from "../../domain/bulk/run.ts";
+import { openAggregator } from "../../domain/providers/aggregators.ts";
+import {
+  PAYDUNYA_KEYS,
+  startPayDunyaSimulator,
+  TEST_WITHDRAW_MODES,
+} from "../aggregators/paydunya_simulator.ts";
+
+const HEADER = ["phoneNumber", "amount", "recipientName", "reference"];
 import { OPERATOR_TEST_ENV, operatorClient } from "../operator_helpers.ts";
 
 async function inFlight(gw: TestGateway): Promise<string> {
@@ -278,6 +288,75 @@ Deno.test("CinetPay live: withdrawal, held status decided by an operator once, o
         assertEquals(text.match(/gateway_aggregator_held_statuses\{aggregator="cinetpay"\} (\d+)/)?.[1], "0");
       },
     );
+  } finally {
+    await sim.close();
+    await gw.close();
+  }
+});
+
+Deno.test("PayDunya live: a bulk mobile money batch over the API, each number paid once", async () => {
+  const clock = manualClock(new Date("2026-11-26T08:00:00Z"));
+  const gw = await startTestGateway({ clock });
+  const { deliver, answers } = deliverTo(gw.app);
+  const sim = startPayDunyaSimulator(deliver);
+  gw.deps.fiat.live = openAggregator(
+    {
+      fiat: {
+        ...gw.deps.config.fiat,
+        provider: "paydunya",
+        aggregatorTimeoutMs: 3000,
+        paydunya: {
+          ...PAYDUNYA_KEYS,
+          apiUrl: sim.url,
+          storeName: "Boutique Ouaga",
+          withdrawModes: TEST_WITHDRAW_MODES,
+        },
+      },
+    },
+    gw.db,
+    { fetch, now: () => clock.now().getTime() },
+  )!;
+  try {
+    const m = await gw.createMerchant("Paie Ouaga", "APPROVED");
+    const key = m.keys.liveSecret;
+    await gw.admin("PATCH", `/admin/api/merchants/${m.merchantId}`, { rateLimits: { default: 10_000 } });
+    await creditWallet(gw, m.merchantId, false, "MOMO", "100000");
+    // Orange (66...) and Moov (70...) numbers; one refused by PayDunya, one paid late with its IPN lost.
+    const phones = ["+22666000001", "+22670000002", "+22666000003", "+22670000004", "+22670000005"];
+    sim.planDisbursement("70000004", "Failed");
+    sim.planDisbursement("70000005", "LOST_CALLBACK");
+    const id = await createBatch(gw, key, "MOBILE_MONEY");
+    const rows = phones.map((p, i) => [p, String(1000 * (i + 1)), `Agent ${i + 1}`, `nov-${i + 1}`]);
+    const imported = await upload(gw, key, id, csvOf([HEADER, ...rows]), "agents.csv", "text/csv");
+    assertEquals(imported.status, 200, imported.text);
+    const valid = await gw.request("POST", `/v1/bulk-payments/${id}/validate`, { key });
+    assertEquals(valid.json.data.balanceCheck.sufficient, true, valid.text);
+    const exec = await gw.request("POST", `/v1/bulk-payments/${id}/execute`, { key, headers: idem() });
+    assertEquals(exec.status, 202, exec.text);
+    if (exec.json.data.status === "PENDING_REVIEW") {
+      const ok = await gw.admin("POST", `/admin/api/bulk-review/${id}/approve`, { reviewer: "ops-awa" });
+      assertEquals(ok.status, 200, ok.text);
+    }
+    await advanceBatch(gw.deps, id);
+    for (const e of gw.enqueued.splice(0)) {
+      if (e.message.type === "fiat.disburse") await processDisbursement(gw.deps, e.message.disbursementId);
+    }
+    assertEquals(sim.state.paid, 3);
+    await sim.settleDisbursements(); // the late one succeeds at PayDunya; its IPN never comes
+    for (let i = 0; i < 5; i++) {
+      clock.advance(120_000);
+      await sweepDisbursements(gw.deps, { olderThanMs: 0 });
+      await advanceBatch(gw.deps, id);
+    }
+    const batch = await batchOf(gw, key, id);
+    assertEquals([batch.status, batch.counts.succeeded, batch.counts.failed], ["PARTIALLY_COMPLETED", 4, 1]);
+    const failed = batch.items.filter((i: { status: string }) => i.status === "FAILED");
+    assertEquals(failed.map((i: { walletAddress: string }) => i.walletAddress), ["+22670000004"]);
+    assertEquals(sim.state.paid, 4);
+    // Each number was submitted to PayDunya once, the refused one's money came back, nothing is in flight.
+    assertEquals(sim.state.submitCalls, 5);
+    assertEquals(await inFlight(gw), "0");
+    assert(answers.every((a) => a === 200), answers.join());
   } finally {
     await sim.close();
     await gw.close();
