@@ -40,6 +40,7 @@ import { paylinkOrderRoutes } from "./paylinks/orders.ts";
 import { subscriptionRoutes } from "./subscriptions/routes.ts";
 import { adminMailRoutes } from "./admin/mail.ts";
 import { adminPayinHoldRoutes } from "./admin/payin_holds.ts";
+import { adminProviderStatusRoutes } from "./admin/provider_statuses.ts";
 import { subscriptionPageRoutes } from "../pages/subscription_routes.ts";
 import { adminPageRoutes } from "../pages/admin/routes.ts";
 import { adminConsoleRoutes } from "../pages/admin/console_routes.ts";
@@ -220,6 +221,7 @@ export function createApp(deps: Deps, options: { devnet?: { app: Hono }; simulat
   app.route("/v1", kybRoutes());
   app.route("/admin/api", adminKybRoutes());
   app.route("/admin/api", adminPlanLimitRoutes());
+  app.route("/admin/api", adminProviderStatusRoutes());
   app.route("/", docsRoutes(app));
   app.route("/", checkoutRoutes());
   app.route("/", shopPageRoutes());

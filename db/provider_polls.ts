@@ -110,3 +110,52 @@ export async function listDueDisbursements(
     [before, now, limit],
   );
 }
+
+/** A held status with what the operator needs to decide: the subject's owner, amount and state. */
+export type HeldRow = PollRow & {
+  merchant_id: string;
+  is_sandbox: boolean;
+  amount: string;
+  subject_status: string;
+  provider_ref: string | null;
+};
+
+const HELD_SELECT = `
+  SELECT pp.*, s.merchant_id, s.is_sandbox, s.amount, s.status AS subject_status, s.provider_ref
+    FROM provider_polls pp
+    JOIN (SELECT 'PAYIN' AS kind, id, merchant_id, is_sandbox, amount::text AS amount, status, provider_ref
+            FROM payins WHERE status = 'AWAITING_PAYMENT'
+          UNION ALL
+          SELECT 'DISBURSEMENT', id, merchant_id, is_sandbox, amount::text, status, provider_ref
+            FROM fiat_disbursements WHERE status IN ('QUEUED', 'SENDING', 'PENDING')) s
+      ON s.kind = pp.subject_kind AND s.id = pp.subject_id
+   WHERE pp.held_status IS NOT NULL`;
+
+/** Held statuses still waiting for an operator: the subject is open (a later known answer settles it). */
+export async function listOpenHeld(db: Db, limit: number): Promise<HeldRow[]> {
+  return await db.query<HeldRow>(`${HELD_SELECT} ORDER BY pp.held_at, pp.subject_id LIMIT $1`, [limit]);
+}
+
+export async function countOpenHeld(db: Db): Promise<Array<{ provider: string; n: number }>> {
+  return await db.query<{ provider: string; n: number }>(
+    `SELECT h.provider, count(*)::int AS n FROM (${HELD_SELECT}) h GROUP BY h.provider`,
+  );
+}
+
+/** The poll row, locked: concurrent operator decisions on one subject queue up behind each other. */
+export async function lockPoll(db: Db, s: PollSubject): Promise<PollRow | undefined> {
+  const rows = await db.query<PollRow>(
+    "SELECT * FROM provider_polls WHERE subject_kind = $1 AND subject_id = $2 FOR UPDATE",
+    [s.kind, s.id],
+  );
+  return rows[0];
+}
+
+/** An operator decided: the held status is cleared (held_at stays, the audit trail keeps the decision). */
+export async function clearHeld(db: Db, s: PollSubject, now: Date): Promise<void> {
+  await db.query(
+    `UPDATE provider_polls SET held_status = NULL, updated_at = $3
+      WHERE subject_kind = $1 AND subject_id = $2`,
+    [s.kind, s.id, now],
+  );
+}

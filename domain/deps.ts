@@ -8,6 +8,7 @@ import type { TronClient } from "../rails/tron/client.ts";
 import type { TronResources } from "../rails/tron/resources.ts";
 import type { NodeHealth } from "../rails/tron/node_pool.ts";
 import type { CardProvider, MomoDisbursementProvider, MomoProvider } from "../rails/fiat/provider.ts";
+import type { AggregatorCallStats } from "../rails/fiat/aggregators/call_stats.ts";
 import type { KeyCache } from "./keys/key_cache.ts";
 import type { RateSource } from "../rails/fx/mod.ts";
 import type { MailTransport } from "../rails/mail/mod.ts";
@@ -59,7 +60,13 @@ export type Deps = {
   mail?: MailTransport;
 };
 
-export type FiatProviders = { card: CardProvider; momo: MomoProvider; momoPayout: MomoDisbursementProvider };
+export type FiatProviders = {
+  card: CardProvider;
+  momo: MomoProvider;
+  momoPayout: MomoDisbursementProvider;
+  /** A live aggregator's call counts (rails/fiat/aggregators/call_stats.ts), read by /health and /metrics. */
+  calls?: AggregatorCallStats;
+};
 
 export function kvQueue(kv: Deno.Kv): Queue {
   return {

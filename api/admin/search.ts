@@ -88,6 +88,10 @@ export function adminSearchRoutes() {
               kybInReview: z.number().int().openapi({
                 description: "KYB reviews SUBMITTED, waiting for a decision",
               }),
+              providerStatusesHeld: z.number().int().openapi({
+                description: "aggregator statuses the gateway does not know, waiting for an operator " +
+                  "(GET /admin/api/provider-statuses/held)",
+              }),
             }),
             items: z.array(AdminOutboundItemSchema),
           })),

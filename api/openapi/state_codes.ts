@@ -204,6 +204,8 @@ export const STATE_CODES: Record<string, readonly ErrorCode[]> = {
   adminApproveBulkPayment: ["INVALID_TRANSACTION_STATUS", "CONFLICT"],
   adminRejectBulkPayment: ["INVALID_TRANSACTION_STATUS", "CONFLICT", "REASON_NOTE_REQUIRED"],
   adminReviewPayinHold: ["INVALID_STATE"],
+  // Live aggregators (issue 26): an operator settles a status the gateway did not know.
+  adminResolveHeldProviderStatus: ["INVALID_STATE", "REASON_NOTE_REQUIRED"],
   // Refunds (issue 23): the pay-in's state, rail, window and what is left; the operator's decisions.
   createRefund: [
     "INVALID_AMOUNT",

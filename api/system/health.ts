@@ -13,6 +13,16 @@ const HealthSchema = z.object({
   }),
   driver: z.enum(["pglite", "postgres"]),
   gitRev: z.string(),
+  aggregators: z.array(z.object({
+    name: z.string().openapi({ example: "cinetpay" }),
+    status: z.enum(["ok", "unreachable", "unknown"]).openapi({
+      description: "unreachable: its most recent call got no usable answer; unknown: not called yet",
+    }),
+    lastSuccessAt: z.string().nullable(),
+    heldStatuses: z.number().int().nullable().openapi({
+      description: "statuses held for an operator (GET /admin/api/provider-statuses/held); null: no database",
+    }),
+  })).openapi({ description: "the live aggregator (empty with FIAT_PROVIDER=simulator)" }),
 });
 
 export function healthRoutes() {
@@ -28,7 +38,7 @@ export function healthRoutes() {
       responses: {
         200: jsonContent(
           HealthSchema,
-          "The database and KV answer (`status` is `degraded` when the TRON nodes do not)",
+          "Serving (`status` is `degraded` when only the TRON nodes or the live aggregator do not answer)",
         ),
         400: jsonContent(ErrorSchema, "Refused at the edge: a body over 1 MB, or a NUL in the query string"),
         503: jsonContent(HealthSchema, "The database or KV does not answer"),
@@ -36,7 +46,8 @@ export function healthRoutes() {
     }),
     async (c) => {
       const health = await checkHealth(c.get("deps"));
-      return c.json(health, health.database === "ok" && health.kv === "ok" ? 200 : 503);
+      const { serving, ...body } = health;
+      return c.json(body, serving ? 200 : 503);
     },
   );
   return r;

@@ -7,6 +7,7 @@ import type { Deps } from "../deps.ts";
 import { type Approvals, approvalsOf } from "../money_out/four_eyes.ts";
 import { listReviewQueue } from "../money_out/review.ts";
 import { countRefundReviewQueue } from "../refunds/queries.ts";
+import { countHeldStatuses } from "../providers/held_statuses.ts";
 
 export type Queue = {
   counts: {
@@ -19,6 +20,7 @@ export type Queue = {
     /** Disputes not yet decided (OPEN, UNDER_REVIEW, ESCALATED): GET /admin/api/disputes. */
     disputesOpen: number;
     kybInReview: number;
+    providerStatusesHeld: number;
   };
   items: Array<{ row: OutboundRow; approvals: Approvals }>;
 };
@@ -41,6 +43,7 @@ export async function operatorQueue(
       refundsAwaitingApproval: await countRefundReviewQueue(deps),
       disputesOpen: await countOpenDisputes(deps.db),
       kybInReview: c.kyb_in_review,
+      providerStatusesHeld: [...(await countHeldStatuses(deps)).values()].reduce((a, b) => a + b, 0),
     },
     items: rows.map((row) => ({ row, approvals: approvals.get(row.id)! })),
   };

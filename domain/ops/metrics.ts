@@ -5,6 +5,7 @@ import { readDatabaseGauges } from "../../db/metrics.ts";
 import { addressPoolFree } from "../payins/address_pool.ts";
 import type { Deps } from "../deps.ts";
 import type { NodeHealth } from "../../rails/tron/node_pool.ts";
+import { aggregatorMetricLines } from "./aggregator_health.ts";
 
 type RequestKey = string;
 
@@ -40,7 +41,7 @@ function family(name: string, type: "counter" | "gauge", help: string, samples: 
 
 /** The Prometheus text exposition (format 0.0.4). */
 export async function renderMetrics(
-  deps: Pick<Deps, "db" | "clock" | "config" | "tronNodes">,
+  deps: Pick<Deps, "db" | "clock" | "config" | "tronNodes" | "fiat">,
   requests: RequestMetrics,
 ): Promise<string> {
   const g = await readDatabaseGauges(deps.db, deps.clock.now());
@@ -128,6 +129,7 @@ export async function renderMetrics(
       ],
     ),
     ...tronNodeFamilies(deps.tronNodes?.health() ?? []),
+    ...await aggregatorMetricLines(deps),
   ];
   return lines.join("\n") + "\n";
 }

@@ -1,6 +1,7 @@
 // The seam between the gateway and whoever moves XOF: a card acquirer or a mobile money aggregator.
 // The domain talks only to these interfaces; configuration chooses the implementation (the simulators by
 // default). Amounts are XOF integer strings.
+import type { AggregatorCallStats } from "./aggregators/call_stats.ts";
 
 export type FiatRail = "CARD" | "MOBILE_MONEY";
 export type OperatorCode = "OPERATOR_A_BF" | "OPERATOR_B_BF";
@@ -176,4 +177,6 @@ export type FiatProviderSet = {
   card: CardProvider;
   momo: MomoProvider;
   momoPayout: MomoDisbursementProvider;
+  /** A live aggregator's call counts and latency (rails/fiat/aggregators/call_stats.ts); none for simulators. */
+  calls?: AggregatorCallStats;
 };

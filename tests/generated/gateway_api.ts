@@ -2959,6 +2959,46 @@ export interface paths {
     patch: operations["adminSetPlanLimits"];
     trace?: never;
   };
+  "/admin/api/provider-statuses/held": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Pay-ins and disbursements whose aggregator answered a status the gateway does not know
+     * @description Still open, oldest first. Nothing moved; the reconciliation job keeps asking on its backoff, and a later known answer settles (and removes) the item.
+     */
+    get: operations["adminListHeldProviderStatuses"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/admin/api/provider-statuses/held/{id}/resolve": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Settle a held pay-in or disbursement as the aggregator's back office shows it (once)
+     * @description SUCCEEDED credits the pay-in (or finishes the disbursement) through the normal path; FAILED fails it. Audited. A second decision, or one after a known answer settled it: INVALID_STATE.
+     */
+    post: operations["adminResolveHeldProviderStatus"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export interface webhooks {
   "payin.created": {
@@ -8586,6 +8626,36 @@ export interface components {
       conversionsDailyCount: string;
       conversionsDailyVolumeUsdt: string;
     };
+    AdminHeldProviderStatus: {
+      /** @enum {string} */
+      subjectKind: "PAYIN" | "DISBURSEMENT";
+      /** @description the pay-in (pay_) or the disbursement (fdis_) */
+      id: string;
+      /** @example cinetpay-transfer */
+      provider: string;
+      /** @description what the aggregator answered, as it answered it */
+      heldStatus: string;
+      heldAt: string;
+      pollAttempts: number;
+      merchantId: string;
+      /** @enum {string} */
+      mode: "live" | "sandbox";
+      amount: string;
+      /** @enum {string} */
+      currency: "XOF";
+      /** @description the pay-in's or disbursement's status (still open) */
+      status: string;
+      providerRef: string | null;
+    };
+    AdminResolvedProviderStatus: {
+      id: string;
+      /** @enum {string} */
+      subjectKind: "PAYIN" | "DISBURSEMENT";
+      /** @enum {string} */
+      outcome: "SUCCEEDED" | "FAILED";
+      /** @description the status the decision settled it in */
+      status: string;
+    };
   };
   responses: never;
   parameters: never;
@@ -8604,7 +8674,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description The database and KV answer (`status` is `degraded` when the TRON nodes do not) */
+      /** @description Serving (`status` is `degraded` when only the TRON nodes or the live aggregator do not answer) */
       200: {
         headers: {
           [name: string]: unknown;
@@ -8625,6 +8695,19 @@ export interface operations {
             /** @enum {string} */
             driver: "pglite" | "postgres";
             gitRev: string;
+            /** @description the live aggregator (empty with FIAT_PROVIDER=simulator) */
+            aggregators: {
+              /** @example cinetpay */
+              name: string;
+              /**
+               * @description unreachable: its most recent call got no usable answer; unknown: not called yet
+               * @enum {string}
+               */
+              status: "ok" | "unreachable" | "unknown";
+              lastSuccessAt: string | null;
+              /** @description statuses held for an operator (GET /admin/api/provider-statuses/held); null: no database */
+              heldStatuses: number | null;
+            }[];
           };
         };
       };
@@ -8658,6 +8741,19 @@ export interface operations {
             /** @enum {string} */
             driver: "pglite" | "postgres";
             gitRev: string;
+            /** @description the live aggregator (empty with FIAT_PROVIDER=simulator) */
+            aggregators: {
+              /** @example cinetpay */
+              name: string;
+              /**
+               * @description unreachable: its most recent call got no usable answer; unknown: not called yet
+               * @enum {string}
+               */
+              status: "ok" | "unreachable" | "unknown";
+              lastSuccessAt: string | null;
+              /** @description statuses held for an operator (GET /admin/api/provider-statuses/held); null: no database */
+              heldStatuses: number | null;
+            }[];
           };
         };
       };
@@ -22050,6 +22146,8 @@ export interface operations {
                 disputesOpen: number;
                 /** @description KYB reviews SUBMITTED, waiting for a decision */
                 kybInReview: number;
+                /** @description aggregator statuses the gateway does not know, waiting for an operator (GET /admin/api/provider-statuses/held) */
+                providerStatusesHeld: number;
               };
               items: components["schemas"]["AdminOutboundItem"][];
             };
@@ -30023,6 +30121,226 @@ export interface operations {
         };
       };
       /** @description Not found, not owned by the caller, or a malformed id. Codes: MERCHANT_NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  adminListHeldProviderStatuses: {
+    parameters: {
+      query?: {
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Held statuses */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              items: components["schemas"]["AdminHeldProviderStatus"][];
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  adminResolveHeldProviderStatus: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /**
+           * @description what the aggregator's back office shows for this reference
+           * @enum {string}
+           */
+          outcome: "SUCCEEDED" | "FAILED";
+          /** @description what the operator saw, and where (required) */
+          note: string;
+          /** @description who decides, recorded with the decision: with ADMIN_TOKEN, the name given (default "token"); with a session, the signed-in operator (if given, it must be their e-mail) */
+          reviewer?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Settled */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["AdminResolvedProviderStatus"];
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_STATE, REASON_NOTE_REQUIRED */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
       404: {
         headers: {
           [name: string]: unknown;

@@ -4,16 +4,39 @@
 // signatures, and the Burkina Faso numbering the adapters translate to.
 import { nationalNumber } from "../operators.ts";
 import { ProviderError } from "../provider.ts";
+import type { AggregatorCallStats } from "./call_stats.ts";
 
 export type AggregatorHttp = {
   /** Outgoing HTTP; tests point it at the in-process simulators exactly as production points at the host. */
   fetch: typeof fetch;
   /** Deadline of one call; an aggregator slower than this is "unavailable" for this attempt. */
   timeoutMs: number;
+  /** Where each call's outcome and latency are counted (/metrics, /health), under the aggregator's name. */
+  monitor?: { calls: AggregatorCallStats; aggregator: string };
 };
 
-/** Calls `url` and answers its JSON body with the HTTP status; anything else throws "unavailable". */
+/**
+ * Calls `url` and answers its JSON body with the HTTP status; anything else throws "unavailable". `kind`
+ * names the call in the monitor's counts (a fixed label, never an id).
+ */
 export async function callJson(
+  http: AggregatorHttp,
+  url: string,
+  init: RequestInit,
+  kind = "call",
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const started = performance.now();
+  let ok = false;
+  try {
+    const answer = await callJsonOnce(http, url, init);
+    ok = true;
+    return answer;
+  } finally {
+    http.monitor?.calls.record(http.monitor.aggregator, kind, ok, (performance.now() - started) / 1000);
+  }
+}
+
+async function callJsonOnce(
   http: AggregatorHttp,
   url: string,
   init: RequestInit,

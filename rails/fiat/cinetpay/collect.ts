@@ -111,6 +111,7 @@ export function createCinetPayCollection(opts: CinetPayCollectOptions): {
         customer_state: "BF",
         customer_zip_code: "00000",
       }),
+      "/v2/payment",
     );
     if (text(body.code) !== "201") {
       throw new ProviderError("initiate_failed", `CinetPay ${text(body.code)} ${text(body.message)}`);
@@ -126,6 +127,7 @@ export function createCinetPayCollection(opts: CinetPayCollectOptions): {
       opts,
       `${opts.apiUrl}/v2/payment/check`,
       json({ apikey: opts.apiKey, site_id: opts.siteId, transaction_id: reference }),
+      "/v2/payment/check",
     );
     return mapCheck(body);
   }

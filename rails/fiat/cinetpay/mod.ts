@@ -3,6 +3,7 @@
 // Refunds (not built here): CinetPay publishes no refund call for a collected payment; a refund would be a
 // transfer (createCinetPayTransfers().send) to the payer's number under its own reference, which is the
 // seam a refund feature plugs into.
+import { AggregatorCallStats } from "../aggregators/call_stats.ts";
 import type { AggregatorHttp } from "../aggregators/http.ts";
 import type { FiatProviderSet } from "../provider.ts";
 import { createCinetPayCollection } from "./collect.ts";
@@ -24,7 +25,9 @@ export type CinetPayOptions = AggregatorHttp & {
 
 export function createCinetPay(opts: CinetPayOptions): FiatProviderSet {
   const now = opts.now ?? (() => Date.now());
-  const collection = createCinetPayCollection({ ...opts, now });
-  const momoPayout = createCinetPayTransfers({ ...opts, password: opts.transferPassword, now });
-  return { ...collection, momoPayout };
+  const calls = opts.monitor?.calls ?? new AggregatorCallStats(now);
+  const monitored = { ...opts, now, monitor: { calls, aggregator: "cinetpay" } };
+  const collection = createCinetPayCollection(monitored);
+  const momoPayout = createCinetPayTransfers({ ...monitored, password: opts.transferPassword });
+  return { ...collection, momoPayout, calls };
 }

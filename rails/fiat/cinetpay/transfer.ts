@@ -45,6 +45,7 @@ export function createCinetPayTransfers(opts: CinetPayTransferOptions): MomoDisb
       opts,
       `${opts.transferUrl}/v1/auth/login?lang=en`,
       form({ apikey: opts.apiKey, password: opts.password }),
+      "transfer.login",
     );
     const t = text((body.data as Record<string, unknown> | undefined)?.token);
     if (text(body.code) !== "0" || !t) {
@@ -64,6 +65,7 @@ export function createCinetPayTransfers(opts: CinetPayTransferOptions): MomoDisb
         opts,
         `${opts.transferUrl}${path}${sep}token=${encodeURIComponent(t)}&lang=en`,
         init ?? { method: "GET", headers: { accept: "application/json" } },
+        path.split("?")[0],
       );
       const code = text(body.code);
       if ((code === "705" || code === "706") && attempt === 0) {

@@ -88,6 +88,7 @@ export function createPayDunyaCollection(
         },
         custom_data: { reference: input.reference },
       }, headers),
+      "/checkout-invoice/create",
     );
     if (text(body.response_code) !== "00") {
       throw new ProviderError(
@@ -110,7 +111,7 @@ export function createPayDunyaCollection(
     const { body } = await callJson(opts, `${opts.apiUrl}/checkout-invoice/confirm/${token}`, {
       method: "GET",
       headers: { ...headers, accept: "application/json" },
-    });
+    }, "/checkout-invoice/confirm");
     return mapConfirm(body);
   }
 

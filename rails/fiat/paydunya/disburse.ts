@@ -50,7 +50,8 @@ export function mapDisburseStatus(body: Record<string, unknown>, token: string):
 
 export function createPayDunyaDisbursements(opts: PayDunyaDisburseOptions): MomoDisbursementProvider {
   const headers = paydunyaHeaders(opts);
-  const post = (path: string, body: unknown) => callJson(opts, `${opts.apiUrl}${path}`, json(body, headers));
+  const post = (path: string, body: unknown) =>
+    callJson(opts, `${opts.apiUrl}${path}`, json(body, headers), path);
 
   async function check(token: string): Promise<DisburseAnswer & { created: boolean }> {
     const { body } = await post("/disburse/check-status", { disburse_invoice: token });

@@ -4,6 +4,7 @@
 // Refunds (not built here): PayDunya publishes no refund call for a checkout invoice; a refund would be a
 // disbursement (createPayDunyaDisbursements().send) to the payer under its own reference, which is the
 // seam a refund feature plugs into.
+import { AggregatorCallStats } from "../aggregators/call_stats.ts";
 import type { AggregatorHttp } from "../aggregators/http.ts";
 import type { FiatProviderSet, OperatorCode } from "../provider.ts";
 import { createPayDunyaCollection, type PayDunyaKeys } from "./collect.ts";
@@ -21,8 +22,11 @@ export type PayDunyaOptions = AggregatorHttp & PayDunyaKeys & {
 
 export function createPayDunya(opts: PayDunyaOptions): FiatProviderSet {
   const now = opts.now ?? (() => Date.now());
+  const calls = opts.monitor?.calls ?? new AggregatorCallStats(now);
+  const monitored = { ...opts, now, monitor: { calls, aggregator: "paydunya" } };
   return {
-    ...createPayDunyaCollection({ ...opts, now }),
-    momoPayout: createPayDunyaDisbursements({ ...opts, now }),
+    ...createPayDunyaCollection(monitored),
+    momoPayout: createPayDunyaDisbursements(monitored),
+    calls,
   };
 }
