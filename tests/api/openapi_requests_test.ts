@@ -232,7 +232,7 @@ Deno.test(
     const { doc, contract } = await documentOf(gw);
     const providers = Object.keys(doc.paths).filter((p) => p.startsWith("/v1/providers/"));
     const callbacks = providers.filter((p) => !p.endsWith("/chargeback-callback"));
-    assertEquals(callbacks.length, 4);
+    assertEquals(callbacks.length, 6); // pay-ins (rail and simulator), disbursements (two), card refunds (two)
     const body = {
       notificationId: "ntf_1",
       providerRef: "prv_1",
