@@ -10,6 +10,10 @@ export type OutgoingRow = {
   created_at: Date;
   last_broadcast_at: Date | null;
   broadcast_count: number;
+  /** The node's last refusal code; null when never refused. */
+  last_refusal_code: string | null;
+  /** Refusals for an unknown reference block (TAPOS_ERROR), which do not count towards failing. */
+  tapos_refusals: number;
   block_number: string | null;
   result: string | null;
   superseded: boolean;
@@ -33,12 +37,19 @@ export async function insertOutgoing(
   );
 }
 
-export async function noteBroadcast(db: Db, txId: string, now: Date): Promise<void> {
+/** Counts a node's answer to a broadcast; `refusal` is its error code when it refused the transaction. */
+export async function noteBroadcast(db: Db, txId: string, now: Date, refusal?: string): Promise<void> {
   await db.query(
-    `UPDATE chain_outgoing SET last_broadcast_at = $2, broadcast_count = broadcast_count + 1 WHERE tx_id = $1`,
-    [txId, now],
+    `UPDATE chain_outgoing SET last_broadcast_at = $2, broadcast_count = broadcast_count + 1,
+            last_refusal_code = COALESCE($3::text, last_refusal_code),
+            tapos_refusals = tapos_refusals + CASE WHEN $3::text = $4::text THEN 1 ELSE 0 END
+      WHERE tx_id = $1`,
+    [txId, now, refusal ?? null, TAPOS_ERROR],
   );
 }
+
+/** java-tron's code (Wallet.broadcastTransaction, TaposException) when the reference block is unknown. */
+export const TAPOS_ERROR = "TAPOS_ERROR";
 
 export async function supersede(db: Db, txId: string): Promise<void> {
   await db.query(`UPDATE chain_outgoing SET superseded = true WHERE tx_id = $1 AND block_number IS NULL`, [

@@ -1,7 +1,9 @@
 // Sending a payout or withdrawal to the chain exactly once. The transaction is signed once and stored
 // (with its txID and expiration) before its first broadcast; every later attempt, after a crash or a
 // reorg, re-sends the same bytes; a new one is signed only when the chain's head is past the old one's expiration
-// and the node confirms it is not on chain, so two can never both land. Sandbox items never touch a
+// and the node confirms it is not on chain, so two can never both land. A refusal for an unknown
+// reference block (TAPOS_ERROR: signed against a node on a fork) is not held against the item: that
+// transaction could still land if its fork wins, so it is left to expire and then replaced. Sandbox items never touch a
 // chain: they move through the same states on simulated confirmations.
 import * as outgoing from "../../db/chain_outgoing.ts";
 import { PG_UNIQUE_VIOLATION, pgErrorCode } from "../../db/mod.ts";
@@ -25,7 +27,11 @@ import { transitionOutbound } from "./transition.ts";
 
 /** TRX (in sun) a payout's TRC20 transfer may burn at most when the hot wallet's energy runs short. */
 export const PAYOUT_FEE_LIMIT_SUN = 50_000_000;
-/** After this many refused broadcasts of expired, absent transactions, the item fails and is refunded. */
+/**
+ * After this many refused broadcasts of expired, absent transactions, the item fails and is refunded.
+ * TAPOS_ERROR refusals are not counted: they say the node chose a bad reference block, not that the
+ * transfer is wrong, and the replacement signs against a healthy node's head.
+ */
 export const MAX_REFUSED_BROADCASTS = 5;
 /** Node answers that mean "already known": the transaction is in the pool or in a block. */
 const ALREADY_KNOWN = new Set(["DUP_TRANSACTION_ERROR"]);
@@ -179,9 +185,12 @@ async function broadcastStored(
     deps.log.warn("broadcast failed; will retry", { id: row.id, txId: live.tx_id, error: err.message });
     return "refused";
   }
-  await outgoing.noteBroadcast(deps.db, live.tx_id, deps.clock.now());
+  await outgoing.noteBroadcast(deps.db, live.tx_id, deps.clock.now(), accepted ? undefined : code);
   if (!accepted) {
-    deps.log.warn("node refused a payout transaction; will retry", { id: row.id, txId: live.tx_id, code });
+    const why = code === outgoing.TAPOS_ERROR
+      ? "node does not know the reference block (a fork); left to expire, then replaced"
+      : "node refused a payout transaction; will retry";
+    deps.log.warn(why, { id: row.id, txId: live.tx_id, code });
     return "refused";
   }
   if (row.status === "BROADCAST") return "already-sent";
@@ -206,7 +215,7 @@ async function replaceIfAbsent(
   live: outgoing.OutgoingRow,
 ): Promise<SendOutcome> {
   if (await deps.tron.getTransactionInfoById(live.tx_id)) return "already-sent";
-  if (live.broadcast_count >= MAX_REFUSED_BROADCASTS && row.status !== "BROADCAST") {
+  if (live.broadcast_count - live.tapos_refusals >= MAX_REFUSED_BROADCASTS && row.status !== "BROADCAST") {
     const failed = await releaseOutbound(deps, {
       id: row.id,
       to: "FAILED",

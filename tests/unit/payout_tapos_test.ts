@@ -1,0 +1,141 @@
+// A payout signed against a block only a forked node had (its reference block): every real node refuses
+// it with TAPOS_ERROR. The payout must not fail for that, and must never be signed twice while the first
+// transaction could still land (if the fork won): it is left to expire by the chain's head, then replaced
+// once, against a healthy node's head, and paid once.
+import { scanChain } from "../../domain/payins/chain_scanner.ts";
+import { manualClock } from "../../domain/clock.ts";
+import { MAX_REFUSED_BROADCASTS, sendOutbound } from "../../domain/money_out/send.ts";
+import { hotWallet } from "../../domain/treasury/hot_wallet.ts";
+import type { TronResources } from "../../rails/tron/resources.ts";
+import { assert, assertEquals } from "../assert.ts";
+import { startTestGateway } from "../helpers.ts";
+import {
+  creditUsdt,
+  idem,
+  inFlight,
+  randomTronAddress,
+  usdtBalance,
+  whitelist,
+} from "../money_out_helpers.ts";
+
+const USDT = 1_000_000n;
+
+Deno.test("a payout refused with TAPOS_ERROR is not failed: it expires, is signed anew once and paid once", async () => {
+  const clock = manualClock(new Date());
+  const gw = await startTestGateway({ clock, devnetNow: () => clock.now().getTime() });
+  try {
+    const m = await gw.createMerchant("Fork Victim SARL");
+    await creditUsdt(gw, m.merchantId, false, "1000");
+    const hot = hotWallet(gw.deps.config, false);
+    gw.devnet.fund(hot.address, { trx: 1_000n * USDT, usdt: 10_000n * USDT });
+    gw.devnet.mine(1);
+    const dest = randomTronAddress();
+    await whitelist(gw, m.keys.liveSecret, dest, ["PAYOUT"]);
+    const res = await gw.request("POST", "/v1/payout", {
+      key: m.keys.liveSecret,
+      body: { amount: "25.5", destinationAddress: dest },
+      headers: idem(),
+    });
+    assertEquals(res.status, 201, res.text);
+    const id = res.json.data.transactionId as string;
+    const status = async () =>
+      (await gw.request("GET", `/v1/payout/${id}`, { key: m.keys.liveSecret })).json.data;
+    const mine = async (blocks: number) => {
+      gw.devnet.mine(blocks);
+      clock.advance(blocks * 3000);
+      await scanChain(gw.deps);
+    };
+
+    // The first signature takes its reference block from a node on another fork: same number, other hash.
+    const real = gw.deps.tronResources;
+    let forkedRefs = 1;
+    const resources: TronResources = {
+      ...real,
+      async refBlock() {
+        const head = await real.refBlock();
+        if (forkedRefs-- <= 0) return head;
+        return { ...head, hash: head.hash.slice(0, 16) + "ab".repeat(24) };
+      },
+    };
+    const deps = { ...gw.deps, tronResources: resources };
+
+    // Refused by the (real) node again and again, well past the refusal limit, while it has not expired.
+    for (let i = 0; i < MAX_REFUSED_BROADCASTS + 3; i++) {
+      assertEquals(await sendOutbound(deps, id), "refused");
+      await mine(1);
+    }
+    const [first] = await gw.db.query<{ tx_id: string; last_refusal_code: string; tapos_refusals: number }>(
+      "SELECT tx_id, last_refusal_code, tapos_refusals FROM chain_outgoing",
+    );
+    assertEquals([first.last_refusal_code, first.tapos_refusals], [
+      "TAPOS_ERROR",
+      MAX_REFUSED_BROADCASTS + 3,
+    ]);
+    assertEquals((await status()).status, "PROCESSING", "not failed, not refunded");
+    assertEquals(
+      (await gw.db.query("SELECT 1 FROM chain_outgoing")).length,
+      1,
+      "nothing signed while it could land",
+    );
+
+    // The chain's head passes its expiration (60 s): it can never land, so exactly one new one is signed.
+    // (A block's time is the clock's when it is mined.)
+    clock.advance(60_000);
+    await mine(1);
+    assertEquals(await sendOutbound(deps, id), "resigned");
+    const rows = await gw.db.query<{ tx_id: string; superseded: boolean }>(
+      "SELECT tx_id, superseded FROM chain_outgoing ORDER BY created_at",
+    );
+    assertEquals(rows.map((r) => [r.tx_id, r.superseded]), [[first.tx_id, true], [rows[1].tx_id, false]]);
+    const sent = await status();
+    assertEquals([sent.status, sent.txHash], ["BROADCAST", rows[1].tx_id]);
+    for (let i = 0; i < 3; i++) assert(await sendOutbound(deps, id) !== "resigned");
+
+    await mine(20);
+    const done = await status();
+    assertEquals([done.status, done.txHash], ["CONFIRMED", rows[1].tx_id]);
+    assertEquals(await gw.deps.tron.getUsdtBalance(gw.deps.config.tron.usdtContract, dest), 25_500_000n);
+    assertEquals(await usdtBalance(gw, m.merchantId, false), "973.500000", "debited once (amount and fee)");
+    assertEquals(await inFlight(gw, false), "0.000000");
+    assertEquals((await gw.db.query("SELECT 1 FROM chain_outgoing")).length, 2, "two signatures in all");
+  } finally {
+    await gw.close();
+  }
+});
+
+Deno.test("other refusals still fail the payout after the limit, with its money returned", async () => {
+  const clock = manualClock(new Date());
+  const gw = await startTestGateway({ clock, devnetNow: () => clock.now().getTime() });
+  try {
+    const m = await gw.createMerchant("Refused SARL");
+    await creditUsdt(gw, m.merchantId, false, "1000");
+    const hot = hotWallet(gw.deps.config, false);
+    gw.devnet.fund(hot.address, { trx: 1_000n * USDT, usdt: 10_000n * USDT });
+    gw.devnet.mine(1);
+    const dest = randomTronAddress();
+    await whitelist(gw, m.keys.liveSecret, dest, ["PAYOUT"]);
+    const res = await gw.request("POST", "/v1/payout", {
+      key: m.keys.liveSecret,
+      body: { amount: "25.5", destinationAddress: dest },
+      headers: idem(),
+    });
+    assertEquals(res.status, 201, res.text);
+    const id = res.json.data.transactionId as string;
+    const deps = {
+      ...gw.deps,
+      tron: {
+        ...gw.deps.tron,
+        broadcastTransaction: () => Promise.resolve({ result: false, code: "CONTRACT_VALIDATE_ERROR" }),
+      },
+    };
+    for (let i = 0; i < MAX_REFUSED_BROADCASTS; i++) assertEquals(await sendOutbound(deps, id), "refused");
+    clock.advance(90_000);
+    gw.devnet.mine(1);
+    assertEquals(await sendOutbound(deps, id), "failed");
+    const rec = (await gw.request("GET", `/v1/payout/${id}`, { key: m.keys.liveSecret })).json.data;
+    assertEquals([rec.status, rec.failureReason], ["FAILED", "BROADCAST_REJECTED"]);
+    assertEquals(await usdtBalance(gw, m.merchantId, false), "1000.000000");
+  } finally {
+    await gw.close();
+  }
+});
