@@ -221,7 +221,10 @@ export function adminKybRoutes() {
         "(agreement.resign_requested), then live processing stops until they do",
       security,
       middleware: [requireAdmin],
-      request: json(z.strictObject({ body: z.string().max(200_000) })),
+      request: json(z.strictObject({
+        body: z.string().min(20).max(200_000).regex(/\S(.*\S){18}/s, "at least 20 characters besides spaces")
+          .openapi({ description: "the agreement's text (at least 20 characters once trimmed)" }),
+      })),
       responses: {
         201: jsonContent(
           successSchema(z.object({

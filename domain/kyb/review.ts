@@ -137,7 +137,7 @@ export async function submitKyb(deps: KybDeps, merchantId: string) {
       problems.push({ field: "documents", reason: "upload at least one document before submitting" });
     }
     if (problems.length > 0) {
-      throw new AppError("VALIDATION_ERROR", "The KYB review is incomplete", { details: problems });
+      throw new AppError("INVALID_STATE", "The KYB review is incomplete", { details: problems });
     }
     const now = deps.clock.now();
     await db.updateReview(tx, merchantId, {

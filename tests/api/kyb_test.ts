@@ -111,7 +111,7 @@ Deno.test("KYB: documents by their bytes, threads, approval, agreement, then liv
 
     await t.step("details saved; submitting without a document names what is missing", async () => {
       const empty = await gw.request("POST", "/v1/merchant/kyb/submit", { key: other.keys.liveSecret });
-      assertEquals(empty.json.error.code, "VALIDATION_ERROR");
+      assertEquals(empty.json.error.code, "INVALID_STATE");
       const saved = await gw.request("PUT", "/v1/merchant/kyb", { key, body: { business: BUSINESS } });
       assertEquals(saved.status, 200);
       assertEquals(saved.json.data.status, "DRAFT");

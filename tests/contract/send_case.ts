@@ -8,10 +8,16 @@ const TINY_PNG = Uint8Array.from(
   (ch) => ch.charCodeAt(0),
 );
 
-/** A file of the declared part type (a CSV of one product, a tiny PNG), or a few bytes of none. */
+/** A one-page PDF in plain ASCII (so it crosses Prism's UTF-8 re-encoding intact). */
+const TINY_PDF = "%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n" +
+  "2 0 obj<</Type/Pages/Kids[3 0 R]/Count 1>>endobj\n3 0 obj<</Type/Page/Parent 2 0 R/MediaBox[0 0 10 10]>>endobj\n" +
+  "trailer<</Root 1 0 R>>\n%%EOF\n";
+
+/** A file of the declared part type (a CSV of one product, a tiny PNG or PDF), or a few bytes of none. */
 function filePart(partType: string | undefined): File {
   if (partType === "text/csv") return new File(["name,price\nTea,1000\n"], "items.csv", { type: partType });
   if (partType === "image/png") return new File([TINY_PNG], "a.png", { type: partType });
+  if (partType === "application/pdf") return new File([TINY_PDF], "a.pdf", { type: partType });
   return new File(["GIF89a"], "a.bin", { type: partType ?? "application/octet-stream" });
 }
 

@@ -29856,6 +29856,7 @@ export interface operations {
     requestBody: {
       content: {
         "application/json": {
+          /** @description the agreement's text (at least 20 characters once trimmed) */
           body: string;
         };
       };
