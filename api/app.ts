@@ -40,6 +40,7 @@ import { subscriptionRoutes } from "./subscriptions/routes.ts";
 import { adminMailRoutes } from "./admin/mail.ts";
 import { adminPayinHoldRoutes } from "./admin/payin_holds.ts";
 import { subscriptionPageRoutes } from "../pages/subscription_routes.ts";
+import { refundPageRoutes } from "../pages/refund_routes.ts";
 import { adminPageRoutes } from "../pages/admin/routes.ts";
 import { paylinkRoutes } from "./paylinks/routes.ts";
 import { adminPaylinkRoutes } from "./admin/paylink_limits.ts";
@@ -208,6 +209,7 @@ export function createApp(deps: Deps, options: { devnet?: { app: Hono }; simulat
   app.route("/", checkoutRoutes());
   app.route("/", shopPageRoutes());
   app.route("/", subscriptionPageRoutes());
+  app.route("/", refundPageRoutes());
   app.route("/", adminPageRoutes());
   // Browsers ask every page's host for an icon; an empty answer keeps a 404 out of the customer's console.
   app.get("/favicon.ico", (c) => c.body(null, 204, { "cache-control": "public, max-age=86400" }));
