@@ -233,3 +233,14 @@ export async function isDepositAddress(db: Db, addressHex: string): Promise<bool
     [addressHex],
   ))[0].ours;
 }
+
+/** What the pay-ins' refunds gave back (COMPLETED only), by pay-in id; pay-ins without one are absent. */
+export async function refundedAmounts(db: Db, payinIds: string[]): Promise<Map<string, string>> {
+  if (payinIds.length === 0) return new Map();
+  const rows = await db.query<{ payin_id: string; total: string }>(
+    `SELECT payin_id, sum(amount)::text AS total FROM refunds
+      WHERE payin_id = ANY($1::text[]) AND status = 'COMPLETED' GROUP BY payin_id`,
+    [payinIds],
+  );
+  return new Map(rows.map((r) => [r.payin_id, r.total]));
+}

@@ -223,6 +223,8 @@ Deno.test("USDT refunds: signed page, address once, paid once by the sender, a r
       assertEquals(await eventsOf(gw, refundId), ["refund.created", "refund.approved", "refund.completed"]);
       assertEquals(await usdtBalance(gw, m.merchantId, false), walletBefore);
       assertEquals(await inFlight(gw, false), "1.000000");
+      const payin = (await gw.request("GET", `/v1/payments/${payinId}`, { key })).json.data;
+      assertEquals(payin.refundedAmount, "20.000000");
       // Nothing pays it again: the sender and the scanner find nothing to do.
       assertEquals(await sendOutbound(gw.deps, transfer), "nothing-to-do");
       gw.devnet.mine(3);
@@ -267,6 +269,9 @@ Deno.test("USDT refunds: signed page, address once, paid once by the sender, a r
       assertEquals(Number(await usdtBalance(gw, m.merchantId, false)), walletBefore + 5);
       assertEquals(await eventsOf(gw, r.refundId), ["refund.created", "refund.approved", "refund.failed"]);
       assertEquals(await inFlight(gw, false), "1.000000");
+      // Only the completed refund counts as refunded on the pay-in.
+      const payin = (await gw.request("GET", `/v1/payments/${payinId}`, { key })).json.data;
+      assertEquals(payin.refundedAmount, "20.000000");
       // A failed refund takes no address any more.
       assertEquals((await postAddress(gw, link, randomTronAddress())).status, 409);
       await assertLedgerBalanced(gw);

@@ -4610,7 +4610,7 @@ export interface components {
         /** @enum {string} */
         paymentMethod: "USDT_TRC20" | "CARD" | "MOBILE_MONEY";
         /**
-         * @description PENDING_APPROVAL (waits for an operator) -> APPROVED -> SENDING / PROCESSING (on the rail) -> COMPLETED; or REJECTED, CANCELLED (before approval) and FAILED (the rail refused): the money is back
+         * @description PENDING_APPROVAL (waits for an operator) -> APPROVED -> SENDING / PROCESSING (on the rail) -> COMPLETED; or REJECTED, CANCELLED (before approval) and FAILED (the rail refused): the money is back. USDT: APPROVED until the customer gives an address on the hosted page, then PROCESSING until the transfer has its confirmations
          * @enum {string}
          */
         status:
@@ -4647,7 +4647,7 @@ export interface components {
         /** @enum {string} */
         paymentMethod: "USDT_TRC20" | "CARD" | "MOBILE_MONEY";
         /**
-         * @description PENDING_APPROVAL (waits for an operator) -> APPROVED -> SENDING / PROCESSING (on the rail) -> COMPLETED; or REJECTED, CANCELLED (before approval) and FAILED (the rail refused): the money is back
+         * @description PENDING_APPROVAL (waits for an operator) -> APPROVED -> SENDING / PROCESSING (on the rail) -> COMPLETED; or REJECTED, CANCELLED (before approval) and FAILED (the rail refused): the money is back. USDT: APPROVED until the customer gives an address on the hosted page, then PROCESSING until the transfer has its confirmations
          * @enum {string}
          */
         status:
@@ -4684,7 +4684,7 @@ export interface components {
         /** @enum {string} */
         paymentMethod: "USDT_TRC20" | "CARD" | "MOBILE_MONEY";
         /**
-         * @description PENDING_APPROVAL (waits for an operator) -> APPROVED -> SENDING / PROCESSING (on the rail) -> COMPLETED; or REJECTED, CANCELLED (before approval) and FAILED (the rail refused): the money is back
+         * @description PENDING_APPROVAL (waits for an operator) -> APPROVED -> SENDING / PROCESSING (on the rail) -> COMPLETED; or REJECTED, CANCELLED (before approval) and FAILED (the rail refused): the money is back. USDT: APPROVED until the customer gives an address on the hosted page, then PROCESSING until the transfer has its confirmations
          * @enum {string}
          */
         status:
@@ -4721,7 +4721,7 @@ export interface components {
         /** @enum {string} */
         paymentMethod: "USDT_TRC20" | "CARD" | "MOBILE_MONEY";
         /**
-         * @description PENDING_APPROVAL (waits for an operator) -> APPROVED -> SENDING / PROCESSING (on the rail) -> COMPLETED; or REJECTED, CANCELLED (before approval) and FAILED (the rail refused): the money is back
+         * @description PENDING_APPROVAL (waits for an operator) -> APPROVED -> SENDING / PROCESSING (on the rail) -> COMPLETED; or REJECTED, CANCELLED (before approval) and FAILED (the rail refused): the money is back. USDT: APPROVED until the customer gives an address on the hosted page, then PROCESSING until the transfer has its confirmations
          * @enum {string}
          */
         status:
@@ -4758,7 +4758,7 @@ export interface components {
         /** @enum {string} */
         paymentMethod: "USDT_TRC20" | "CARD" | "MOBILE_MONEY";
         /**
-         * @description PENDING_APPROVAL (waits for an operator) -> APPROVED -> SENDING / PROCESSING (on the rail) -> COMPLETED; or REJECTED, CANCELLED (before approval) and FAILED (the rail refused): the money is back
+         * @description PENDING_APPROVAL (waits for an operator) -> APPROVED -> SENDING / PROCESSING (on the rail) -> COMPLETED; or REJECTED, CANCELLED (before approval) and FAILED (the rail refused): the money is back. USDT: APPROVED until the customer gives an address on the hosted page, then PROCESSING until the transfer has its confirmations
          * @enum {string}
          */
         status:
@@ -6618,6 +6618,11 @@ export interface components {
       amountReceived: string;
       /** @description absent when read with a publishable key */
       serviceFee?: string;
+      /**
+       * @description what completed refunds gave back to the customer, in the pay-in's currency (refunds still waiting or on their way are not counted); absent when read with a publishable key
+       * @example 0
+       */
+      refundedAmount?: string;
       /** @enum {string} */
       status:
         | "AWAITING_PAYMENT"
@@ -7714,7 +7719,7 @@ export interface components {
       /** @description the refunded pay-in */
       transactionId: string;
       /**
-       * @description PENDING_APPROVAL (waits for an operator) -> APPROVED -> SENDING / PROCESSING (on the rail) -> COMPLETED; or REJECTED, CANCELLED (before approval) and FAILED (the rail refused): the money is back
+       * @description PENDING_APPROVAL (waits for an operator) -> APPROVED -> SENDING / PROCESSING (on the rail) -> COMPLETED; or REJECTED, CANCELLED (before approval) and FAILED (the rail refused): the money is back. USDT: APPROVED until the customer gives an address on the hosted page, then PROCESSING until the transfer has its confirmations
        * @enum {string}
        */
       status:
@@ -7747,6 +7752,12 @@ export interface components {
       failedAt: string | null;
       rejectedAt: string | null;
       cancelledAt: string | null;
+      /** @description USDT: the signed hosted page (HMAC, expiring) where the customer gives the TRON address to refund to; the merchant sends it to the customer. Null until the refund is approved, and for other rails */
+      customerPageUrl: string | null;
+      /** @description USDT: when customerPageUrl stops working */
+      customerPageExpiresAt: string | null;
+      /** @description USDT: the address the customer gave (set once; the refund is then PROCESSING) */
+      destinationAddress: string | null;
     };
     CreateRefund: {
       /**
@@ -24501,7 +24512,7 @@ export interface operations {
       query?: {
         page?: number;
         limit?: number;
-        /** @description PENDING_APPROVAL (waits for an operator) -> APPROVED -> SENDING / PROCESSING (on the rail) -> COMPLETED; or REJECTED, CANCELLED (before approval) and FAILED (the rail refused): the money is back */
+        /** @description PENDING_APPROVAL (waits for an operator) -> APPROVED -> SENDING / PROCESSING (on the rail) -> COMPLETED; or REJECTED, CANCELLED (before approval) and FAILED (the rail refused): the money is back. USDT: APPROVED until the customer gives an address on the hosted page, then PROCESSING until the transfer has its confirmations */
         status?:
           | "PENDING_APPROVAL"
           | "APPROVED"
