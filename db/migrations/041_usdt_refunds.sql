@@ -53,3 +53,51 @@ SELECT o.id, o.merchant_id, o.is_sandbox, o.kind AS type, o.status,
        date_trunc('milliseconds', o.created_at), date_trunc('milliseconds', o.updated_at)
   FROM outbound_transfers o
  WHERE o.bulk_item_id IS NULL AND o.kind <> 'REFUND';
+
+-- Refunds (every rail) are rows of the transaction history, type REFUND, kept by a trigger like the others.
+-- The refund's own fields, with its pay-in's reference and customer so a search for them finds it too.
+ALTER TABLE transactions DROP CONSTRAINT transactions_type_check;
+ALTER TABLE transactions ADD CONSTRAINT transactions_type_check
+  CHECK (type IN ('PAYIN', 'PAYOUT', 'WITHDRAWAL', 'CONVERSION', 'BULK_ITEM', 'DEPOSIT', 'REFUND'));
+
+CREATE VIEW transaction_rows_refunds
+  (id, merchant_id, is_sandbox, type, status, payment_method, wallet_rail, currency, amount, amount_received,
+  fee, fee_currency, net_amount, to_currency, to_wallet_rail, to_amount, external_ref, customer_name, customer_email,
+  customer_phone, recipient_name, destination, note, tx_hash, batch_id, failure_reason, search_text, created_at,
+  updated_at) AS
+SELECT r.id, r.merchant_id, r.is_sandbox, 'REFUND'::text, r.status, r.payment_method, r.wallet_rail, r.currency,
+       r.amount, NULL::numeric, 0::numeric, r.currency, r.amount, NULL::text, NULL::text, NULL::numeric,
+       p.external_ref, p.customer_name, p.customer_email, p.customer_phone, NULL::text,
+       r.destination_address, r.reason, CASE WHEN r.payment_method = 'USDT_TRC20' THEN r.provider_ref END,
+       NULL::text, r.failure_reason,
+       transaction_search_text(p.customer_email, p.customer_name, p.customer_phone, p.external_ref, r.reason),
+       date_trunc('milliseconds', r.created_at), date_trunc('milliseconds', r.updated_at)
+  FROM refunds r
+  JOIN payins p ON p.id = r.payin_id;
+
+CREATE OR REPLACE VIEW transaction_rows AS
+SELECT * FROM transaction_rows_payins
+UNION ALL SELECT * FROM transaction_rows_outbound
+UNION ALL SELECT * FROM transaction_rows_conversions
+UNION ALL SELECT * FROM transaction_rows_bulk_items
+UNION ALL SELECT * FROM transaction_rows_deposits
+UNION ALL SELECT * FROM transaction_rows_refunds;
+
+-- A refund changes rarely: the row is read through the view itself, keyed on the refund.
+CREATE FUNCTION transactions_follow_refunds() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  t transactions;
+BEGIN
+  IF TG_OP = 'DELETE' THEN
+    DELETE FROM transactions WHERE id = OLD.id;
+    RETURN NULL;
+  END IF;
+  SELECT * INTO t FROM transaction_rows_refunds WHERE id = NEW.id;
+  IF FOUND THEN PERFORM transactions_put(t); END IF;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER refunds_transactions AFTER INSERT OR UPDATE OR DELETE ON refunds
+  FOR EACH ROW EXECUTE FUNCTION transactions_follow_refunds();
+
+-- The refunds that existed before this migration.
+INSERT INTO transactions SELECT * FROM transaction_rows_refunds ON CONFLICT (id) DO NOTHING;

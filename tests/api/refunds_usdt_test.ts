@@ -276,6 +276,23 @@ Deno.test("USDT refunds: signed page, address once, paid once by the sender, a r
       assertEquals((await postAddress(gw, link, randomTronAddress())).status, 409);
       await assertLedgerBalanced(gw);
     });
+
+    await t.step(
+      "refunds are rows of the transaction history (type REFUND), their transfers are not",
+      async () => {
+        const res = await gw.request("GET", "/v1/transactions?type=REFUND&limit=50", { key });
+        assertEquals(res.status, 200, res.text);
+        const rows = res.json.data.items ?? res.json.data;
+        const seen = (rows as { id: string; status: string; amount: string }[])
+          .map((r) => `${r.status} ${r.amount}`).sort();
+        assertEquals(seen, ["COMPLETED 20.000000", "FAILED 5.000000", "PENDING_APPROVAL 1.000000"]);
+        const all = await gw.request("GET", "/v1/transactions?limit=100", { key });
+        const ids = ((all.json.data.items ?? all.json.data) as { id: string }[]).map((r) => r.id);
+        assert(!ids.some((id) => id.startsWith("rfo_")), "a refund's transfer is not a row of its own");
+        const one = await gw.request("GET", `/v1/transactions/${refundId}`, { key });
+        assertEquals([one.status, one.json.data.type, one.json.data.txHash?.length], [200, "REFUND", 64]);
+      },
+    );
   } finally {
     await gw.close();
   }

@@ -7448,23 +7448,26 @@ export interface components {
       /** @example pay_01k0000000000000000000000a */
       id: string;
       /** @enum {string} */
-      type: "PAYIN" | "PAYOUT" | "WITHDRAWAL" | "CONVERSION" | "BULK_ITEM" | "DEPOSIT";
+      type: "PAYIN" | "PAYOUT" | "WITHDRAWAL" | "CONVERSION" | "BULK_ITEM" | "DEPOSIT" | "REFUND";
       /** @enum {string} */
       status:
         | "APPROVED"
         | "AWAITING_PAYMENT"
         | "BROADCAST"
         | "CANCELLED"
+        | "COMPLETED"
         | "CONFIRMED"
         | "CONFIRMING"
         | "EXPIRED"
         | "FAILED"
         | "OVERPAID"
         | "PENDING"
+        | "PENDING_APPROVAL"
         | "PENDING_REVIEW"
         | "PROCESSING"
         | "QUEUED"
         | "REJECTED"
+        | "SENDING"
         | "SUCCEEDED"
         | "UNDERPAID";
       /**
@@ -7497,7 +7500,7 @@ export interface components {
       /** @enum {string} */
       feeCurrency: "USDT_TRC20" | "XOF";
       /**
-       * @description pay-in: credited to the wallet; payout, withdrawal, bulk item: what the recipient gets; conversion: what left the from-wallet
+       * @description pay-in: credited to the wallet; payout, withdrawal, bulk item: what the recipient gets; conversion: what left the from-wallet; refund: what goes back to the customer (type REFUND, id rfd_, the refund's status; fee 0)
        * @example 25.000000
        */
       netAmount: string;
@@ -21556,22 +21559,25 @@ export interface operations {
     parameters: {
       query?: {
         /** @description the kind of record */
-        type?: "PAYIN" | "PAYOUT" | "WITHDRAWAL" | "CONVERSION" | "BULK_ITEM" | "DEPOSIT";
+        type?: "PAYIN" | "PAYOUT" | "WITHDRAWAL" | "CONVERSION" | "BULK_ITEM" | "DEPOSIT" | "REFUND";
         status?:
           | "APPROVED"
           | "AWAITING_PAYMENT"
           | "BROADCAST"
           | "CANCELLED"
+          | "COMPLETED"
           | "CONFIRMED"
           | "CONFIRMING"
           | "EXPIRED"
           | "FAILED"
           | "OVERPAID"
           | "PENDING"
+          | "PENDING_APPROVAL"
           | "PENDING_REVIEW"
           | "PROCESSING"
           | "QUEUED"
           | "REJECTED"
+          | "SENDING"
           | "SUCCEEDED"
           | "UNDERPAID";
         currency?: "USDT_TRC20" | "XOF";
