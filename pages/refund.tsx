@@ -57,8 +57,8 @@ const en: Messages = {
 };
 export const REFUND_MESSAGES: Record<Lang, Messages> = { fr, en };
 
-const PAGE_CSS = `form{margin:14px 0 0}label{display:block;font-weight:600;margin:0 0 6px}
-input{width:100%;min-height:44px;font:15px ui-monospace,Menlo,Consolas,monospace;padding:8px 10px;border:1px solid #8a96a3;border-radius:8px}
+const PAGE_CSS = `form{margin:14px 0 0}.card .big{margin:0}label{display:block;font-weight:600;margin:0 0 6px}
+input{width:100%;min-height:44px;font:16px ui-monospace,Menlo,Consolas,monospace;padding:8px 10px;border:1px solid #8a96a3;border-radius:8px}
 .muted{color:#47525e;font-size:14px;margin:6px 0 12px}.err{color:#8a1c13;background:#fdecea;border-radius:8px;padding:8px 10px}
 button.wide{margin-top:12px}`;
 
