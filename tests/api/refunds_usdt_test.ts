@@ -182,6 +182,8 @@ Deno.test("USDT refunds: signed page, address once, paid once by the sender, a r
     );
 
     const customer = randomTronAddress();
+    // Whichever tab wins below is the address the refund is paid to.
+    const customerAddress = { value: customer };
     await t.step("two tabs and double clicks set the address once", async () => {
       const intruder = randomTronAddress();
       const answers = await Promise.all([
@@ -205,7 +207,6 @@ Deno.test("USDT refunds: signed page, address once, paid once by the sender, a r
       assertEquals(await inFlight(gw, false), "21.000000"); // 20 + the 1 still pending
       await assertLedgerBalanced(gw);
     });
-    const customerAddress = { value: customer };
 
     await t.step("paid once by the money-out sender, refund.completed after its confirmations", async () => {
       const [{ id: transfer }] = await gw.db.query<{ id: string }>(
