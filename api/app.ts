@@ -42,6 +42,7 @@ import { adminMailRoutes } from "./admin/mail.ts";
 import { adminPayinHoldRoutes } from "./admin/payin_holds.ts";
 import { adminProviderStatusRoutes } from "./admin/provider_statuses.ts";
 import { subscriptionPageRoutes } from "../pages/subscription_routes.ts";
+import { refundPageRoutes } from "../pages/refund_routes.ts";
 import { adminPageRoutes } from "../pages/admin/routes.ts";
 import { adminConsoleRoutes } from "../pages/admin/console_routes.ts";
 import { adminAccountRoutes } from "../pages/admin/account_routes.ts";
@@ -226,6 +227,7 @@ export function createApp(deps: Deps, options: { devnet?: { app: Hono }; simulat
   app.route("/", checkoutRoutes());
   app.route("/", shopPageRoutes());
   app.route("/", subscriptionPageRoutes());
+  app.route("/", refundPageRoutes());
   app.route("/", adminPageRoutes());
   app.route("/", adminConsoleRoutes());
   app.route("/", adminAccountRoutes());

@@ -33,8 +33,9 @@ export async function findRecords(db: Db, q: string, phones: string[], limit: nu
               CASE WHEN id = $1 THEN 'id' WHEN tx_hash = $1 THEN 'txHash' WHEN external_ref = $1 THEN 'externalRef'
                    WHEN provider_ref = $1 THEN 'providerRef' ELSE 'destination' END
          FROM outbound_transfers
-        WHERE id = $1 OR tx_hash = $1 OR external_ref = $1 OR provider_ref = $1
-           OR destination_address = $1 OR destination_address = ANY($2::text[])
+        -- A USDT refund's transfer (kind REFUND) is its refund's business, not a payout to list here.
+        WHERE kind <> 'REFUND' AND (id = $1 OR tx_hash = $1 OR external_ref = $1 OR provider_ref = $1
+           OR destination_address = $1 OR destination_address = ANY($2::text[]))
        UNION ALL
        SELECT 'CONVERSION', id, merchant_id, is_sandbox, status, from_amount::text, from_currency, created_at, 'id'
          FROM conversions WHERE id = $1

@@ -3,7 +3,7 @@ import { type Db, PG_UNIQUE_VIOLATION, pgConstraint, pgErrorCode } from "./mod.t
 
 export type OutboundRow = {
   id: string;
-  kind: "PAYOUT" | "WITHDRAWAL";
+  kind: "PAYOUT" | "WITHDRAWAL" | "REFUND";
   merchant_id: string;
   is_sandbox: boolean;
   status: string;
@@ -39,7 +39,7 @@ export type OutboundRow = {
 
 export type NewOutbound = {
   id: string;
-  kind: "PAYOUT" | "WITHDRAWAL";
+  kind: "PAYOUT" | "WITHDRAWAL" | "REFUND";
   merchantId: string;
   isSandbox: boolean;
   status: string;

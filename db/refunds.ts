@@ -41,6 +41,12 @@ export type RefundRow = {
   failed_at: Date | null;
   rejected_at: Date | null;
   cancelled_at: Date | null;
+  /** USDT: the customer's address (set once), the transfer paying it, and the signed page link. */
+  destination_address: string | null;
+  address_set_at: Date | null;
+  outbound_id: string | null;
+  customer_page_url: string | null;
+  customer_page_expires_at: Date | null;
 };
 
 export type NewRefund = {
@@ -217,4 +223,24 @@ export async function stockedOrderLines(
     "SELECT product_id, quantity FROM paylink_order_items WHERE order_id = $1 AND stock_reserved",
     [orderId],
   );
+}
+
+/** Whether a TRON address (41-prefixed hex) belongs to the gateway: a pay-in's or a merchant's deposit address. */
+export async function isDepositAddress(db: Db, addressHex: string): Promise<boolean> {
+  return (await db.query<{ ours: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM deposit_addresses WHERE address_hex = $1)
+         OR EXISTS (SELECT 1 FROM merchant_deposit_addresses WHERE address_hex = $1) AS ours`,
+    [addressHex],
+  ))[0].ours;
+}
+
+/** What the pay-ins' refunds gave back (COMPLETED only), by pay-in id; pay-ins without one are absent. */
+export async function refundedAmounts(db: Db, payinIds: string[]): Promise<Map<string, string>> {
+  if (payinIds.length === 0) return new Map();
+  const rows = await db.query<{ payin_id: string; total: string }>(
+    `SELECT payin_id, sum(amount)::text AS total FROM refunds
+      WHERE payin_id = ANY($1::text[]) AND status = 'COMPLETED' GROUP BY payin_id`,
+    [payinIds],
+  );
+  return new Map(rows.map((r) => [r.payin_id, r.total]));
 }

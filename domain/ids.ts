@@ -14,6 +14,7 @@ export type IdPrefix =
   | "pay"
   | "pout"
   | "wdr"
+  | "rfo"
   | "plk"
   | "prd"
   | "prm"

@@ -6,6 +6,8 @@ import { processDisbursement, sweepDisbursements } from "../domain/fiat_out/disb
 import "../domain/fiat_out/withdrawals.ts";
 // Registers the REFUND finisher (a mobile money refund is a disbursement).
 import "../domain/refunds/send.ts";
+// Registers the owner of REFUND transfers: the sender settles and releases them like payouts.
+import "../domain/refunds/usdt.ts";
 
 export async function handleFiatDisburse(
   message: Extract<JobMessage, { type: "fiat.disburse" }>,

@@ -64,6 +64,12 @@ export const PayinSchema = z.object({
   amount: z.string(),
   amountReceived: z.string(),
   serviceFee: z.string().optional().openapi({ description: "absent when read with a publishable key" }),
+  refundedAmount: z.string().optional().openapi({
+    description:
+      "what completed refunds gave back to the customer, in the pay-in's currency (refunds still " +
+      "waiting or on their way are not counted); absent when read with a publishable key",
+    example: "0",
+  }),
   status: z.enum(PAYIN_STATUSES),
   txHash: z.string().nullable(),
   externalRef: z.string().nullable().optional().openapi({

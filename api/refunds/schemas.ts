@@ -6,7 +6,9 @@ import { REFUND_STATUSES } from "../../domain/refunds/states.ts";
 export const RefundStatusSchema = z.enum(REFUND_STATUSES).openapi({
   description:
     "PENDING_APPROVAL (waits for an operator) -> APPROVED -> SENDING / PROCESSING (on the rail) -> " +
-    "COMPLETED; or REJECTED, CANCELLED (before approval) and FAILED (the rail refused): the money is back",
+    "COMPLETED; or REJECTED, CANCELLED (before approval) and FAILED (the rail refused): the money is back. " +
+    "USDT: APPROVED until the customer gives an address on the hosted page, then PROCESSING until the " +
+    "transfer has its confirmations",
 });
 
 const nullableText = z.string().nullable();
@@ -34,6 +36,15 @@ export const RefundSchema = z.object({
   failedAt: nullableText,
   rejectedAt: nullableText,
   cancelledAt: nullableText,
+  customerPageUrl: nullableText.openapi({
+    description:
+      "USDT: the signed hosted page (HMAC, expiring) where the customer gives the TRON address to " +
+      "refund to; the merchant sends it to the customer. Null until the refund is approved, and for other rails",
+  }),
+  customerPageExpiresAt: nullableText.openapi({ description: "USDT: when customerPageUrl stops working" }),
+  destinationAddress: nullableText.openapi({
+    description: "USDT: the address the customer gave (set once; the refund is then PROCESSING)",
+  }),
 }).openapi("Refund");
 
 const RefundEventData = z.object({

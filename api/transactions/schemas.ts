@@ -88,7 +88,8 @@ export const TransactionSchema = z.object({
   feeCurrency: z.enum(TRANSACTION_CURRENCIES),
   netAmount: Amount.openapi({
     description: "pay-in: credited to the wallet; payout, withdrawal, bulk item: what the recipient gets; " +
-      "conversion: what left the from-wallet",
+      "conversion: what left the from-wallet; refund: what goes back to the customer (type REFUND, id rfd_, " +
+      "the refund's status; fee 0)",
   }),
   toCurrency: z.enum(TRANSACTION_CURRENCIES).nullable(),
   toWalletRail: z.enum(["TRC20", "MOMO", "CARD"]).nullable(),

@@ -12,6 +12,23 @@ import { transitionOutbound } from "./transition.ts";
 type FinishDeps = Pick<Deps, "db" | "queue" | "clock" | "log">;
 
 /**
+ * The owner of REFUND transfers (domain/refunds/usdt.ts registers itself; money_out cannot import refunds).
+ * Their money is the refund's reservation, so the owner books the end in the transfer's transaction.
+ */
+export type RefundTransferOwner = {
+  settled(deps: FinishDeps, row: OutboundRow): Promise<void>;
+  released(deps: FinishDeps, row: OutboundRow): Promise<void>;
+};
+let refundOwner: RefundTransferOwner | undefined;
+export function registerRefundTransferOwner(owner: RefundTransferOwner): void {
+  refundOwner = owner;
+}
+function ownerOf(row: OutboundRow): RefundTransferOwner {
+  if (!refundOwner) throw new Error(`no owner registered for refund transfer ${row.id}`);
+  return refundOwner;
+}
+
+/**
  * Returns the reserved amount to the wallet and moves the item to `to` (FAILED, REJECTED, CANCELLED).
  * `expectFrom` guards against acting on a state the caller did not see; undefined when nothing moved.
  */
@@ -29,6 +46,11 @@ export async function releaseOutbound(
     if (!canMoveOutbound(row.kind, row.status, input.to)) {
       if (input.strict) assertOutboundMove(row.kind, row.status, input.to);
       return undefined;
+    }
+    if (row.kind === "REFUND") {
+      const moved = await transitionOutbound({ ...deps, db: tx }, row, input.to, input.patch);
+      if (moved) await ownerOf(row).released({ ...deps, db: tx }, moved);
+      return moved;
     }
     const wallet = await findWallet(tx, row.merchant_id, row.is_sandbox, row.currency, row.wallet_rail);
     const inFlight = await findSystemAccount(tx, "IN_FLIGHT", row.is_sandbox, row.wallet_rail);
@@ -61,6 +83,14 @@ export async function settleOutbound(
   return await deps.db.tx(async (tx) => {
     const row = await lockOutbound(tx, input.id);
     if (!row || !canMoveOutbound(row.kind, row.status, "CONFIRMED")) return undefined;
+    if (row.kind === "REFUND") {
+      const moved = await transitionOutbound({ ...deps, db: tx }, row, "CONFIRMED", {
+        tx_hash: input.txHash,
+        confirmed_at: deps.clock.now(),
+      });
+      if (moved) await ownerOf(row).settled({ ...deps, db: tx }, moved);
+      return moved;
+    }
     const rail = row.wallet_rail;
     const world = await findSystemAccount(tx, "WORLD", row.is_sandbox, rail);
     const fees = await findSystemAccount(tx, "FEES", row.is_sandbox, rail);

@@ -9,6 +9,8 @@ import { type OutboundEvent, outboundEventData } from "./view.ts";
 
 /** Events per arrival state. Payouts also emit the legacy withdrawal.* twins the specification keeps. */
 function eventsFor(kind: OutboundRow["kind"], to: string): OutboundEvent[] {
+  // A refund's transfer reports through its refund (refund.completed / refund.failed), never as a payout.
+  if (kind === "REFUND") return [];
   if (kind === "WITHDRAWAL") {
     const one: Record<string, OutboundEvent> = {
       PENDING_REVIEW: "withdrawal.requested",

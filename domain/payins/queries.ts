@@ -1,5 +1,6 @@
 // Reading pay-ins as a merchant, and the sandbox's simulated settlement.
 import { findMerchantPayin, listMerchantPayins } from "../../db/payins.ts";
+import { refundedAmounts } from "../../db/refunds.ts";
 import type { Caller } from "../auth.ts";
 import { toHex } from "../crypto.ts";
 import type { Deps } from "../deps.ts";
@@ -13,7 +14,8 @@ import { payinRecordView, publishablePayinView } from "./view.ts";
 export async function getPayin(deps: Pick<Deps, "db" | "config">, caller: Caller, id: string) {
   const payin = await findMerchantPayin(deps.db, caller.merchantId, caller.isSandbox, id);
   if (!payin) throw new AppError("NOT_FOUND", "Pay-in not found");
-  const record = payinRecordView(deps.config, payin);
+  const refunded = await refundedAmounts(deps.db, [payin.id]);
+  const record = payinRecordView(deps.config, payin, refunded.get(payin.id));
   return isPublishableKind(caller.kind) ? publishablePayinView(record) : record;
 }
 
@@ -30,7 +32,8 @@ export async function listPayins(
     limit: q.limit,
     offset: (q.page - 1) * q.limit,
   });
-  return { items: rows.map((p) => payinRecordView(deps.config, p)), total };
+  const refunded = await refundedAmounts(deps.db, rows.map((p) => p.id));
+  return { items: rows.map((p) => payinRecordView(deps.config, p, refunded.get(p.id))), total };
 }
 
 /**

@@ -60,13 +60,15 @@ export function usdtCreationView(config: Pick<Config, "publicUrl">, p: PayinRow,
 }
 
 /** The record of GET /v1/payments/:id: the specification's fields, then a few a merchant needs to reconcile. */
-export function payinRecordView(config: Pick<Config, "publicUrl">, p: PayinRow) {
+export function payinRecordView(config: Pick<Config, "publicUrl">, p: PayinRow, refunded: string = "0") {
   return {
     id: p.id,
     address: p.address,
     amount: formatAmount(p.amount, p.currency),
     amountReceived: formatAmount(p.amount_received, p.currency),
     serviceFee: formatAmount(p.service_fee, p.currency),
+    // What completed refunds gave back to the customer (issue 23); in-flight refunds are not counted.
+    refundedAmount: formatAmount(refunded, p.currency),
     status: p.status,
     txHash: p.tx_hash,
     externalRef: p.external_ref,
@@ -108,6 +110,7 @@ export function publishablePayinView(record: ReturnType<typeof payinRecordView>)
     externalRef: _externalRef,
     serviceFee: _serviceFee,
     netAmount: _netAmount,
+    refundedAmount: _refundedAmount,
     ...visible
   } = record;
   return visible;

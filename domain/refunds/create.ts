@@ -14,6 +14,7 @@ import { CURRENCY_DECIMALS, Decimal, formatAmount, hasAtMostDecimals } from "../
 import { emitEvent } from "../webhooks/events.ts";
 import { refundingCardProvider } from "./card_provider.ts";
 import { transitionRefund } from "./states.ts";
+import { customerPagePatch } from "./usdt_link.ts";
 import { refundEventData } from "./view.ts";
 
 type CreateDeps = Pick<Deps, "db" | "queue" | "clock" | "config" | "fiat">;
@@ -34,21 +35,19 @@ const WALLET_RAIL = { CARD: "CARD", MOBILE_MONEY: "MOMO", USDT_TRC20: "TRC20" } 
 
 /**
  * Whether the pay-in's own rail can carry money back: a card capture with the acquirer's reference, a
- * mobile money payment with the paying number. USDT needs the customer's address (a hosted page, not
- * built yet): REFUND_RAIL_NOT_AVAILABLE.
+ * mobile money payment with the paying number, and any USDT pay-in (the customer gives the address on the
+ * hosted refund page once it is approved: domain/refunds/usdt.ts).
  */
 export function assertRailCanRefund(deps: Pick<Deps, "fiat">, payin: PayinRow): void {
   const ok = payin.payment_method === "CARD"
     ? Boolean(payin.provider_ref && refundingCardProvider(deps, payin.is_sandbox))
     : payin.payment_method === "MOBILE_MONEY"
     ? Boolean(payin.customer_phone && payin.operator_code)
-    : false;
+    : payin.payment_method === "USDT_TRC20";
   if (!ok) {
     throw new AppError(
       "REFUND_RAIL_NOT_AVAILABLE",
-      payin.payment_method === "USDT_TRC20"
-        ? "USDT pay-ins cannot be refunded through the API yet"
-        : "This pay-in's acquirer has no refund call, or it has no reference or paying number to refund to",
+      "This pay-in's acquirer has no refund call, or it has no reference or paying number to refund to",
     );
   }
 }
@@ -162,6 +161,7 @@ async function autoApproveIfBelow(deps: CreateDeps, row: RefundRow): Promise<Ref
     approved_at: deps.clock.now(),
     auto_approved: true,
     reviewer: "auto",
+    ...(await customerPagePatch(deps.config, row, deps.clock.now())),
   });
   deps.db.afterCommit(() => deps.queue.enqueue({ type: "refund.send", refundId: row.id }));
   return moved;

@@ -11,6 +11,7 @@ import { Decimal } from "../money.ts";
 import { type Actor, recordedReviewer } from "../operators/roles.ts";
 import { returnReservation } from "./finish.ts";
 import { transitionRefund } from "./states.ts";
+import { customerPagePatch } from "./usdt_link.ts";
 
 type ReviewDeps = Pick<Deps, "db" | "queue" | "clock" | "config">;
 export type RefundDecision = { id: string; note: string; reviewer?: string; actor: Actor };
@@ -68,6 +69,7 @@ export async function approveRefund(deps: ReviewDeps, input: RefundDecision): Pr
         approved_at: deps.clock.now(),
         reviewer,
         review_note: note,
+        ...(await customerPagePatch(deps.config, row, deps.clock.now())),
       });
       tx.afterCommit(() => deps.queue.enqueue({ type: "refund.send", refundId: row.id }));
       return {

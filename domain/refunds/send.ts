@@ -13,6 +13,8 @@ import { AppError } from "../errors.ts";
 import { queueDisbursement, registerDisbursementFinisher } from "../fiat_out/disburse.ts";
 import { type RefundingCardProvider, refundingCardProvider } from "./card_provider.ts";
 import { completeRefund, failRefund } from "./finish.ts";
+// USDT refunds are paid by the money-out sender; importing this module registers their finisher.
+import "./usdt.ts";
 import { transitionRefund } from "./states.ts";
 
 type SendDeps = Pick<Deps, "db" | "queue" | "clock" | "log" | "fiat" | "config">;

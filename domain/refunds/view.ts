@@ -25,6 +25,10 @@ export function refundView(row: RefundRow) {
     failedAt: iso(row.failed_at),
     rejectedAt: iso(row.rejected_at),
     cancelledAt: iso(row.cancelled_at),
+    // USDT: the signed page where the customer gives an address (null until approved), and that address.
+    customerPageUrl: row.customer_page_url ?? null,
+    customerPageExpiresAt: iso(row.customer_page_expires_at ?? null),
+    destinationAddress: row.destination_address ?? null,
   };
 }
 

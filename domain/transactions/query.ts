@@ -4,6 +4,7 @@
 import { PAYIN_STATUSES } from "../payins/states.ts";
 import { PAYOUT_STATUSES, WITHDRAWAL_STATUSES } from "../money_out/states.ts";
 import { ITEM_STATUSES } from "../bulk/states.ts";
+import { REFUND_STATUSES } from "../refunds/states.ts";
 import { AppError } from "../errors.ts";
 import { ID_ALPHABET, ID_BODY_LENGTH } from "../ids.ts";
 import { type Keyset, likeContains, type TransactionFilter } from "../../db/transactions.ts";
@@ -15,19 +16,27 @@ export const TRANSACTION_TYPES = [
   "CONVERSION",
   "BULK_ITEM",
   "DEPOSIT",
+  "REFUND",
 ] as const;
 export type TransactionType = typeof TRANSACTION_TYPES[number];
 
 /** Every status a transaction of some type can have (conversions: CONFIRMED, FAILED). */
 export const TRANSACTION_STATUSES = [
-  ...new Set<string>([...PAYIN_STATUSES, ...PAYOUT_STATUSES, ...WITHDRAWAL_STATUSES, ...ITEM_STATUSES]),
+  ...new Set<string>([
+    ...PAYIN_STATUSES,
+    ...PAYOUT_STATUSES,
+    ...WITHDRAWAL_STATUSES,
+    ...ITEM_STATUSES,
+    ...REFUND_STATUSES,
+  ]),
 ].sort() as [string, ...string[]];
 
 export const TRANSACTION_CURRENCIES = ["USDT_TRC20", "XOF"] as const;
 
 /** The id prefixes of the history's records. */
 /** `dep_`: late funds or a direct deposit (its id is derived from the transfer, migration 038). */
-export const TRANSACTION_ID_PREFIXES = ["pay", "pout", "wdr", "cnv", "bli", "dep"] as const;
+/** `rfd_`: a refund of a pay-in (migration 041). */
+export const TRANSACTION_ID_PREFIXES = ["pay", "pout", "wdr", "cnv", "bli", "dep", "rfd"] as const;
 const TRANSACTION_ID = new RegExp(
   `^(${TRANSACTION_ID_PREFIXES.join("|")})_[${ID_ALPHABET}]{${ID_BODY_LENGTH}}$`,
 );

@@ -30,7 +30,7 @@ Deno.test("the history refuses bad input with catalogue codes and leaks nothing"
       const cases: Array<[string, number, string]> = [
         ["/v1/transactions?typ=PAYIN", 400, "VALIDATION_ERROR"],
         ["/v1/transactions?sort=amount", 400, "VALIDATION_ERROR"],
-        ["/v1/transactions?type=REFUND", 400, "INVALID_TRANSACTION_TYPE"],
+        ["/v1/transactions?type=TOPUP", 400, "INVALID_TRANSACTION_TYPE"],
         ["/v1/transactions?type=payin", 400, "INVALID_TRANSACTION_TYPE"],
         ["/v1/transactions?type=PAYIN&type=PAYOUT", 400, "VALIDATION_ERROR"],
         ["/v1/transactions?status=DONE", 400, "VALIDATION_ERROR"],

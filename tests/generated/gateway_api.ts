@@ -5184,7 +5184,7 @@ export interface components {
         /** @enum {string} */
         paymentMethod: "USDT_TRC20" | "CARD" | "MOBILE_MONEY";
         /**
-         * @description PENDING_APPROVAL (waits for an operator) -> APPROVED -> SENDING / PROCESSING (on the rail) -> COMPLETED; or REJECTED, CANCELLED (before approval) and FAILED (the rail refused): the money is back
+         * @description PENDING_APPROVAL (waits for an operator) -> APPROVED -> SENDING / PROCESSING (on the rail) -> COMPLETED; or REJECTED, CANCELLED (before approval) and FAILED (the rail refused): the money is back. USDT: APPROVED until the customer gives an address on the hosted page, then PROCESSING until the transfer has its confirmations
          * @enum {string}
          */
         status:
@@ -5221,7 +5221,7 @@ export interface components {
         /** @enum {string} */
         paymentMethod: "USDT_TRC20" | "CARD" | "MOBILE_MONEY";
         /**
-         * @description PENDING_APPROVAL (waits for an operator) -> APPROVED -> SENDING / PROCESSING (on the rail) -> COMPLETED; or REJECTED, CANCELLED (before approval) and FAILED (the rail refused): the money is back
+         * @description PENDING_APPROVAL (waits for an operator) -> APPROVED -> SENDING / PROCESSING (on the rail) -> COMPLETED; or REJECTED, CANCELLED (before approval) and FAILED (the rail refused): the money is back. USDT: APPROVED until the customer gives an address on the hosted page, then PROCESSING until the transfer has its confirmations
          * @enum {string}
          */
         status:
@@ -5258,7 +5258,7 @@ export interface components {
         /** @enum {string} */
         paymentMethod: "USDT_TRC20" | "CARD" | "MOBILE_MONEY";
         /**
-         * @description PENDING_APPROVAL (waits for an operator) -> APPROVED -> SENDING / PROCESSING (on the rail) -> COMPLETED; or REJECTED, CANCELLED (before approval) and FAILED (the rail refused): the money is back
+         * @description PENDING_APPROVAL (waits for an operator) -> APPROVED -> SENDING / PROCESSING (on the rail) -> COMPLETED; or REJECTED, CANCELLED (before approval) and FAILED (the rail refused): the money is back. USDT: APPROVED until the customer gives an address on the hosted page, then PROCESSING until the transfer has its confirmations
          * @enum {string}
          */
         status:
@@ -5295,7 +5295,7 @@ export interface components {
         /** @enum {string} */
         paymentMethod: "USDT_TRC20" | "CARD" | "MOBILE_MONEY";
         /**
-         * @description PENDING_APPROVAL (waits for an operator) -> APPROVED -> SENDING / PROCESSING (on the rail) -> COMPLETED; or REJECTED, CANCELLED (before approval) and FAILED (the rail refused): the money is back
+         * @description PENDING_APPROVAL (waits for an operator) -> APPROVED -> SENDING / PROCESSING (on the rail) -> COMPLETED; or REJECTED, CANCELLED (before approval) and FAILED (the rail refused): the money is back. USDT: APPROVED until the customer gives an address on the hosted page, then PROCESSING until the transfer has its confirmations
          * @enum {string}
          */
         status:
@@ -5332,7 +5332,7 @@ export interface components {
         /** @enum {string} */
         paymentMethod: "USDT_TRC20" | "CARD" | "MOBILE_MONEY";
         /**
-         * @description PENDING_APPROVAL (waits for an operator) -> APPROVED -> SENDING / PROCESSING (on the rail) -> COMPLETED; or REJECTED, CANCELLED (before approval) and FAILED (the rail refused): the money is back
+         * @description PENDING_APPROVAL (waits for an operator) -> APPROVED -> SENDING / PROCESSING (on the rail) -> COMPLETED; or REJECTED, CANCELLED (before approval) and FAILED (the rail refused): the money is back. USDT: APPROVED until the customer gives an address on the hosted page, then PROCESSING until the transfer has its confirmations
          * @enum {string}
          */
         status:
@@ -7246,6 +7246,11 @@ export interface components {
       amountReceived: string;
       /** @description absent when read with a publishable key */
       serviceFee?: string;
+      /**
+       * @description what completed refunds gave back to the customer, in the pay-in's currency (refunds still waiting or on their way are not counted); absent when read with a publishable key
+       * @example 0
+       */
+      refundedAmount?: string;
       /** @enum {string} */
       status:
         | "AWAITING_PAYMENT"
@@ -8085,23 +8090,26 @@ export interface components {
       /** @example pay_01k0000000000000000000000a */
       id: string;
       /** @enum {string} */
-      type: "PAYIN" | "PAYOUT" | "WITHDRAWAL" | "CONVERSION" | "BULK_ITEM" | "DEPOSIT";
+      type: "PAYIN" | "PAYOUT" | "WITHDRAWAL" | "CONVERSION" | "BULK_ITEM" | "DEPOSIT" | "REFUND";
       /** @enum {string} */
       status:
         | "APPROVED"
         | "AWAITING_PAYMENT"
         | "BROADCAST"
         | "CANCELLED"
+        | "COMPLETED"
         | "CONFIRMED"
         | "CONFIRMING"
         | "EXPIRED"
         | "FAILED"
         | "OVERPAID"
         | "PENDING"
+        | "PENDING_APPROVAL"
         | "PENDING_REVIEW"
         | "PROCESSING"
         | "QUEUED"
         | "REJECTED"
+        | "SENDING"
         | "SUCCEEDED"
         | "UNDERPAID";
       /**
@@ -8134,7 +8142,7 @@ export interface components {
       /** @enum {string} */
       feeCurrency: "USDT_TRC20" | "XOF";
       /**
-       * @description pay-in: credited to the wallet; payout, withdrawal, bulk item: what the recipient gets; conversion: what left the from-wallet
+       * @description pay-in: credited to the wallet; payout, withdrawal, bulk item: what the recipient gets; conversion: what left the from-wallet; refund: what goes back to the customer (type REFUND, id rfd_, the refund's status; fee 0)
        * @example 25.000000
        */
       netAmount: string;
@@ -8389,7 +8397,7 @@ export interface components {
       /** @description the refunded pay-in */
       transactionId: string;
       /**
-       * @description PENDING_APPROVAL (waits for an operator) -> APPROVED -> SENDING / PROCESSING (on the rail) -> COMPLETED; or REJECTED, CANCELLED (before approval) and FAILED (the rail refused): the money is back
+       * @description PENDING_APPROVAL (waits for an operator) -> APPROVED -> SENDING / PROCESSING (on the rail) -> COMPLETED; or REJECTED, CANCELLED (before approval) and FAILED (the rail refused): the money is back. USDT: APPROVED until the customer gives an address on the hosted page, then PROCESSING until the transfer has its confirmations
        * @enum {string}
        */
       status:
@@ -8422,6 +8430,12 @@ export interface components {
       failedAt: string | null;
       rejectedAt: string | null;
       cancelledAt: string | null;
+      /** @description USDT: the signed hosted page (HMAC, expiring) where the customer gives the TRON address to refund to; the merchant sends it to the customer. Null until the refund is approved, and for other rails */
+      customerPageUrl: string | null;
+      /** @description USDT: when customerPageUrl stops working */
+      customerPageExpiresAt: string | null;
+      /** @description USDT: the address the customer gave (set once; the refund is then PROCESSING) */
+      destinationAddress: string | null;
     };
     CreateRefund: {
       /**
@@ -22469,22 +22483,25 @@ export interface operations {
     parameters: {
       query?: {
         /** @description the kind of record */
-        type?: "PAYIN" | "PAYOUT" | "WITHDRAWAL" | "CONVERSION" | "BULK_ITEM" | "DEPOSIT";
+        type?: "PAYIN" | "PAYOUT" | "WITHDRAWAL" | "CONVERSION" | "BULK_ITEM" | "DEPOSIT" | "REFUND";
         status?:
           | "APPROVED"
           | "AWAITING_PAYMENT"
           | "BROADCAST"
           | "CANCELLED"
+          | "COMPLETED"
           | "CONFIRMED"
           | "CONFIRMING"
           | "EXPIRED"
           | "FAILED"
           | "OVERPAID"
           | "PENDING"
+          | "PENDING_APPROVAL"
           | "PENDING_REVIEW"
           | "PROCESSING"
           | "QUEUED"
           | "REJECTED"
+          | "SENDING"
           | "SUCCEEDED"
           | "UNDERPAID";
         currency?: "USDT_TRC20" | "XOF";
@@ -25528,7 +25545,7 @@ export interface operations {
       query?: {
         page?: number;
         limit?: number;
-        /** @description PENDING_APPROVAL (waits for an operator) -> APPROVED -> SENDING / PROCESSING (on the rail) -> COMPLETED; or REJECTED, CANCELLED (before approval) and FAILED (the rail refused): the money is back */
+        /** @description PENDING_APPROVAL (waits for an operator) -> APPROVED -> SENDING / PROCESSING (on the rail) -> COMPLETED; or REJECTED, CANCELLED (before approval) and FAILED (the rail refused): the money is back. USDT: APPROVED until the customer gives an address on the hosted page, then PROCESSING until the transfer has its confirmations */
         status?:
           | "PENDING_APPROVAL"
           | "APPROVED"
