@@ -6,6 +6,8 @@
 import { assert, assertEquals, assertMatch } from "../assert.ts";
 import { type TestGateway, withGateway } from "../helpers.ts";
 import { operatorClient } from "../operator_helpers.ts";
+import { batchOf, createBatch } from "../bulk_helpers.ts";
+import { creditWallet, idem } from "../money_out_helpers.ts";
 import { paidMomo, roomyMerchant, xofWallet } from "../refund_fixture.ts";
 import {
   auditActions,
@@ -124,6 +126,91 @@ Deno.test("review screens: a dispute's story with evidence, resolved once under 
     });
     assertEquals(rejected.status, 303);
     assert((await journalsLike(gw, `dispute:${other}`)).includes(`dispute:${other}:debit`));
+    assertEquals((await gw.admin("GET", "/admin/api/audit/verify")).json.data.ok, true);
+  }, { env: REVIEW_ENV })();
+});
+
+/** A mobile money batch paying an unregistered number: held for review at execution, debited. */
+async function heldBatch(gw: TestGateway, key: string, amount: string): Promise<string> {
+  const id = await createBatch(gw, key, "MOBILE_MONEY");
+  const items = [{ walletAddress: "+22666222222", amount, recipientName: "Bila <Koné>" }];
+  assertEquals(
+    (await gw.request("POST", `/v1/bulk-payments/${id}/items`, { key, body: { items } })).status,
+    200,
+  );
+  assertEquals((await gw.request("POST", `/v1/bulk-payments/${id}/validate`, { key })).status, 200);
+  const exec = await gw.request("POST", `/v1/bulk-payments/${id}/execute`, { key, headers: idem() });
+  assertEquals([exec.status, exec.json.data.status], [202, "PENDING_REVIEW"], exec.text);
+  return id;
+}
+
+Deno.test("review screens: held bulk batches, approved once under 20 posts, four eyes, rejection", async () => {
+  await withGateway(async (gw) => {
+    const m = await roomyMerchant(gw, "Paie Groupée");
+    const key = m.keys.liveSecret;
+    await creditWallet(gw, m.merchantId, false, "MOMO", "100000");
+    const small = await heldBatch(gw, key, "1000");
+    const large = await heldBatch(gw, key, "30000");
+    const wallet = await xofWallet(gw, key, "MOMO");
+
+    const viewer = await pageSignIn(gw, "viewer");
+    const queue = await viewer.get("/admin/queue?lang=en");
+    assertMatch(queue.text, /<b>2<\/b><a id="count-bulk" href="\/admin\/bulk\?lang=en">/);
+    const list = await viewer.get("/admin/bulk?lang=en");
+    assert(list.text.includes(small) && list.text.includes(large));
+    assertMatch(textOf(list.text), /not a registered fiat destination/);
+    const story = await viewer.get(`/admin/bulk/${small}?lang=en`);
+    assertEquals(story.status, 200);
+    assert(story.text.includes("Bila &lt;Koné>"), "the recipient, as text");
+    assertMatch(story.text, /id="approvals">0\/1</);
+    assertMatch(/id="ledger">([\s\S]*?)<\/table>/.exec(story.text)![1], new RegExp(`bulk:${small}:execute`));
+    assertEquals((await viewer.get("/admin/bulk/blk_nope")).status, 404);
+
+    const reviewer = await pageSignIn(gw, "reviewer");
+    await refusedForms(viewer, reviewer, `/admin/bulk/${small}`, "approve");
+    const racing = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        reviewer.post(`/admin/bulk/${small}/decide?lang=en`, {
+          action: "approve",
+          note: "Agent connu",
+          _csrf: reviewer.csrf,
+        })),
+    );
+    assertEquals(racing.map((r) => r.status).sort(), [303, ...Array(19).fill(400)]);
+    assertMatch(textOf(racing.find((r) => r.status === 400)!.text), /No longer possible/);
+    assertEquals(gw.enqueued.filter((e) => e.message.type === "bulk.advance").length, 1, "released once");
+    assertEquals(await journalsLike(gw, `bulk:${small}:`), [`bulk:${small}:execute`]);
+    assertEquals((await auditActions(gw, small)).filter((a) => a === "bulk_payment.approve").length, 1);
+    assertMatch((await viewer.get(`/admin/bulk/${small}`)).text, /id="batch-status">PROCESSING/);
+
+    // 30,000 XOF is above the 20,000 four-eyes threshold: a first approval, never twice by one reviewer.
+    const first = await reviewer.post(`/admin/bulk/${large}/decide?lang=en`, {
+      action: "approve",
+      note: "Premier regard",
+      _csrf: reviewer.csrf,
+    });
+    assertEquals(first.headers.get("location"), `/admin/bulk/${large}?lang=en&done=first`);
+    const same = await reviewer.post(`/admin/bulk/${large}/decide?lang=en`, {
+      action: "approve",
+      note: "encore",
+      _csrf: reviewer.csrf,
+    });
+    assertEquals(same.status, 403);
+    assertMatch(textOf(same.text), /SAME_APPROVER/);
+    const debited = Number((await batchOf(gw, key, large)).totalDebited);
+    const second = await pageSignIn(gw, "reviewer");
+    const rejected = await second.post(`/admin/bulk/${large}/decide`, {
+      action: "reject",
+      note: "Numéro inconnu, montant élevé",
+      _csrf: second.csrf,
+    });
+    assertEquals(rejected.status, 303);
+    assertEquals(await journalsLike(gw, `bulk:${large}:`), [
+      `bulk:${large}:execute`,
+      `bulk:${large}:release`,
+    ]);
+    assertEquals(await xofWallet(gw, key, "MOMO"), wallet + debited, "the debit returned, once");
+    assertMatch((await viewer.get(`/admin/bulk/${large}`)).text, /id="batch-status">REJECTED/);
     assertEquals((await gw.admin("GET", "/admin/api/audit/verify")).json.data.ok, true);
   }, { env: REVIEW_ENV })();
 });
