@@ -75,7 +75,7 @@ export function renderDispute(p: Frame & Shown & { story: DisputeStory; canDecid
     <>
       <div class="card">
         <h1 class="mono">{d.id}</h1>
-        <dl>
+        <dl class="story">
           <dt>{t.status}</dt>
           <dd id="dispute-status">{d.status}{d.isSandbox ? " · sandbox" : ""}</dd>
           <dt>{t.merchant}</dt>
@@ -175,7 +175,7 @@ export function renderBatch(p: Frame & Shown & { story: BatchStory; canDecide: b
     <>
       <div class="card">
         <h1 class="mono">{row.id}</h1>
-        <dl>
+        <dl class="story">
           <dt>{t.status}</dt>
           <dd id="batch-status">{row.status}{row.is_sandbox ? " · sandbox" : ""}</dd>
           <dt>{t.merchant}</dt>

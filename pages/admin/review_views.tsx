@@ -69,7 +69,7 @@ export function Entries(p: { lang: Lang; entries: JournalEntryRow[] }) {
                   <span class="mono">{e.account_id}</span>
                   <div class="muted">{e.account_kind}</div>
                 </td>
-                <td class="mono">{e.amount} {e.currency}</td>
+                <td class="mono amt">{e.amount} {e.currency}</td>
               </tr>
             ))}
           </tbody>
@@ -148,7 +148,7 @@ export function renderRefund(p: Frame & Shown & { story: RefundStory; canDecide:
     <>
       <div class="card">
         <h1 class="mono">{refund.id}</h1>
-        <dl>
+        <dl class="story">
           <dt>{t.status}</dt>
           <dd id="refund-status">{refund.status}{refund.is_sandbox ? " · sandbox" : ""}</dd>
           <dt>{t.merchant}</dt>

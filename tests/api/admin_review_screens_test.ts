@@ -75,6 +75,8 @@ Deno.test("review screens: refunds listed, their story, approve once under 20 po
     assertEquals((await auditActions(gw, small)).filter((a) => a === "refund.approve").length, 1);
     const after = await reviewer.get(`/admin/refunds/${small}?lang=en`);
     assert(!after.text.includes('id="decide"'), "a decided refund has no buttons");
+    const trail = textOf(/id="trail">([\s\S]*?)<\/table>/.exec(after.text)![1]);
+    assertMatch(trail, /refund\.approve .*reviewer-.*Vérifié avec la boutique/, "who and why, in the trail");
 
     // Four eyes above 20,000 XOF: the first approval waits; the same reviewer cannot give the second.
     const first = await reviewer.post(`/admin/refunds/${big}/decide?lang=en`, {
