@@ -89,10 +89,11 @@ export function Trail(p: { lang: Lang; audit: AuditRecord[] }) {
           <tbody>
             {p.audit.map((a) => (
               <tr>
-                <td>#{a.seq} {a.action}</td>
-                <td>{a.actor.label} ({a.actor.role})</td>
+                <td>
+                  #{a.seq} {a.action}
+                  <div class="muted">{a.actor.label} ({a.actor.role}) · {a.at}</div>
+                </td>
                 <td>{a.note ?? ""}</td>
-                <td class="muted">{a.at}</td>
               </tr>
             ))}
           </tbody>
