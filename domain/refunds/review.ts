@@ -36,7 +36,7 @@ export async function approveRefund(deps: ReviewDeps, input: RefundDecision): Pr
   return await audited(
     deps,
     input.actor,
-    { action: "refund.approve", itemType: "REFUND", itemId: input.id },
+    { action: "refund.approve", itemType: "REFUND", itemId: input.id, note },
     async (tx) => {
       const row = await lockRefund(tx, input.id);
       if (!row) throw new AppError("NOT_FOUND", "No refund with this id");
@@ -86,7 +86,7 @@ export async function rejectRefund(deps: ReviewDeps, input: RefundDecision): Pro
   return await audited(
     deps,
     input.actor,
-    { action: "refund.reject", itemType: "REFUND", itemId: input.id },
+    { action: "refund.reject", itemType: "REFUND", itemId: input.id, note },
     async (tx) => {
       const row = await lockRefund(tx, input.id);
       if (!row) throw new AppError("NOT_FOUND", "No refund with this id");

@@ -19,4 +19,6 @@ border-color:#8a1c13}header button{background:transparent;border-color:#cfe3f7;c
 .mono{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:13px}.muted{color:#5c6773;font-size:13px}
 .signin{max-width:24rem;margin:8vh auto}form.search{display:flex;flex-wrap:wrap;gap:8px}form.search button{margin:0}
 form.search input{flex:1 1 12rem;width:auto}select{font:inherit;padding:8px;border-radius:8px;border:1px solid #8795a3}
-.scroll{overflow-x:auto}.alarm{color:#8a1c13;font-weight:600}form.inline{display:inline;margin:0}form.inline button{margin:0;min-height:32px;white-space:nowrap}`;
+.scroll{overflow-x:auto}.alarm{color:#8a1c13;font-weight:600}form.inline{display:inline;margin:0}form.inline button{margin:0;min-height:32px;white-space:nowrap}
+.evidence{white-space:pre-wrap;overflow-wrap:anywhere}td.amt{white-space:nowrap;overflow-wrap:normal}
+dl.story{grid-template-columns:minmax(6rem,38%) 1fr}`;

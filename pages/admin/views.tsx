@@ -94,14 +94,15 @@ export type Frame = { lang: Lang; nonce: string; actor: Actor; csrf: string };
 export function renderQueue(p: Frame & { queue: Queue }): string {
   const t = adminWords(p.lang);
   const c = p.queue.counts;
-  const counts: Array<[string, number]> = [
+  // A count with a screen of its own links to it (the review screens: pages/admin/review_routes.ts).
+  const counts: Array<[string, number, string?]> = [
     [t.withdrawalsInReview, c.withdrawalsInReview],
     [t.payoutsAwaitingApproval, c.payoutsAwaitingApproval],
     [t.waitingToSend, c.waitingToSend],
-    [t.bulkInReview, c.bulkInReview],
+    [t.bulkInReview, c.bulkInReview, "bulk"],
     [t.payinHoldsOpen, c.payinHoldsOpen],
-    [t.refundsAwaitingApproval, c.refundsAwaitingApproval],
-    [t.disputesOpen, c.disputesOpen],
+    [t.refundsAwaitingApproval, c.refundsAwaitingApproval, "refunds"],
+    [t.disputesOpen, c.disputesOpen, "disputes"],
   ];
   return shell(
     p.lang,
@@ -116,10 +117,12 @@ export function renderQueue(p: Frame & { queue: Queue }): string {
         <div class="card">
           <h1>{t.queue}</h1>
           <div class="counts">
-            {counts.map(([label, n]) => (
+            {counts.map(([label, n, screen]) => (
               <div class="count">
                 <b>{n}</b>
-                {label}
+                {screen
+                  ? <a id={`count-${screen}`} href={`/admin/${screen}?lang=${p.lang}`}>{label}</a>
+                  : label}
               </div>
             ))}
           </div>
