@@ -103,6 +103,9 @@ export function renderQueue(p: Frame & { queue: Queue }): string {
     [t.payinHoldsOpen, c.payinHoldsOpen],
     [t.refundsAwaitingApproval, c.refundsAwaitingApproval, "refunds"],
     [t.disputesOpen, c.disputesOpen, "disputes"],
+    // No screen yet: decided through /admin/api/kyb and /admin/api/provider-statuses/held.
+    [t.kybInReview, c.kybInReview],
+    [t.providerStatusesHeld, c.providerStatusesHeld],
   ];
   return shell(
     p.lang,
