@@ -18,6 +18,8 @@ export const LINE_TYPES = [
   "BULK_ITEM",
   "BULK_DEBIT",
   "BULK_REFUND",
+  "CUSTOMER_REFUND",
+  "DISPUTE",
   "OTHER",
 ] as const;
 export type LineType = typeof LINE_TYPES[number];
@@ -117,6 +119,15 @@ export function linesOf(row: WalletMovementRow, ctx: LineContext): RawLine[] {
     case "BULK_RELEASE":
     case "BULK_ITEM_RELEASE":
       return [plain("BULK_REFUND", typeof m.bulkPaymentId === "string" ? m.bulkPaymentId : bulkItemOf(row))];
+    // Money back to a customer: reserved when asked, back in the wallet when rejected, cancelled or failed.
+    case "REFUND_RESERVE":
+    case "REFUND_RETURN":
+      return [plain("CUSTOMER_REFUND", typeof m.refundId === "string" ? m.refundId : null)];
+    // A chargeback's hold (or a shortfall collected later) and its release when the merchant wins.
+    case "DISPUTE_HOLD":
+    case "DISPUTE_COLLECT":
+    case "DISPUTE_RELEASE":
+      return [plain("DISPUTE", typeof m.disputeId === "string" ? m.disputeId : null)];
     default:
       return [plain("OTHER", null)];
   }

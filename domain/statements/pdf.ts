@@ -74,6 +74,8 @@ const SUMMARY_ROWS: Array<keyof StatementTotals> = [
   "conversionsOut",
   "conversionsIn",
   "bulk",
+  "customerRefunds",
+  "disputes",
   "other",
 ];
 

@@ -58,6 +58,8 @@ export type StatementTotals = Record<
   | "conversionsOut"
   | "conversionsIn"
   | "bulk"
+  | "customerRefunds"
+  | "disputes"
   | "other"
   | "net",
   string
@@ -191,6 +193,8 @@ const TOTAL_NAMES: Array<keyof StatementTotals> = [
   "conversionsOut",
   "conversionsIn",
   "bulk",
+  "customerRefunds",
+  "disputes",
   "other",
   "net",
 ];
@@ -218,6 +222,8 @@ function addToTotals(
     CONVERSION_IN: "conversionsIn",
     BULK_ITEM: "bulk",
     BULK_DEBIT: "bulk",
+    CUSTOMER_REFUND: "customerRefunds",
+    DISPUTE: "disputes",
     OTHER: "other",
   };
   add(bucket[type], l.gross);

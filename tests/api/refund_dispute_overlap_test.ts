@@ -1,5 +1,6 @@
 // A pay-in's money can go back once: refunds and disputes share what the customer paid. Each path reads
 // the other's claim under the same pay-in lock, so together they never exceed the amount received.
+import { balanceStatement } from "../../domain/statements/statement.ts";
 import { assertEquals } from "../assert.ts";
 import { withGateway } from "../helpers.ts";
 import { askRefund, paidCard, roomyMerchant } from "../refund_fixture.ts";
@@ -43,5 +44,21 @@ Deno.test(
     const rest = await askRefund(gw, key, payinId, { amount: "3000" });
     assertEquals(rest.status, 201, rest.text);
     await assertLedgerConsistent(gw);
+
+    // The balance statement names each movement: two refund reservations, a dispute's hold and release.
+    const s = await balanceStatement(gw.deps, {
+      merchantId: m.merchantId,
+      mode: "live",
+      currency: "XOF",
+      from: new Date(Date.now() - 3_600_000),
+      to: new Date(Date.now() + 60_000),
+    });
+    const of = (type: string) => s.lines.filter((l) => l.type === type).map((l) => l.amount);
+    assertEquals(of("CUSTOMER_REFUND"), ["-6000", "-3000"]);
+    // The wallet held 3,650 after the first refund (10,000 less fees less 6,000): the rest was a shortfall.
+    assertEquals(of("DISPUTE"), ["-3650", "3650"]);
+    assertEquals(of("OTHER"), []);
+    assertEquals([s.totals.customerRefunds, s.totals.disputes], ["-9000", "0"]);
+    assertEquals(s.closingBalance, s.ledgerBalance);
   }),
 );
