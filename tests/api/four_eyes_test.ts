@@ -15,7 +15,13 @@ import {
 } from "../money_out_helpers.ts";
 import { OPERATOR_TEST_ENV, operatorClient } from "../operator_helpers.ts";
 
-const ENV = { ...OPERATOR_TEST_ENV, FOUR_EYES_ABOVE_XOF: "100000", FIAT_DESTINATION_COOLDOWN_SECONDS: "0" };
+// Two 50,000 USDT withdrawals in a day: above the default plan cap (PLAN_MONEY_OUT_DAILY_USDT), so it is raised.
+const ENV = {
+  ...OPERATOR_TEST_ENV,
+  FOUR_EYES_ABOVE_XOF: "100000",
+  FIAT_DESTINATION_COOLDOWN_SECONDS: "0",
+  PLAN_MONEY_OUT_DAILY_USDT: "1000000",
+};
 
 type Decision = { decision: string; reviewer: string };
 

@@ -44,6 +44,14 @@ Deno.test(
     );
     assert(wallets.data!.data.every((w) => Number(w.balance) === 0), "a new merchant holds nothing");
 
+    // An operator-approved merchant still signs the current agreement itself before live money.
+    const agreement = await merchant.GET("/v1/merchant/agreement");
+    const current = agreement.data!.data.current;
+    const signed = await merchant.POST("/v1/merchant/agreement/sign", {
+      body: { version: current.version, sha256: current.sha256, signedBy: "Awa Ouedraogo, gérante" },
+    });
+    assert(signed.response.ok, `signing answered ${signed.response.status}`);
+
     const payin = await merchant.POST("/v1/payments", {
       body: { amount: "10", externalRef: "order-1", successUrl: "https://shop.example/thanks" },
     });

@@ -6,7 +6,7 @@
 import { totpCode } from "../../domain/operators/totp.ts";
 import { assert, assertEquals, assertMatch } from "../assert.ts";
 import { hasChromium, launchBrowser, phoneContext, watchPage } from "./browser.ts";
-import { jsonClient, startGateway, until } from "./process.ts";
+import { jsonClient, signAgreement, startGateway, until } from "./process.ts";
 
 const ADMIN_TOKEN = "e2e-admin-token-0123456789";
 const SHOTS = new URL("./screenshots/", import.meta.url).pathname;
@@ -35,6 +35,7 @@ Deno.test({
         kybStatus: "APPROVED",
       });
       const key: string = merchant.json.data.keys.liveSecret;
+      await signAgreement(gw.url, key);
       const api = (method: string, path: string, body?: unknown, extra: Record<string, string> = {}) =>
         call(method, path, { "x-api-key": key, ...extra }, body);
       const idem = () => ({ "idempotency-key": crypto.randomUUID() });

@@ -7,7 +7,7 @@
 import { totpCode } from "../../domain/operators/totp.ts";
 import { assert, assertEquals, assertMatch } from "../assert.ts";
 import { hasChromium, launchBrowser, phoneContext, watchPage } from "./browser.ts";
-import { jsonClient, startGateway, until } from "./process.ts";
+import { jsonClient, signAgreement, startGateway, until } from "./process.ts";
 import { startReceiver } from "./receiver.ts";
 
 const ADMIN_TOKEN = "e2e-admin-token-0123456789";
@@ -31,6 +31,7 @@ Deno.test({
           .json.data;
       await admin("POST", "/admin/api/merchants", { name: "Kiosque Bobo", kybStatus: "PENDING" });
       const key: string = shop.keys.liveSecret;
+      await signAgreement(gw.url, key);
       const api = (method: string, path: string, body?: unknown) =>
         call(method, path, { "x-api-key": key }, body);
       const live = await api("POST", "/v1/webhooks/endpoints", {

@@ -4,7 +4,7 @@
 // is a copy of the paid view, updated by hand for the README).
 import { assert, assertEquals, assertMatch } from "../assert.ts";
 import { hasChromium, launchBrowser, phoneContext } from "./browser.ts";
-import { startGateway, until } from "./process.ts";
+import { signAgreement, startGateway, until } from "./process.ts";
 
 const ADMIN_TOKEN = "e2e-admin-token-0123456789";
 const SHOTS = new URL("./screenshots/", import.meta.url).pathname;
@@ -33,6 +33,7 @@ Deno.test({
         headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
         body: JSON.stringify({ name: "Boutique Ouaga", kybStatus: "APPROVED" }),
       })).json();
+      await signAgreement(gw.url, merchant.data.keys.liveSecret);
       const created = await (await fetch(`${gw.url}/v1/payments`, {
         method: "POST",
         headers: { "x-api-key": merchant.data.keys.liveSecret, "content-type": "application/json" },

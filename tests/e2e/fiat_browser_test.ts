@@ -11,7 +11,7 @@
 import type { Page } from "playwright-core";
 import { assert, assertEquals, assertMatch } from "../assert.ts";
 import { hasChromium, launchBrowser, phoneContext } from "./browser.ts";
-import { type RunningGateway, startGateway } from "./process.ts";
+import { type RunningGateway, signAgreement, startGateway } from "./process.ts";
 
 const ADMIN_TOKEN = "e2e-admin-token-0123456789";
 const SHOTS = new URL("./screenshots/", import.meta.url).pathname;
@@ -39,6 +39,7 @@ async function openGateway(delayMs: number, label: string) {
     body: JSON.stringify({ name: "Boutique Ouaga", kybStatus: "APPROVED" }),
   })).json();
   const key: string = merchant.data.keys.liveSecret;
+  await signAgreement(gw.url, key);
   const create = async (body: Record<string, unknown>) => {
     const res = await fetch(`${gw.url}/v1/payments`, {
       method: "POST",

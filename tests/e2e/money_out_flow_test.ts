@@ -3,7 +3,7 @@
 // 20 with every webhook signed; then withdrawals through operator review: approved and confirmed, one
 // rejected, one cancelled, with the balance restored.
 import { assert, assertEquals } from "../assert.ts";
-import { jsonClient, startGateway, until } from "./process.ts";
+import { jsonClient, signAgreement, startGateway, until } from "./process.ts";
 import { startReceiver } from "./receiver.ts";
 
 const ADMIN_TOKEN = "e2e-admin-token-0123456789";
@@ -25,6 +25,7 @@ Deno.test({
         kybStatus: "APPROVED",
       });
       const key: string = created.json.data.keys.liveSecret;
+      await signAgreement(gw.url, key);
       const api = (method: string, path: string, body?: unknown, extra: Record<string, string> = {}) =>
         call(method, path, { "x-api-key": key, ...extra }, body);
       const endpoint = await api("POST", "/v1/webhooks/endpoints", {

@@ -126,3 +126,21 @@ export function jsonClient(baseUrl: string, adminToken: string) {
     call(method, path, { authorization: `Bearer ${adminToken}` }, body);
   return { call, admin };
 }
+
+/**
+ * The merchant signs the current agreement, as a real one does before live money: an operator may create a
+ * merchant already KYB-approved, but only the merchant signs (until then live money answers KYB_REQUIRED,
+ * cause AGREEMENT_NOT_SIGNED).
+ */
+export async function signAgreement(baseUrl: string, liveKey: string): Promise<void> {
+  const { call } = jsonClient(baseUrl, "");
+  const current = (await call("GET", "/v1/merchant/agreement", { "x-api-key": liveKey })).json.data.current;
+  const signed = await call("POST", "/v1/merchant/agreement/sign", { "x-api-key": liveKey }, {
+    version: current.version,
+    sha256: current.sha256,
+    signedBy: "Test manager",
+  });
+  if (signed.status !== 200 && signed.status !== 201) {
+    throw new Error(`signing the agreement answered ${signed.status}: ${JSON.stringify(signed.json)}`);
+  }
+}
