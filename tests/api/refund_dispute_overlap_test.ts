@@ -62,3 +62,38 @@ Deno.test(
     assertEquals(s.closingBalance, s.ledgerBalance);
   }),
 );
+
+Deno.test(
+  "a dispute racing refunds on one pay-in: together they never give back more than it received",
+  withGateway(async (gw) => {
+    const m = await roomyMerchant(gw);
+    const key = m.keys.liveSecret;
+    const payinId = await paidCard(gw, key, "10000");
+    const refunds = Array.from({ length: 10 }, () => askRefund(gw, key, payinId, { amount: "1500" }));
+    const disputes = Array.from({ length: 3 }, () =>
+      gw.admin("POST", "/admin/api/disputes", {
+        transactionId: payinId,
+        reason: "NOT_RECEIVED",
+        amount: "4000",
+        note: "Réclamation du porteur",
+      }));
+    const answers = await Promise.all([...refunds, ...disputes]);
+    assertEquals(answers.filter((a) => a.status >= 500).length, 0);
+    const [{ refunded }] = await gw.db.query<{ refunded: string }>(
+      `SELECT COALESCE(sum(amount), 0)::text AS refunded FROM refunds
+        WHERE payin_id = $1 AND status NOT IN ('REJECTED', 'CANCELLED', 'FAILED')`,
+      [payinId],
+    );
+    const [{ disputed }] = await gw.db.query<{ disputed: string }>(
+      "SELECT COALESCE(sum(amount), 0)::text AS disputed FROM disputes WHERE payin_id = $1",
+      [payinId],
+    );
+    const total = Number(refunded) + Number(disputed);
+    assertEquals(total <= 10000, true, `refunded ${refunded} + disputed ${disputed}`);
+    // Whichever order the lock gave, what was accepted is exactly what the records hold.
+    const accepted = answers.slice(0, 10).filter((a) => a.status === 201).length * 1500 +
+      answers.slice(10).filter((a) => a.status < 300).length * 4000;
+    assertEquals(accepted, total);
+    await assertLedgerConsistent(gw);
+  }),
+);
