@@ -258,3 +258,13 @@ export async function disputeFiguresByRail(
     [scope.merchantId, scope.isSandbox],
   );
 }
+
+/** Which of these pay-ins a dispute was ever opened on (whatever its outcome). */
+export async function disputedPayins(db: Db, payinIds: string[]): Promise<Set<string>> {
+  if (payinIds.length === 0) return new Set();
+  const rows = await db.query<{ payin_id: string }>(
+    "SELECT DISTINCT payin_id FROM disputes WHERE payin_id = ANY($1::text[])",
+    [payinIds],
+  );
+  return new Set(rows.map((r) => r.payin_id));
+}

@@ -70,6 +70,10 @@ export const PayinSchema = z.object({
       "waiting or on their way are not counted); absent when read with a publishable key",
     example: "0",
   }),
+  disputed: z.boolean().optional().openapi({
+    description: "a dispute was opened on this pay-in, whatever its outcome (GET /v1/disputes says which); " +
+      "absent when read with a publishable key",
+  }),
   status: z.enum(PAYIN_STATUSES),
   txHash: z.string().nullable(),
   externalRef: z.string().nullable().optional().openapi({

@@ -1,5 +1,6 @@
 // Reading pay-ins as a merchant, and the sandbox's simulated settlement.
 import { findMerchantPayin, listMerchantPayins } from "../../db/payins.ts";
+import { disputedPayins } from "../../db/disputes.ts";
 import { refundedAmounts } from "../../db/refunds.ts";
 import type { Caller } from "../auth.ts";
 import { toHex } from "../crypto.ts";
@@ -15,7 +16,8 @@ export async function getPayin(deps: Pick<Deps, "db" | "config">, caller: Caller
   const payin = await findMerchantPayin(deps.db, caller.merchantId, caller.isSandbox, id);
   if (!payin) throw new AppError("NOT_FOUND", "Pay-in not found");
   const refunded = await refundedAmounts(deps.db, [payin.id]);
-  const record = payinRecordView(deps.config, payin, refunded.get(payin.id));
+  const disputed = await disputedPayins(deps.db, [payin.id]);
+  const record = payinRecordView(deps.config, payin, refunded.get(payin.id), disputed.has(payin.id));
   return isPublishableKind(caller.kind) ? publishablePayinView(record) : record;
 }
 
@@ -32,8 +34,13 @@ export async function listPayins(
     limit: q.limit,
     offset: (q.page - 1) * q.limit,
   });
-  const refunded = await refundedAmounts(deps.db, rows.map((p) => p.id));
-  return { items: rows.map((p) => payinRecordView(deps.config, p, refunded.get(p.id))), total };
+  const ids = rows.map((p) => p.id);
+  const refunded = await refundedAmounts(deps.db, ids);
+  const disputed = await disputedPayins(deps.db, ids);
+  return {
+    items: rows.map((p) => payinRecordView(deps.config, p, refunded.get(p.id), disputed.has(p.id))),
+    total,
+  };
 }
 
 /**

@@ -60,7 +60,12 @@ export function usdtCreationView(config: Pick<Config, "publicUrl">, p: PayinRow,
 }
 
 /** The record of GET /v1/payments/:id: the specification's fields, then a few a merchant needs to reconcile. */
-export function payinRecordView(config: Pick<Config, "publicUrl">, p: PayinRow, refunded: string = "0") {
+export function payinRecordView(
+  config: Pick<Config, "publicUrl">,
+  p: PayinRow,
+  refunded: string = "0",
+  disputed = false,
+) {
   return {
     id: p.id,
     address: p.address,
@@ -69,6 +74,8 @@ export function payinRecordView(config: Pick<Config, "publicUrl">, p: PayinRow, 
     serviceFee: formatAmount(p.service_fee, p.currency),
     // What completed refunds gave back to the customer (issue 23); in-flight refunds are not counted.
     refundedAmount: formatAmount(refunded, p.currency),
+    // A dispute was opened on it (issue 23), whatever its outcome: GET /v1/disputes tells which.
+    disputed,
     status: p.status,
     txHash: p.tx_hash,
     externalRef: p.external_ref,
@@ -111,6 +118,7 @@ export function publishablePayinView(record: ReturnType<typeof payinRecordView>)
     serviceFee: _serviceFee,
     netAmount: _netAmount,
     refundedAmount: _refundedAmount,
+    disputed: _disputed,
     ...visible
   } = record;
   return visible;

@@ -60,6 +60,9 @@ Deno.test(
     assertEquals(of("OTHER"), []);
     assertEquals([s.totals.customerRefunds, s.totals.disputes], ["-9000", "0"]);
     assertEquals(s.closingBalance, s.ledgerBalance);
+
+    const view = (await gw.request("GET", `/v1/payments/${payinId}`, { key })).json.data;
+    assertEquals([view.disputed, view.refundedAmount], [true, "0"]); // reserved refunds are not paid yet
   }),
 );
 

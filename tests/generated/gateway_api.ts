@@ -7251,6 +7251,8 @@ export interface components {
        * @example 0
        */
       refundedAmount?: string;
+      /** @description a dispute was opened on this pay-in, whatever its outcome (GET /v1/disputes says which); absent when read with a publishable key */
+      disputed?: boolean;
       /** @enum {string} */
       status:
         | "AWAITING_PAYMENT"
