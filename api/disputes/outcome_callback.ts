@@ -31,7 +31,7 @@ export function disputeOutcomeCallbackRoutes() {
           "released), LOST rejects it (hold debited), ESCALATED escalates it, through the same state table " +
           "as an operator's decision. Applied once: a replay or a repeated outcome is CONFLICT; a dispute " +
           "already closed by an operator, the merchant or the deadline is INVALID_TRANSACTION_STATUS " +
-          "(reason DISPUTE_ALREADY_DECIDED) and is logged for review.",
+          "(cause DISPUTE_ALREADY_DECIDED) and is logged for review.",
         security: [],
         middleware: [requireProviderSignature(() => ({ kind: "payin", rail: "card", simulator }))],
         request: {

@@ -3,7 +3,7 @@
 // decision (WON: resolve, LOST: reject, ESCALATED: escalate), exactly once: a replayed notification, or
 // an outcome the dispute already carries from this provider, is CONFLICT and changes nothing. A dispute
 // already closed by an operator (or the merchant, or the deadline) is refused (INVALID_TRANSACTION_STATUS,
-// reason DISPUTE_ALREADY_DECIDED) and logged for review: the two decisions disagree, a person must look.
+// cause DISPUTE_ALREADY_DECIDED) and logged for review: the two decisions disagree, a person must look.
 import * as disputesDb from "../../db/disputes.ts";
 import { findPayin, recordNotificationOnce } from "../../db/payins.ts";
 import { type DisputeOutcomeNotice, parseDisputeOutcomeBody } from "../../rails/fiat/dispute_outcomes.ts";

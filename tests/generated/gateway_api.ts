@@ -2576,7 +2576,7 @@ export interface paths {
     put?: never;
     /**
      * Signed dispute outcome from the card simulator (won, lost, escalated)
-     * @description No key: the provider's signature over the raw body is the authentication, checked before anything in the body (INVALID_WEBHOOK_SIGNATURE). WON resolves the dispute (hold released), LOST rejects it (hold debited), ESCALATED escalates it, through the same state table as an operator's decision. Applied once: a replay or a repeated outcome is CONFLICT; a dispute already closed by an operator, the merchant or the deadline is INVALID_TRANSACTION_STATUS (reason DISPUTE_ALREADY_DECIDED) and is logged for review.
+     * @description No key: the provider's signature over the raw body is the authentication, checked before anything in the body (INVALID_WEBHOOK_SIGNATURE). WON resolves the dispute (hold released), LOST rejects it (hold debited), ESCALATED escalates it, through the same state table as an operator's decision. Applied once: a replay or a repeated outcome is CONFLICT; a dispute already closed by an operator, the merchant or the deadline is INVALID_TRANSACTION_STATUS (cause DISPUTE_ALREADY_DECIDED) and is logged for review.
      */
     post: operations["simulatorDisputeOutcomeCallback"];
     delete?: never;
@@ -2596,7 +2596,7 @@ export interface paths {
     put?: never;
     /**
      * Signed dispute outcome from the live card acquirer (won, lost, escalated)
-     * @description No key: the provider's signature over the raw body is the authentication, checked before anything in the body (INVALID_WEBHOOK_SIGNATURE). WON resolves the dispute (hold released), LOST rejects it (hold debited), ESCALATED escalates it, through the same state table as an operator's decision. Applied once: a replay or a repeated outcome is CONFLICT; a dispute already closed by an operator, the merchant or the deadline is INVALID_TRANSACTION_STATUS (reason DISPUTE_ALREADY_DECIDED) and is logged for review.
+     * @description No key: the provider's signature over the raw body is the authentication, checked before anything in the body (INVALID_WEBHOOK_SIGNATURE). WON resolves the dispute (hold released), LOST rejects it (hold debited), ESCALATED escalates it, through the same state table as an operator's decision. Applied once: a replay or a repeated outcome is CONFLICT; a dispute already closed by an operator, the merchant or the deadline is INVALID_TRANSACTION_STATUS (cause DISPUTE_ALREADY_DECIDED) and is logged for review.
      */
     post: operations["disputeOutcomeCallback"];
     delete?: never;
