@@ -65,6 +65,7 @@ import { transactionRoutes } from "./transactions/routes.ts";
 import { exportRoutes } from "./exports/routes.ts";
 import { disputeRoutes } from "./disputes/routes.ts";
 import { chargebackCallbackRoutes } from "./disputes/chargeback_callback.ts";
+import { disputeOutcomeCallbackRoutes } from "./disputes/outcome_callback.ts";
 import { adminDisputeRoutes } from "./admin/disputes.ts";
 import { kybRoutes } from "./kyb/routes.ts";
 import { adminKybRoutes } from "./kyb/admin.ts";
@@ -219,6 +220,7 @@ export function createApp(deps: Deps, options: { devnet?: { app: Hono }; simulat
   app.route("/admin/api", adminRefundRoutes());
   app.route("/v1", disputeRoutes());
   app.route("/v1", chargebackCallbackRoutes());
+  app.route("/v1", disputeOutcomeCallbackRoutes());
   app.route("/admin/api", adminDisputeRoutes());
   app.route("/v1", kybRoutes());
   app.route("/admin/api", adminKybRoutes());

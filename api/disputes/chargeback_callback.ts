@@ -8,7 +8,7 @@ import { newRouter } from "../router.ts";
 import { errorResponses, jsonContent, ok, successSchema } from "../envelope.ts";
 import { requireProviderSignature } from "../middleware/provider_auth.ts";
 
-const SignatureHeaders = z.object({
+export const SignatureHeaders = z.object({
   [SIGNATURE_HEADER.toLowerCase()]: z.string().optional().openapi({
     description: 't=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>',
     pattern: "^t=[0-9]+,v1=[0-9a-f]{64}$",

@@ -35,6 +35,8 @@ const PROMO_REDEMPTION: ErrorCode[] = [
 const SUBSCRIPTION_MOVE: ErrorCode[] = ["INVALID_TRANSACTION_STATUS", "CONFLICT"];
 const CALLBACK: ErrorCode[] = ["INVALID_WEBHOOK_SIGNATURE", "CONFLICT", "CONFIG_MISSING"];
 const DISPUTE_OPEN: ErrorCode[] = ["INVALID_TRANSACTION_STATUS", "INVALID_STATE", "INVALID_AMOUNT"];
+// The acquirer's outcome: already applied (CONFLICT), or the dispute was closed by someone else.
+const DISPUTE_OUTCOME: ErrorCode[] = ["INVALID_TRANSACTION_STATUS", "CONFLICT"];
 
 export const STATE_CODES: Record<string, readonly ErrorCode[]> = {
   // Operators: signing in (public, so its wrong credentials are its own refusal), their accounts.
@@ -226,6 +228,8 @@ export const STATE_CODES: Record<string, readonly ErrorCode[]> = {
   // Disputes (issue 23): the table's refusals, the pay-in's state and amount, the deadline.
   simulatorChargebackCallback: ["INVALID_WEBHOOK_SIGNATURE", "CONFIG_MISSING", ...DISPUTE_OPEN],
   chargebackCallback: ["INVALID_WEBHOOK_SIGNATURE", "CONFIG_MISSING", ...DISPUTE_OPEN],
+  simulatorDisputeOutcomeCallback: ["INVALID_WEBHOOK_SIGNATURE", "CONFIG_MISSING", ...DISPUTE_OUTCOME],
+  disputeOutcomeCallback: ["INVALID_WEBHOOK_SIGNATURE", "CONFIG_MISSING", ...DISPUTE_OUTCOME],
   submitDisputeEvidence: ["INVALID_TRANSACTION_STATUS"],
   acceptDispute: ["INVALID_TRANSACTION_STATUS"],
   adminOpenDispute: [...DISPUTE_OPEN, "REASON_NOTE_REQUIRED"],

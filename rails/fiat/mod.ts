@@ -10,6 +10,7 @@ import type { CardSimulator } from "./card_simulator.ts";
 import { type Deliver, Dispatcher } from "./signing.ts";
 import { simulatorRoutes } from "./simulator_routes.ts";
 import { addChargebackRoutes } from "./chargebacks.ts";
+import { addDisputeOutcomeRoutes } from "./dispute_outcomes.ts";
 
 export {
   isBurkinaFasoNumber,
@@ -71,7 +72,11 @@ export function createSimulators(options: SimulatorOptions): Simulators {
     card,
     momo,
     momoPayout,
-    app: addChargebackRoutes(simulatorRoutes(card, momo), card, dispatcher),
+    app: addDisputeOutcomeRoutes(
+      addChargebackRoutes(simulatorRoutes(card, momo), card, dispatcher),
+      card,
+      dispatcher,
+    ),
     stop: () => dispatcher.stop(),
     flush: () => dispatcher.flush(),
   };

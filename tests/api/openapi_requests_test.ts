@@ -231,7 +231,9 @@ Deno.test(
   withGateway(async (gw) => {
     const { doc, contract } = await documentOf(gw);
     const providers = Object.keys(doc.paths).filter((p) => p.startsWith("/v1/providers/"));
-    const callbacks = providers.filter((p) => !p.endsWith("/chargeback-callback"));
+    const callbacks = providers.filter((p) =>
+      !p.endsWith("/chargeback-callback") && !p.endsWith("/dispute-outcome-callback")
+    );
     assertEquals(callbacks.length, 6); // pay-ins (rail and simulator), disbursements (two), card refunds (two)
     const body = {
       notificationId: "ntf_1",
@@ -267,6 +269,24 @@ Deno.test(
       assertEquals([signature?.in, signature?.required], ["header", true], path);
       assertEquals(contract.checkRequest("POST", path, notice), null, path);
       assert(contract.checkRequest("POST", path, { ...notice, cardOrigin: "MARS" }), path);
+    }
+    // Their outcomes (won, lost, escalated): the same signature again.
+    const outcomes = providers.filter((p) => p.endsWith("/dispute-outcome-callback"));
+    assertEquals(outcomes.length, 2);
+    const outcome = {
+      notificationId: "ntf_2",
+      caseId: "case_1",
+      providerRef: "prv_1",
+      reference: "pay_1",
+      outcome: "WON",
+      occurredAt: "2026-01-01T12:00:00.000Z",
+    };
+    for (const path of outcomes) {
+      const op = doc.paths[path].post;
+      const signature = op.parameters.find((p: Doc) => p.name.toLowerCase() === "x-provider-signature");
+      assertEquals([signature?.in, signature?.required], ["header", true], path);
+      assertEquals(contract.checkRequest("POST", path, outcome), null, path);
+      assert(contract.checkRequest("POST", path, { ...outcome, outcome: "DRAW" }), path);
     }
   }),
 );

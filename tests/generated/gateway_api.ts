@@ -2565,6 +2565,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/v1/providers/simulator/card/dispute-outcome-callback": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Signed dispute outcome from the card simulator (won, lost, escalated)
+     * @description No key: the provider's signature over the raw body is the authentication, checked before anything in the body (INVALID_WEBHOOK_SIGNATURE). WON resolves the dispute (hold released), LOST rejects it (hold debited), ESCALATED escalates it, through the same state table as an operator's decision. Applied once: a replay or a repeated outcome is CONFLICT; a dispute already closed by an operator, the merchant or the deadline is INVALID_TRANSACTION_STATUS (cause DISPUTE_ALREADY_DECIDED) and is logged for review.
+     */
+    post: operations["simulatorDisputeOutcomeCallback"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/providers/card/dispute-outcome-callback": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Signed dispute outcome from the live card acquirer (won, lost, escalated)
+     * @description No key: the provider's signature over the raw body is the authentication, checked before anything in the body (INVALID_WEBHOOK_SIGNATURE). WON resolves the dispute (hold released), LOST rejects it (hold debited), ESCALATED escalates it, through the same state table as an operator's decision. Applied once: a replay or a repeated outcome is CONFLICT; a dispute already closed by an operator, the merchant or the deadline is INVALID_TRANSACTION_STATUS (cause DISPUTE_ALREADY_DECIDED) and is logged for review.
+     */
+    post: operations["disputeOutcomeCallback"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/admin/api/disputes": {
     parameters: {
       query?: never;
@@ -4024,6 +4064,16 @@ export interface components {
       reason: string;
       /** @enum {string} */
       cardOrigin: "LOCAL" | "INTERNATIONAL";
+      /** Format: date-time */
+      occurredAt: string;
+    };
+    DisputeOutcomeNotification: {
+      notificationId: string;
+      caseId: string;
+      providerRef: string;
+      reference: string;
+      /** @enum {string} */
+      outcome: "WON" | "LOST" | "ESCALATED";
       /** Format: date-time */
       occurredAt: string;
     };
@@ -27345,6 +27395,226 @@ export interface operations {
         };
       };
       /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support. Codes: CONFIG_MISSING */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  simulatorDisputeOutcomeCallback: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")> */
+        "x-provider-signature": string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["DisputeOutcomeNotification"];
+      };
+    };
+    responses: {
+      /** @description Outcome applied */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              disputeId: string;
+              status: string;
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_WEBHOOK_SIGNATURE, INVALID_TRANSACTION_STATUS */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters. Codes: CONFLICT */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unexpected server error; quote the requestId to support. Codes: CONFIG_MISSING */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Temporarily unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  disputeOutcomeCallback: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")> */
+        "x-provider-signature": string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["DisputeOutcomeNotification"];
+      };
+    };
+    responses: {
+      /** @description Outcome applied */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+              disputeId: string;
+              status: string;
+            };
+          };
+        };
+      };
+      /** @description Bad request or validation error (VALIDATION_ERROR names the field). Codes: INVALID_WEBHOOK_SIGNATURE, INVALID_TRANSACTION_STATUS */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found, not owned by the caller, or a malformed id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: a duplicate, or an Idempotency-Key reused with other parameters. Codes: CONFLICT */
       409: {
         headers: {
           [name: string]: unknown;
