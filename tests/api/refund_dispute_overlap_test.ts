@@ -5,6 +5,7 @@ import { assertEquals } from "../assert.ts";
 import { type TestGateway, withGateway } from "../helpers.ts";
 import { approve, askRefund, getRefund, paidCard, roomyMerchant, runRefundJobs } from "../refund_fixture.ts";
 import { assertLedgerConsistent } from "../dispute_fixture.ts";
+import { assertFileMatches, download, drainExports, expectedRows } from "../export_helpers.ts";
 
 Deno.test(
   "refunds and disputes on one pay-in never claim more than it received, whichever comes first",
@@ -111,6 +112,20 @@ Deno.test(
          UNION ALL (SELECT * FROM transactions WHERE type = 'DISPUTE' EXCEPT SELECT * FROM transaction_rows_disputes)) d`,
     );
     assertEquals(n, 0);
+
+    // The CSV export carries the dispute's row like any other, exactly as the sources hold it.
+    const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+    const [from, to, after] = [day(Date.now() - 86_400_000), day(Date.now()), day(Date.now() + 86_400_000)];
+    const asked = await gw.request("GET", `/v1/transactions/export?from=${from}&to=${to}`, { key });
+    assertEquals(asked.status, 202, asked.text);
+    await drainExports(gw);
+    const csv = await download(gw, key, asked.json.data.jobId);
+    assertEquals(csv.res.status, 200, csv.text);
+    const want = await expectedRows(gw, m.merchantId, false, `${from}T00:00:00Z`, `${after}T00:00:00Z`);
+    const line = csv.text.split("\n").filter((l) => l.includes(disputeId));
+    assertEquals(line.length, 1, csv.text);
+    assertEquals([line[0].includes(",DISPUTE,"), line[0].includes(",RESOLVED,")], [true, true], line[0]);
+    assertFileMatches(csv.text, want);
   }),
 );
 
