@@ -30,6 +30,8 @@ export async function reservedByRail(
                    CASE WHEN status IN (SELECT s FROM flight) THEN debited ELSE 0 END AS in_flight
               FROM outbound_transfers
              WHERE merchant_id = $1 AND is_sandbox = $2 AND bulk_item_id IS NULL
+               -- A USDT refund's transfer is the refund's own reservation (refundReservedByRail).
+               AND kind <> 'REFUND'
                AND (status IN (SELECT s FROM review) OR status IN (SELECT s FROM flight))
             UNION ALL
             SELECT CASE b.rail WHEN 'MOBILE_MONEY' THEN 'MOMO' ELSE 'TRC20' END,
@@ -48,5 +50,25 @@ export async function reservedByRail(
       JSON.stringify(IN_REVIEW_STATUSES),
       JSON.stringify(IN_FLIGHT_STATUSES),
     ],
+  );
+}
+
+/** A refund's end states: its reservation has left IN_FLIGHT (paid out or given back to the wallet). */
+export const REFUND_FINAL_STATUSES = ["COMPLETED", "REJECTED", "CANCELLED", "FAILED"];
+
+export type RefundReservedRow = { rail: string; reserved: string };
+
+/** What refunds not final yet hold in IN_FLIGHT, per wallet rail (reserved at the refund's creation). */
+export async function refundReservedByRail(
+  db: Db,
+  scope: { merchantId: string; isSandbox: boolean },
+): Promise<RefundReservedRow[]> {
+  return await db.query<RefundReservedRow>(
+    `SELECT wallet_rail AS rail, COALESCE(sum(amount), 0)::text AS reserved
+       FROM refunds
+      WHERE merchant_id = $1 AND is_sandbox = $2
+        AND status NOT IN (SELECT jsonb_array_elements_text($3::text::jsonb))
+      GROUP BY wallet_rail`,
+    [scope.merchantId, scope.isSandbox, JSON.stringify(REFUND_FINAL_STATUSES)],
   );
 }

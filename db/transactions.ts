@@ -10,7 +10,7 @@ export type TransactionRow = {
   id: string;
   merchant_id: string;
   is_sandbox: boolean;
-  type: "PAYIN" | "PAYOUT" | "WITHDRAWAL" | "CONVERSION" | "BULK_ITEM" | "DEPOSIT" | "REFUND";
+  type: "PAYIN" | "PAYOUT" | "WITHDRAWAL" | "CONVERSION" | "BULK_ITEM" | "DEPOSIT" | "REFUND" | "DISPUTE";
   status: string;
   payment_method: string | null;
   wallet_rail: string;

@@ -89,7 +89,8 @@ export const TransactionSchema = z.object({
   netAmount: Amount.openapi({
     description: "pay-in: credited to the wallet; payout, withdrawal, bulk item: what the recipient gets; " +
       "conversion: what left the from-wallet; refund: what goes back to the customer (type REFUND, id rfd_, " +
-      "the refund's status; fee 0)",
+      "the refund's status; fee 0); dispute: the disputed amount (type DISPUTE, id dsp_, the dispute's " +
+      "status, note its reason; fee 0)",
   }),
   toCurrency: z.enum(TRANSACTION_CURRENCIES).nullable(),
   toWalletRail: z.enum(["TRC20", "MOMO", "CARD"]).nullable(),

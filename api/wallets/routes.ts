@@ -37,6 +37,10 @@ const Figures = {
   owedToDisputes: z.string().openapi({
     description: "what disputes could not hold yet (the wallet had less); taken from the next credits",
   }),
+  reservedForRefunds: z.string().openapi({
+    description: "held by refunds not final yet (not COMPLETED, REJECTED, CANCELLED or FAILED; " +
+      "GET /v1/refunds); already taken out of balance, given back if the refund is rejected, cancelled or fails",
+  }),
 };
 
 export function walletRoutes() {

@@ -5,6 +5,7 @@ import { PAYIN_STATUSES } from "../payins/states.ts";
 import { PAYOUT_STATUSES, WITHDRAWAL_STATUSES } from "../money_out/states.ts";
 import { ITEM_STATUSES } from "../bulk/states.ts";
 import { REFUND_STATUSES } from "../refunds/states.ts";
+import { DISPUTE_STATUSES } from "../disputes/states.ts";
 import { AppError } from "../errors.ts";
 import { ID_ALPHABET, ID_BODY_LENGTH } from "../ids.ts";
 import { type Keyset, likeContains, type TransactionFilter } from "../../db/transactions.ts";
@@ -17,6 +18,7 @@ export const TRANSACTION_TYPES = [
   "BULK_ITEM",
   "DEPOSIT",
   "REFUND",
+  "DISPUTE",
 ] as const;
 export type TransactionType = typeof TRANSACTION_TYPES[number];
 
@@ -28,6 +30,7 @@ export const TRANSACTION_STATUSES = [
     ...WITHDRAWAL_STATUSES,
     ...ITEM_STATUSES,
     ...REFUND_STATUSES,
+    ...DISPUTE_STATUSES,
   ]),
 ].sort() as [string, ...string[]];
 
@@ -35,8 +38,8 @@ export const TRANSACTION_CURRENCIES = ["USDT_TRC20", "XOF"] as const;
 
 /** The id prefixes of the history's records. */
 /** `dep_`: late funds or a direct deposit (its id is derived from the transfer, migration 038). */
-/** `rfd_`: a refund of a pay-in (migration 041). */
-export const TRANSACTION_ID_PREFIXES = ["pay", "pout", "wdr", "cnv", "bli", "dep", "rfd"] as const;
+/** `rfd_`: a refund of a pay-in (migration 041). `dsp_`: a dispute of a pay-in (migration 048). */
+export const TRANSACTION_ID_PREFIXES = ["pay", "pout", "wdr", "cnv", "bli", "dep", "rfd", "dsp"] as const;
 const TRANSACTION_ID = new RegExp(
   `^(${TRANSACTION_ID_PREFIXES.join("|")})_[${ID_ALPHABET}]{${ID_BODY_LENGTH}}$`,
 );

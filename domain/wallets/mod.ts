@@ -7,7 +7,8 @@
 //   reserved  = inReview + inFlight: accepted payouts and withdrawals not final yet (not in balance)
 //   heldForDisputes = what open disputes hold (not in balance); owedToDisputes = what they still take
 //   from the next credits (domain/disputes/hold.ts)
-import { reservedByRail } from "../../db/balances.ts";
+//   reservedForRefunds = what refunds not final yet hold in IN_FLIGHT (not in balance, not in reserved)
+import { refundReservedByRail, reservedByRail } from "../../db/balances.ts";
 import { disputeFiguresByRail } from "../../db/disputes.ts";
 import { listWallets } from "../../db/ledger.ts";
 import type { Deps } from "../deps.ts";
@@ -25,6 +26,7 @@ export type WalletFigures = {
   reservedInFlight: string;
   heldForDisputes: string;
   owedToDisputes: string;
+  reservedForRefunds: string;
 };
 
 export async function listMerchantWallets(
@@ -46,11 +48,12 @@ export async function walletsWithFigures(
   deps: Pick<Deps, "db">,
   scope: { merchantId: string; isSandbox: boolean },
 ): Promise<Array<Wallet & WalletFigures>> {
-  const [wallets, reserved, unsolidified, disputes] = await Promise.all([
+  const [wallets, reserved, unsolidified, disputes, refunds] = await Promise.all([
     listMerchantWallets(deps, scope),
     reservedByRail(deps.db, scope),
     unspendableUsdt(deps.db, scope),
     disputeFiguresByRail(deps.db, scope),
+    refundReservedByRail(deps.db, scope),
   ]);
   return wallets.map((w) => {
     const r = reserved.find((x) => x.rail === w.rail);
@@ -69,6 +72,7 @@ export async function walletsWithFigures(
       reservedInFlight: f(inFlight),
       heldForDisputes: f(new Decimal(d?.held ?? 0)),
       owedToDisputes: f(new Decimal(d?.owed ?? 0)),
+      reservedForRefunds: f(new Decimal(refunds.find((x) => x.rail === w.rail)?.reserved ?? 0)),
     };
   });
 }
@@ -99,6 +103,7 @@ export async function getBalanceByCurrency(
       reservedInFlight: w.reservedInFlight,
       heldForDisputes: w.heldForDisputes,
       owedToDisputes: w.owedToDisputes,
+      reservedForRefunds: w.reservedForRefunds,
     })),
   };
 }
@@ -129,6 +134,7 @@ export async function getBalanceSummary(
       reservedInFlight: w.reservedInFlight,
       heldForDisputes: w.heldForDisputes,
       owedToDisputes: w.owedToDisputes,
+      reservedForRefunds: w.reservedForRefunds,
     })),
     totals,
     availableTotals,

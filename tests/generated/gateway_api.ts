@@ -8142,7 +8142,7 @@ export interface components {
       /** @example pay_01k0000000000000000000000a */
       id: string;
       /** @enum {string} */
-      type: "PAYIN" | "PAYOUT" | "WITHDRAWAL" | "CONVERSION" | "BULK_ITEM" | "DEPOSIT" | "REFUND";
+      type: "PAYIN" | "PAYOUT" | "WITHDRAWAL" | "CONVERSION" | "BULK_ITEM" | "DEPOSIT" | "REFUND" | "DISPUTE";
       /** @enum {string} */
       status:
         | "APPROVED"
@@ -8152,8 +8152,10 @@ export interface components {
         | "COMPLETED"
         | "CONFIRMED"
         | "CONFIRMING"
+        | "ESCALATED"
         | "EXPIRED"
         | "FAILED"
+        | "OPEN"
         | "OVERPAID"
         | "PENDING"
         | "PENDING_APPROVAL"
@@ -8161,9 +8163,11 @@ export interface components {
         | "PROCESSING"
         | "QUEUED"
         | "REJECTED"
+        | "RESOLVED"
         | "SENDING"
         | "SUCCEEDED"
-        | "UNDERPAID";
+        | "UNDERPAID"
+        | "UNDER_REVIEW";
       /**
        * @description how the money moved; null for a conversion (wallet to wallet)
        * @enum {string|null}
@@ -8194,7 +8198,7 @@ export interface components {
       /** @enum {string} */
       feeCurrency: "USDT_TRC20" | "XOF";
       /**
-       * @description pay-in: credited to the wallet; payout, withdrawal, bulk item: what the recipient gets; conversion: what left the from-wallet; refund: what goes back to the customer (type REFUND, id rfd_, the refund's status; fee 0)
+       * @description pay-in: credited to the wallet; payout, withdrawal, bulk item: what the recipient gets; conversion: what left the from-wallet; refund: what goes back to the customer (type REFUND, id rfd_, the refund's status; fee 0); dispute: the disputed amount (type DISPUTE, id dsp_, the dispute's status, note its reason; fee 0)
        * @example 25.000000
        */
       netAmount: string;
@@ -8966,6 +8970,8 @@ export interface operations {
                 heldForDisputes: string;
                 /** @description what disputes could not hold yet (the wallet had less); taken from the next credits */
                 owedToDisputes: string;
+                /** @description held by refunds not final yet (not COMPLETED, REJECTED, CANCELLED or FAILED; GET /v1/refunds); already taken out of balance, given back if the refund is rejected, cancelled or fails */
+                reservedForRefunds: string;
               }[];
               totals: {
                 [key: string]: string;
@@ -9102,6 +9108,8 @@ export interface operations {
                 heldForDisputes: string;
                 /** @description what disputes could not hold yet (the wallet had less); taken from the next credits */
                 owedToDisputes: string;
+                /** @description held by refunds not final yet (not COMPLETED, REJECTED, CANCELLED or FAILED; GET /v1/refunds); already taken out of balance, given back if the refund is rejected, cancelled or fails */
+                reservedForRefunds: string;
               }[];
             };
           };
@@ -22535,7 +22543,15 @@ export interface operations {
     parameters: {
       query?: {
         /** @description the kind of record */
-        type?: "PAYIN" | "PAYOUT" | "WITHDRAWAL" | "CONVERSION" | "BULK_ITEM" | "DEPOSIT" | "REFUND";
+        type?:
+          | "PAYIN"
+          | "PAYOUT"
+          | "WITHDRAWAL"
+          | "CONVERSION"
+          | "BULK_ITEM"
+          | "DEPOSIT"
+          | "REFUND"
+          | "DISPUTE";
         status?:
           | "APPROVED"
           | "AWAITING_PAYMENT"
@@ -22544,8 +22560,10 @@ export interface operations {
           | "COMPLETED"
           | "CONFIRMED"
           | "CONFIRMING"
+          | "ESCALATED"
           | "EXPIRED"
           | "FAILED"
+          | "OPEN"
           | "OVERPAID"
           | "PENDING"
           | "PENDING_APPROVAL"
@@ -22553,9 +22571,11 @@ export interface operations {
           | "PROCESSING"
           | "QUEUED"
           | "REJECTED"
+          | "RESOLVED"
           | "SENDING"
           | "SUCCEEDED"
-          | "UNDERPAID";
+          | "UNDERPAID"
+          | "UNDER_REVIEW";
         currency?: "USDT_TRC20" | "XOF";
         /** @description inclusive; ISO 8601: a date (2025-01-31, the whole day) or a date-time with a zone (2025-01-31T12:00:00.000Z) */
         from?: string;
