@@ -10,6 +10,7 @@ import { SecretBox } from "../domain/crypto.ts";
 import type { Deps } from "../domain/deps.ts";
 import { createLogger } from "../domain/log.ts";
 import { createMerchant, updateMerchantSettings } from "../domain/merchants/mod.ts";
+import { signCurrentAgreement } from "../domain/kyb/agreement.ts";
 import { addressPoolSettled } from "../domain/payins/address_pool.ts";
 import { createTronClient } from "../rails/tron/client.ts";
 import { createTronResources } from "../rails/tron/resources.ts";
@@ -82,6 +83,12 @@ export async function startBenchGateway(db: Db, options: { blockMs?: number } = 
   let created;
   try {
     created = await createMerchant(deps, { name: "Bench Merchant", kybStatus: "APPROVED" });
+    // Live money needs the agreement signed too (KYB_REQUIRED otherwise), as for any real merchant.
+    await signCurrentAgreement(deps, {
+      merchantId: created.merchantId,
+      signedBy: "bench",
+      signedFrom: "127.0.0.1",
+    });
     await updateMerchantSettings(deps, created.merchantId, {
       rateLimits: { "POST /v1/payments": 1_000_000, default: 1_000_000 },
     });

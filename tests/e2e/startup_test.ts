@@ -58,6 +58,7 @@ Deno.test({
               tron: "embedded",
               driver: "pglite",
               gitRev: "dev",
+              aggregators: [], // FIAT_PROVIDER=simulator: no live aggregator
             });
             assertEquals(res.headers.get("GIT_REV"), "dev");
             assert(performance.now() - started < 30_000);

@@ -3,7 +3,7 @@
 // together, because the counters live in PostgreSQL (RATE_LIMIT_STORE=auto with DATABASE_URL).
 import { assert, assertEquals } from "../assert.ts";
 import { clusterUnavailable, createCluster } from "./pg_cluster.ts";
-import { type RunningGateway, startGateway, until } from "./process.ts";
+import { type RunningGateway, signAgreement, startGateway, until } from "./process.ts";
 
 const skipReason = clusterUnavailable();
 const ADMIN_TOKEN = "e2e-admin-token-0123456789";
@@ -48,6 +48,7 @@ Deno.test({
       });
       assertEquals(made.status, 201);
       const key = (await made.json()).data.keys.liveSecret;
+      await signAgreement(hosts[0].url, key);
       const create = (i: number) =>
         fetch(`${hosts[i % 2].url}/v1/payments`, {
           method: "POST",

@@ -1,7 +1,7 @@
 // The whole story over HTTP against the real server and its devnet, as a merchant following README would
 // drive it: merchant, webhook endpoint, pay-in, customer transfer, blocks, settlement, signed webhooks.
 import { assert, assertEquals, assertMatch } from "../assert.ts";
-import { startGateway, until } from "./process.ts";
+import { signAgreement, startGateway, until } from "./process.ts";
 import { startReceiver } from "./receiver.ts";
 
 const ADMIN_TOKEN = "e2e-admin-token-0123456789";
@@ -37,6 +37,7 @@ Deno.test({
         body: JSON.stringify({ name: "Boutique Ouaga", kybStatus: "APPROVED" }),
       })).json();
       const key: string = created.data.keys.liveSecret;
+      await signAgreement(gw.url, key);
 
       await t.step("a webhook test delivery arrives at a local receiver, signed as specified", async () => {
         const endpoint = await api("POST", "/v1/webhooks/endpoints", key, {

@@ -2,7 +2,7 @@
 // each confirmation and the reorg happen exactly when the test says. (Expiry and late funds need 15
 // minutes to pass; they are driven with a manual clock in tests/api/payins_usdt_test.ts.)
 import { assert, assertEquals } from "../assert.ts";
-import { startGateway, until } from "./process.ts";
+import { signAgreement, startGateway, until } from "./process.ts";
 import { startReceiver } from "./receiver.ts";
 
 const ADMIN_TOKEN = "e2e-admin-token-0123456789";
@@ -25,6 +25,7 @@ Deno.test({
       authorization: `Bearer ${ADMIN_TOKEN}`,
     });
     const key: string = merchant.data.keys.liveSecret;
+    await signAgreement(gw.url, key);
     // The test polls every 100 ms, far above the default 100 requests a minute.
     await fetch(`${gw.url}/admin/api/merchants/${merchant.data.merchantId}`, {
       method: "PATCH",

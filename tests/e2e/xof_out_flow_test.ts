@@ -7,7 +7,7 @@
 // the unit after every step.
 import { Decimal } from "../../domain/money.ts";
 import { assert, assertEquals, assertMatch } from "../assert.ts";
-import { jsonClient, startGateway, until } from "./process.ts";
+import { jsonClient, signAgreement, startGateway, until } from "./process.ts";
 import { startReceiver } from "./receiver.ts";
 
 const ADMIN_TOKEN = "e2e-admin-token-0123456789";
@@ -40,6 +40,7 @@ Deno.test({
       });
       assertEquals(created.status, 201, JSON.stringify(created.json));
       const key: string = created.json.data.keys.liveSecret;
+      await signAgreement(gw.url, key);
       const api = (method: string, path: string, body?: unknown, extra: Record<string, string> = {}) =>
         call(method, path, { "x-api-key": key, ...extra }, body);
       const endpoint = await api("POST", "/v1/webhooks/endpoints", {
