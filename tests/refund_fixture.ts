@@ -4,6 +4,8 @@ import { accountBalance, findSystemAccount } from "../db/ledger.ts";
 import { processDisbursement } from "../domain/fiat_out/disburse.ts";
 import { processRefund } from "../domain/refunds/send.ts";
 import { TEST_CARDS } from "../rails/fiat/mod.ts";
+import { settleUsdtReceipt } from "../domain/payins/settle.ts";
+import { Decimal } from "../domain/money.ts";
 import { assertEquals } from "./assert.ts";
 import type { TestGateway } from "./helpers.ts";
 
@@ -107,4 +109,37 @@ export async function eventsOf(gw: TestGateway, refundId: string): Promise<strin
     [refundId],
   );
   return rows.map((r) => r.type);
+}
+
+/** The page path of a link (the test app is reached without the public origin). */
+export function pathOf(url: string): string {
+  const u = new URL(url);
+  return u.pathname + u.search;
+}
+
+export async function postAddress(gw: TestGateway, path: string, address: string) {
+  return await gw.request("POST", path, {
+    rawBody: new URLSearchParams({ address }).toString(),
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+  });
+}
+
+/** A USDT pay-in paid exactly what it asks (as the scanner would have summed it): CONFIRMED. */
+export async function paidUsdt(gw: TestGateway, key: string, amount: string): Promise<string> {
+  const res = await gw.request("POST", "/v1/payments", { key, body: { amount, customerName: "Awa" } });
+  assertEquals(res.status, 201, res.text);
+  const id = res.json.data.transactionId as string;
+  const [{ amount: due }] = await gw.db.query<{ amount: string }>(
+    "SELECT amount_expected::text AS amount FROM payins WHERE id = $1",
+    [
+      id,
+    ],
+  );
+  await settleUsdtReceipt(
+    gw.deps,
+    id,
+    () => Promise.resolve({ received: new Decimal(due), txHash: "ab".repeat(32), transferKeys: [] }),
+  );
+  assertEquals((await gw.request("GET", `/v1/payments/${id}`, { key })).json.data.status, "CONFIRMED");
+  return id;
 }

@@ -9,25 +9,10 @@ import { hotWallet } from "../../domain/treasury/hot_wallet.ts";
 import { assert, assertEquals } from "../assert.ts";
 import { startTestGateway, type TestGateway } from "../helpers.ts";
 import { creditUsdt, inFlight, randomTronAddress, usdtBalance } from "../money_out_helpers.ts";
-import { approve, askRefund, eventsOf, getRefund } from "../refund_fixture.ts";
-import { settleUsdtReceipt } from "../../domain/payins/settle.ts";
-import { Decimal } from "../../domain/money.ts";
+import { approve, askRefund, eventsOf, getRefund, paidUsdt, pathOf, postAddress } from "../refund_fixture.ts";
 
 const TRX = 1_000_000n;
 const USDT = 1_000_000n;
-
-/** The page path of a link (the test app is reached without the public origin). */
-function pathOf(url: string): string {
-  const u = new URL(url);
-  return u.pathname + u.search;
-}
-
-async function postAddress(gw: TestGateway, path: string, address: string) {
-  return await gw.request("POST", path, {
-    rawBody: new URLSearchParams({ address }).toString(),
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-  });
-}
 
 /** The address with its last character changed (a different one: never the address itself). */
 function typo(address: string): string {
@@ -49,26 +34,6 @@ async function assertLedgerBalanced(gw: TestGateway) {
   );
   assertEquals(unbalanced.length, 0);
   assert(Number(await inFlight(gw, false)) >= 0);
-}
-
-/** A USDT pay-in paid exactly what it asks (as the scanner would have summed it): CONFIRMED. */
-async function paidUsdt(gw: TestGateway, key: string, amount: string): Promise<string> {
-  const res = await gw.request("POST", "/v1/payments", { key, body: { amount, customerName: "Awa" } });
-  assertEquals(res.status, 201, res.text);
-  const id = res.json.data.transactionId as string;
-  const [{ amount: due }] = await gw.db.query<{ amount: string }>(
-    "SELECT amount_expected::text AS amount FROM payins WHERE id = $1",
-    [
-      id,
-    ],
-  );
-  await settleUsdtReceipt(
-    gw.deps,
-    id,
-    () => Promise.resolve({ received: new Decimal(due), txHash: "ab".repeat(32), transferKeys: [] }),
-  );
-  assertEquals((await gw.request("GET", `/v1/payments/${id}`, { key })).json.data.status, "CONFIRMED");
-  return id;
 }
 
 async function devnetUsdt(gw: TestGateway, address: string): Promise<bigint> {

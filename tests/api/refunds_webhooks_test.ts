@@ -1,10 +1,25 @@
-// A card refund and a mobile money refund from request to `completed` over HTTP, with the merchant's
+// A card, a mobile money and a USDT refund from request to `completed` over HTTP, with the merchant's
 // receiver verifying every signed refund.* delivery (and the gateway checking each body against the
 // OpenAPI document's webhook schema when it closes).
 import { deliveryPump, handleWebhookDeliver } from "../../jobs/webhook_delivery.ts";
 import { assert, assertEquals } from "../assert.ts";
 import { startTestGateway, type TestGateway } from "../helpers.ts";
-import { approve, askRefund, paidCard, paidMomo, roomyMerchant, runRefundJobs } from "../refund_fixture.ts";
+import { sendOutbound } from "../../domain/money_out/send.ts";
+import { scanChain } from "../../domain/payins/chain_scanner.ts";
+import { hotWallet } from "../../domain/treasury/hot_wallet.ts";
+import { randomTronAddress } from "../money_out_helpers.ts";
+import {
+  approve,
+  askRefund,
+  getRefund,
+  paidCard,
+  paidMomo,
+  paidUsdt,
+  pathOf,
+  postAddress,
+  roomyMerchant,
+  runRefundJobs,
+} from "../refund_fixture.ts";
 
 type Received = { headers: Headers; body: string };
 
@@ -85,6 +100,58 @@ Deno.test("refund webhooks: created, approved, completed, signed and verified, f
       assertEquals(completed.data.amount, ["3000", "2000"][i]);
       assertEquals(completed.livemode, true);
     }
+  } finally {
+    await receiver.close();
+    await gw.close();
+  }
+});
+
+Deno.test("refund webhooks: a USDT refund from request to completed, every delivery signed and verified", async () => {
+  const gw = await startTestGateway();
+  const receiver = startReceiver();
+  const hot = hotWallet(gw.deps.config, false);
+  try {
+    gw.devnet.fund(hot.address, { trx: 1_000n * 1_000_000n, usdt: 100n * 1_000_000n });
+    gw.devnet.mine(1);
+    await scanChain(gw.deps);
+    const m = await roomyMerchant(gw);
+    const key = m.keys.liveSecret;
+    const endpoint = (await gw.request("POST", "/v1/webhooks/endpoints", {
+      key,
+      body: { url: receiver.url, events: ["refund.created", "refund.approved", "refund.completed"] },
+    })).json.data;
+    const payinId = await paidUsdt(gw, key, "30");
+    const refundId = (await askRefund(gw, key, payinId, { amount: "12" })).json.data.refundId;
+    await approve(gw, refundId);
+    const page = pathOf((await getRefund(gw, key, refundId)).customerPageUrl);
+    const customer = randomTronAddress();
+    assertEquals((await postAddress(gw, page, customer)).status, 200);
+    const [{ id: transfer }] = await gw.db.query<{ id: string }>(
+      "SELECT outbound_id AS id FROM refunds WHERE id = $1",
+      [refundId],
+    );
+    assertEquals(await sendOutbound(gw.deps, transfer), "sent");
+    gw.devnet.mine(1 + gw.deps.config.tron.payoutConfirmations);
+    await scanChain(gw.deps);
+    await scanChain(gw.deps);
+    assertEquals((await getRefund(gw, key, refundId)).status, "COMPLETED");
+    await deliverAll(gw);
+    const mine = receiver.received.filter((r) => JSON.parse(r.body).data.refundId === refundId);
+    for (const got of mine) {
+      assert(await verifySignature(endpoint.secret, got.headers.get("service-signature"), got.body));
+    }
+    const bodies = mine.map((r) => JSON.parse(r.body));
+    assertEquals(bodies.map((b) => b.event).sort(), [
+      "refund.approved",
+      "refund.completed",
+      "refund.created",
+    ]);
+    const completed = bodies.find((b) => b.event === "refund.completed");
+    assertEquals([completed.data.amount, completed.data.currency, completed.data.paymentMethod], [
+      "12.000000",
+      "USDT_TRC20",
+      "USDT_TRC20",
+    ]);
   } finally {
     await receiver.close();
     await gw.close();
