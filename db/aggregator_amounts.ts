@@ -49,3 +49,24 @@ export async function findAggregatorAmounts(
   );
   return new Map(rows.map((r) => [r.subject_id, r]));
 }
+
+/**
+ * The aggregator's figures of history rows: pay-ins by their id, withdrawals and bulk items by the owner
+ * of the disbursement that paid them (a bulk item retried has one settled disbursement at most).
+ */
+export async function aggregatorAmountsOfRows(
+  db: Db,
+  payinIds: string[],
+  ownerIds: string[],
+): Promise<Map<string, AggregatorAmountsRow>> {
+  const out = await findAggregatorAmounts(db, "PAYIN", payinIds);
+  if (ownerIds.length > 0) {
+    const rows = await db.query<AggregatorAmountsRow & { owner_id: string }>(
+      `SELECT a.*, d.owner_id FROM aggregator_amounts a JOIN fiat_disbursements d ON d.id = a.subject_id
+        WHERE a.subject_kind = 'DISBURSEMENT' AND d.owner_id = ANY($1::text[])`,
+      [ownerIds],
+    );
+    for (const r of rows) out.set(r.owner_id, r);
+  }
+  return out;
+}

@@ -9,6 +9,8 @@ import type { FiatProviderSet } from "../../rails/fiat/provider.ts";
 import { assert, assertEquals } from "../assert.ts";
 import { CINETPAY_CREDENTIALS, startCinetPaySimulator } from "../aggregators/cinetpay_simulator.ts";
 import { startAggregatorGateway } from "../aggregators/fixture.ts";
+import { download, drainExports } from "../export_helpers.ts";
+import { parse } from "csv-parse/sync";
 import {
   PAYDUNYA_KEYS,
   startPayDunyaSimulator,
@@ -148,6 +150,44 @@ Deno.test("PayDunya: the customer's fee, the amount paid and settled are recorde
           fee: null,
           settled: null,
         });
+      },
+    );
+    await t.step(
+      "the history's CSV export shows what PayDunya reported, beside the order's figures",
+      async () => {
+        const key = f.merchant.keys.liveSecret;
+        const asked = await f.gw.request(
+          "GET",
+          "/v1/transactions/export?from=2026-11-26T00:00:00.000Z&to=2026-11-26T23:59:59.999Z",
+          { key },
+        );
+        assertEquals(asked.status, 200, asked.text);
+        await drainExports(f.gw);
+        const { text } = await download(f.gw, key, asked.json.data.jobId);
+        const records: Record<string, string>[] = parse(text, { columns: true });
+        const withFee = records.filter((r) => r.aggregatorFee !== "");
+        assertEquals(withFee.length, 1);
+        const r = withFee[0];
+        assertEquals(
+          [
+            r.type,
+            r.amount,
+            r.amountReceived,
+            r.fee,
+            r.aggregatorAmountPaid,
+            r.aggregatorFee,
+            r.aggregatorAmountSettled,
+          ],
+          ["PAYIN", "5000", "5000", "100", "5150", "150", "5000"],
+        );
+        const card = records.find((x) => x.type === "PAYIN" && x.amount === "8000")!;
+        assertEquals([card.aggregatorAmountPaid, card.aggregatorFee, card.aggregatorAmountSettled], [
+          "8000",
+          "",
+          "",
+        ]);
+        const held = records.find((x) => x.type === "PAYIN" && x.status === "AWAITING_PAYMENT")!;
+        assertEquals(held.aggregatorAmountPaid, "");
       },
     );
   } finally {
