@@ -28,7 +28,6 @@ export function fiatFee(received: Decimal, percent: string): Decimal {
   return Decimal.min(roundFee(received.times(percent).dividedBy(100), "XOF"), received);
 }
 
-/** Applies a final outcome to an open fiat pay-in; answers the settled row, or undefined if already final. */
 /**
  * A live aggregator charges exactly the asked amount on its page, so a different amount in its answer is
  * an anomaly: answers the reason to hold it for, or undefined when nothing is amiss.
@@ -39,12 +38,16 @@ export function amountMismatch(
   answer: { status: string; amount?: string },
 ): string | undefined {
   if (!provider.exactAmount || answer.status !== "SUCCEEDED" || answer.amount === undefined) return undefined;
+  if (!/^\d{1,15}(\.\d{1,6})?$/.test(answer.amount)) {
+    return `AMOUNT_MISMATCH: paid ${answer.amount.slice(0, 40)}`;
+  }
   if (new Decimal(answer.amount).equals(payin.amount)) return undefined;
   return `AMOUNT_MISMATCH: paid ${answer.amount} XOF for ${
     formatAmount(new Decimal(payin.amount), "XOF")
   } XOF asked`;
 }
 
+/** Applies a final outcome to an open fiat pay-in; answers the settled row, or undefined if already final. */
 export async function applyFiatOutcome(
   deps: FiatDeps,
   payinId: string,
