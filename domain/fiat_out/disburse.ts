@@ -18,8 +18,10 @@ import {
 import type { Db } from "../../db/mod.ts";
 import { listDueDisbursements } from "../../db/provider_polls.ts";
 import { recordNotificationOnce } from "../../db/payins.ts";
+import { recordAggregatorAmounts } from "../../db/aggregator_amounts.ts";
 import { resolveOperator } from "../../rails/fiat/operators.ts";
 import {
+  type AggregatorAmounts,
   type DisburseAnswer,
   type MomoDisbursementProvider,
   type OperatorCode,
@@ -152,7 +154,7 @@ export function momoPayoutProvider(deps: Pick<Deps, "fiat">, isSandbox: boolean)
 export async function recordDisbursementOutcome(
   deps: Pick<Deps, "db" | "queue" | "clock" | "log">,
   id: string,
-  outcome: DisbursementOutcome & { provider?: string },
+  outcome: DisbursementOutcome & { provider?: string; reported?: AggregatorAmounts },
 ): Promise<DisbursementRow | undefined> {
   return await deps.db.tx(async (tx) => {
     const row = await lockDisbursement(tx, id);
@@ -167,6 +169,20 @@ export async function recordDisbursementOutcome(
       finished_at: now,
       ...(outcome.provider ? { provider: outcome.provider } : {}),
     }, now);
+    // A live aggregator's own figures (what it says it paid, its fee when it says), kept beside the row.
+    if (outcome.status === "SUCCEEDED" && outcome.reported && outcome.provider) {
+      await recordAggregatorAmounts(tx, {
+        kind: "DISBURSEMENT",
+        id,
+        provider: outcome.provider,
+        currency: "XOF",
+        asked: row.amount,
+        paid: outcome.reported.paid ?? null,
+        fee: outcome.reported.fee ?? null,
+        settled: outcome.reported.settled ?? null,
+        now,
+      });
+    }
     await finisher(tx, done, {
       status: outcome.status,
       ...(done.provider_ref ? { providerRef: done.provider_ref } : {}),
@@ -197,16 +213,36 @@ export async function completeBankDisbursement(
   return await recordDisbursementOutcome(deps, id, { ...outcome, provider: "bank-operator" });
 }
 
+/** A success reported for another amount than ours: the reason to hold it for, else undefined. */
+export function disbursedAmountMismatch(
+  row: Pick<DisbursementRow, "amount">,
+  answer: { status: string; amount?: string },
+): string | undefined {
+  if (answer.status !== "SUCCEEDED" || answer.amount === undefined) return undefined;
+  if (!/^\d{1,15}$/.test(answer.amount)) return `AMOUNT_MISMATCH: paid ${answer.amount.slice(0, 40)} XOF`;
+  const asked = BigInt(row.amount.split(".")[0]);
+  return BigInt(answer.amount) === asked
+    ? undefined
+    : `AMOUNT_MISMATCH: paid ${answer.amount} XOF for ${asked} XOF asked`;
+}
+
 async function applyAnswer(
   deps: DisburseDeps,
   row: DisbursementRow,
   provider: MomoDisbursementProvider,
   answer: DisburseAnswer,
 ) {
-  if (answer.status === "PENDING" || answer.status === "UNKNOWN") {
+  const mismatch = disbursedAmountMismatch(row, answer);
+  if (answer.status === "PENDING" || answer.status === "UNKNOWN" || mismatch) {
     // UNKNOWN: the aggregator has it but answers a status nobody knows; it stays open, held for an operator.
-    if (answer.status === "UNKNOWN") {
-      await holdUnknownStatus(deps, { kind: "DISBURSEMENT", id: row.id }, provider, answer.reason ?? "");
+    // So does a success for another amount than ours: never finished on the aggregator's word.
+    if (answer.status === "UNKNOWN" || mismatch) {
+      await holdUnknownStatus(
+        deps,
+        { kind: "DISBURSEMENT", id: row.id },
+        provider,
+        mismatch ?? answer.reason ?? "",
+      );
     } else {
       await pollAnswered(deps, { kind: "DISBURSEMENT", id: row.id }, provider);
     }
@@ -228,6 +264,7 @@ async function applyAnswer(
     providerRef: answer.providerRef,
     reason: answer.reason,
     provider: provider.name,
+    ...(answer.reported ? { reported: answer.reported } : {}),
   });
 }
 
@@ -393,11 +430,14 @@ export async function handleDisbursementCallback(
     return { disbursementId: row.id, status: row.status };
   }
   const finalStatus = outcome.status;
-  if (outcome.status === "SUCCEEDED" && BigInt(outcome.amount) !== BigInt(row.amount.split(".")[0])) {
+  const mismatch = disbursedAmountMismatch(row, outcome);
+  if (mismatch) {
     deps.log.error("provider reports another amount paid: manual review", {
       id: row.id,
       amount: outcome.amount,
     });
+    // Refused, and held for an operator like an unknown status (the held list shows it; nothing moved).
+    await holdUnknownStatus(deps, { kind: "DISBURSEMENT", id: row.id }, provider, mismatch);
     throw new AppError("BAD_REQUEST", "Callback amount does not match the disbursement");
   }
   await deps.db.tx(async (tx) => {
@@ -414,6 +454,7 @@ export async function handleDisbursementCallback(
       providerRef: outcome.providerRef,
       reason: outcome.reason,
       provider: provider.name,
+      ...(outcome.reported ? { reported: outcome.reported } : {}),
     });
   });
   const now = (await findDisbursement(deps.db, row.id))!;

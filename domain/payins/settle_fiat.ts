@@ -5,7 +5,8 @@ import { findSystemAccount, findWallet } from "../../db/ledger.ts";
 import { findMerchant } from "../../db/merchants.ts";
 import { listDueFiatPayins } from "../../db/provider_polls.ts";
 import { findPayin, lockPayin, type PayinRow, recordNotificationOnce } from "../../db/payins.ts";
-import type { ProviderOutcome, StatusAnswer } from "../../rails/fiat/provider.ts";
+import { recordAggregatorAmounts } from "../../db/aggregator_amounts.ts";
+import type { AggregatorAmounts, ProviderOutcome, StatusAnswer } from "../../rails/fiat/provider.ts";
 import { ProviderError } from "../../rails/fiat/provider.ts";
 import type { Deps } from "../deps.ts";
 import { AppError } from "../errors.ts";
@@ -27,11 +28,37 @@ export function fiatFee(received: Decimal, percent: string): Decimal {
   return Decimal.min(roundFee(received.times(percent).dividedBy(100), "XOF"), received);
 }
 
+/**
+ * A live aggregator charges exactly the asked amount on its page, so a different amount in its answer is
+ * an anomaly: answers the reason to hold it for, or undefined when nothing is amiss.
+ */
+export function amountMismatch(
+  provider: { exactAmount?: boolean },
+  payin: Pick<PayinRow, "amount">,
+  answer: { status: string; amount?: string },
+): string | undefined {
+  if (!provider.exactAmount || answer.status !== "SUCCEEDED" || answer.amount === undefined) return undefined;
+  if (!/^\d{1,15}(\.\d{1,6})?$/.test(answer.amount)) {
+    return `AMOUNT_MISMATCH: paid ${answer.amount.slice(0, 40)}`;
+  }
+  if (new Decimal(answer.amount).equals(payin.amount)) return undefined;
+  return `AMOUNT_MISMATCH: paid ${answer.amount} XOF for ${
+    formatAmount(new Decimal(payin.amount), "XOF")
+  } XOF asked`;
+}
+
 /** Applies a final outcome to an open fiat pay-in; answers the settled row, or undefined if already final. */
 export async function applyFiatOutcome(
   deps: FiatDeps,
   payinId: string,
-  outcome: { status: "SUCCEEDED" | "FAILED"; amount?: string; reason?: string; providerRef: string },
+  outcome: {
+    status: "SUCCEEDED" | "FAILED";
+    amount?: string;
+    reason?: string;
+    providerRef: string;
+    /** The live aggregator that answered, and its own figures: recorded with the settlement. */
+    aggregator?: { name: string; reported?: AggregatorAmounts };
+  },
 ): Promise<PayinRow | undefined> {
   return await deps.db.tx(async (tx) => {
     const payin = await lockPayin(tx, payinId);
@@ -75,8 +102,31 @@ export async function applyFiatOutcome(
         { accountId: wallet.id, amount: net },
         { accountId: feesAccount.id, amount: fee },
       ].filter((p) => !p.amount.isZero()),
-      metadata: { payinId: payin.id, providerRef: outcome.providerRef, outcome: to },
+      metadata: {
+        payinId: payin.id,
+        providerRef: outcome.providerRef,
+        outcome: to,
+        // The aggregator's figures ride with the journal: a fee the customer paid it on top never reaches
+        // the gateway's accounts, so it is recorded here rather than posted (docs/decisions.md).
+        ...(outcome.aggregator
+          ? { aggregator: { name: outcome.aggregator.name, ...outcome.aggregator.reported } }
+          : {}),
+      },
     }, async (jtx) => {
+      if (outcome.aggregator) {
+        const r = outcome.aggregator.reported ?? {};
+        await recordAggregatorAmounts(jtx, {
+          kind: "PAYIN",
+          id: payin.id,
+          provider: outcome.aggregator.name,
+          currency: "XOF",
+          asked: payin.amount,
+          paid: r.paid ?? formatAmount(received, "XOF"),
+          fee: r.fee ?? null,
+          settled: r.settled ?? null,
+          now,
+        });
+      }
       settled = await transitionPayin({ ...deps, db: jtx }, payin, to, {
         amount_received: formatAmount(received, "XOF"),
         service_fee: formatAmount(fee, "XOF"),
@@ -123,14 +173,25 @@ export async function handleProviderCallback(
   if (payin.provider_ref && payin.provider_ref !== outcome.providerRef) {
     throw new AppError("BAD_REQUEST", "Callback reference does not match the pay-in's provider reference");
   }
-  // A live aggregator's notification was re-queried: not final yet, or a status nobody knows (held).
-  if (outcome.status === "PENDING" || outcome.status === "UNKNOWN") {
-    if (outcome.status === "UNKNOWN") {
-      await holdUnknownStatus(deps, { kind: "PAYIN", id: payin.id }, provider, outcome.reason ?? "");
+  // A live aggregator's notification was re-queried: not final yet, or a status nobody knows (held), or
+  // an amount other than the one asked (held: never credited as under- or overpaid on its word).
+  const mismatch = amountMismatch(provider, payin, outcome);
+  if (outcome.status === "PENDING" || outcome.status === "UNKNOWN" || mismatch) {
+    if (outcome.status === "UNKNOWN" || mismatch) {
+      await holdUnknownStatus(
+        deps,
+        { kind: "PAYIN", id: payin.id },
+        provider,
+        mismatch ?? outcome.reason ?? "",
+      );
     }
     return { payinId: payin.id, status: payin.status };
   }
-  const final = { ...outcome, status: outcome.status };
+  const final = {
+    ...outcome,
+    status: outcome.status as "SUCCEEDED" | "FAILED",
+    ...(provider.exactAmount ? { aggregator: { name: provider.name, reported: outcome.reported } } : {}),
+  };
   // The notification is remembered in the same transaction that applies it: if applying fails, the
   // provider's retry is not mistaken for a replay.
   const settled = await deps.db.tx(async (tx) => {
@@ -181,14 +242,16 @@ export async function reconcileFiatPayins(
       deps.log.warn("provider status query failed", { payinId: payin.id, error: String(err) });
       continue;
     }
-    if (answer.status === "UNKNOWN") {
-      await holdUnknownStatus(deps, subject, provider, answer.reason ?? "");
+    const mismatch = amountMismatch(provider, payin, answer);
+    if (answer.status === "UNKNOWN" || mismatch) {
+      await holdUnknownStatus(deps, subject, provider, mismatch ?? answer.reason ?? "");
     } else if (answer.status !== "PENDING") {
       if (
         await applyFiatOutcome(deps, payin.id, {
           ...answer,
           status: answer.status,
           providerRef: payin.provider_ref!,
+          ...(provider.exactAmount ? { aggregator: { name: provider.name, reported: answer.reported } } : {}),
         })
       ) changed++;
     } else if (payin.expires_at <= now && await expireFiat(deps, payin.id)) {

@@ -1,6 +1,7 @@
 // The transaction list as CSV (export kind TRANSACTIONS_CSV): oldest first over [from, before), one page
 // of rows at a time through csv-stringify, cells a spreadsheet would run as a formula neutralised.
 import { stringify } from "csv-stringify/sync";
+import { aggregatorAmountsOfRows, type AggregatorAmountsRow } from "../../db/aggregator_amounts.ts";
 import { type Keyset, type TransactionRow, transactionRowsAfter } from "../../db/transactions.ts";
 import type { ExportKind } from "../exports/kind.ts";
 import { exactAmount } from "./view.ts";
@@ -32,6 +33,10 @@ export const CSV_COLUMNS = [
   "failureReason",
   "createdAt",
   "updatedAt",
+  // What a live aggregator reported (docs/decisions.md, "Aggregator amounts and fees"); empty otherwise.
+  "aggregatorAmountPaid",
+  "aggregatorFee",
+  "aggregatorAmountSettled",
 ] as const;
 
 /**
@@ -47,7 +52,7 @@ export function neutralizeCell(value: string | null): string {
 const amountCell = (value: string | null, currency: string | null) =>
   value === null || currency === null ? "" : exactAmount(value, currency);
 
-export function csvRow(r: TransactionRow): string[] {
+export function csvRow(r: TransactionRow, aggregator?: AggregatorAmountsRow): string[] {
   const text = neutralizeCell;
   return [
     r.id,
@@ -76,6 +81,9 @@ export function csvRow(r: TransactionRow): string[] {
     text(r.failure_reason),
     r.created_at.toISOString(),
     r.updated_at.toISOString(),
+    amountCell(aggregator?.amount_paid ?? null, aggregator?.currency ?? null),
+    amountCell(aggregator?.fee ?? null, aggregator?.currency ?? null),
+    amountCell(aggregator?.amount_settled ?? null, aggregator?.currency ?? null),
   ];
 }
 
@@ -100,7 +108,17 @@ export const transactionsCsv: ExportKind = {
       after,
       maxRows,
     );
-    const text = stringify(rows.map(csvRow), { header: after === null, columns: [...CSV_COLUMNS] });
+    // Only XOF rows can have gone through an aggregator.
+    const xof = rows.filter((r) => r.currency === "XOF");
+    const aggregator = await aggregatorAmountsOfRows(
+      deps.db,
+      xof.filter((r) => r.type === "PAYIN").map((r) => r.id),
+      xof.filter((r) => r.type === "WITHDRAWAL" || r.type === "BULK_ITEM").map((r) => r.id),
+    );
+    const text = stringify(rows.map((r) => csvRow(r, aggregator.get(r.id))), {
+      header: after === null,
+      columns: [...CSV_COLUMNS],
+    });
     const last = rows[rows.length - 1];
     return {
       text,

@@ -49,13 +49,25 @@ export type ProviderOutcome = {
   /** Why it failed, e.g. CARD_DECLINED, INSUFFICIENT_FUNDS, CUSTOMER_REJECTED, TIMEOUT. */
   reason?: string;
   occurredAt: Date;
+  /** The aggregator's own figures, read back from its status call (live aggregators only). */
+  reported?: AggregatorAmounts;
 };
+
+/**
+ * What a live aggregator's answer says about the money of one transaction, in its own fields: `paid` what
+ * the customer paid (or the recipient was paid), `fee` the aggregator's fee when the answer carries one,
+ * `settled` what the aggregator keeps for the gateway (paid less that fee). Absent: not reported.
+ */
+export type AggregatorAmounts = { paid?: string; fee?: string; settled?: string };
 
 /** UNKNOWN: a status the gateway cannot map (`reason` carries the aggregator's words); held, never guessed. */
 export type StatusAnswer = {
   status: "PENDING" | "SUCCEEDED" | "FAILED" | "UNKNOWN";
+  /** XOF the order received, to compare with the asked amount (a fee the customer paid on top excluded). */
   amount?: string;
   reason?: string;
+  /** The aggregator's own figures (live aggregators only). */
+  reported?: AggregatorAmounts;
 };
 
 /**
@@ -109,6 +121,11 @@ export type CardRefundAnswer = {
 export interface CardProvider {
   readonly name: string;
   readonly polling?: PollPolicy;
+  /**
+   * The provider's page charges exactly the asked amount (a live aggregator): any other amount it reports
+   * is held for an operator, never credited as UNDERPAID or OVERPAID.
+   */
+  readonly exactAmount?: boolean;
   initiate(input: InitiateInput): Promise<CardInitiateResult>;
   queryStatus(providerRef: string): Promise<StatusAnswer>;
   /**
@@ -126,6 +143,8 @@ export interface CardProvider {
 export interface MomoProvider {
   readonly name: string;
   readonly polling?: PollPolicy;
+  /** As CardProvider.exactAmount. */
+  readonly exactAmount?: boolean;
   initiate(input: InitiateInput & { operatorCode: OperatorCode; phone: string }): Promise<MomoInitiateResult>;
   submitOtp(providerRef: string, otp: string): Promise<OtpResult>;
   queryStatus(providerRef: string): Promise<StatusAnswer>;
@@ -155,6 +174,8 @@ export type DisburseAnswer = {
   amount?: string;
   /** Why it failed, e.g. RECIPIENT_NOT_FOUND, ACCOUNT_LIMIT_REACHED. */
   reason?: string;
+  /** The aggregator's own figures (live aggregators only). */
+  reported?: AggregatorAmounts;
 };
 
 /**

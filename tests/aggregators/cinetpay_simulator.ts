@@ -10,6 +10,10 @@ import { type Deliver, serveSimulator } from "./sim_server.ts";
 export type PayinPlan = {
   outcome: "ACCEPTED" | "REFUSED" | "ODD";
   callbacks: "once" | "twice" | "none" | "forged";
+  /** An amount other than the one initialised, reported as paid by the check (an aggregator's error). */
+  paidAmount?: number;
+  /** A currency other than XOF in the check's answer. */
+  paidCurrency?: string;
 };
 export type TransferPlan = "VAL" | "REJ" | "LATE_VAL" | "LATE_REJ" | "ODD" | "TIMEOUT" | "LOST_CALLBACK";
 export const CINETPAY_CREDENTIALS = {
@@ -19,7 +23,12 @@ export const CINETPAY_CREDENTIALS = {
   transferPassword: "cp-test-transfer-password",
 };
 
-type Payin = { amount: number; notifyUrl: string; status: "WAITING" | "ACCEPTED" | "REFUSED" | "ODD" };
+type Payin = {
+  amount: number;
+  notifyUrl: string;
+  status: "WAITING" | "ACCEPTED" | "REFUSED" | "ODD";
+  paid?: { amount: number; currency: string };
+};
 type Transfer = { ref: string; id: string; phone: string; amount: number; notifyUrl: string; status: string };
 
 export function startCinetPaySimulator(deliver: Deliver) {
@@ -69,9 +78,10 @@ export function startCinetPaySimulator(deliver: Deliver) {
     if (b.apikey !== c.apiKey || !p) {
       return ctx.json({ code: "404", message: "TRANSACTION_NOT_FOUND", data: [] });
     }
+    // CinetPay's documented check answer: no fee field (its commission is not reported per payment).
     const data = (status: string) => ({
-      amount: String(p.amount),
-      currency: "XOF",
+      amount: String(p.paid?.amount ?? p.amount),
+      currency: p.paid?.currency ?? "XOF",
       status,
       payment_method: "OMBF",
       description: "",
@@ -161,8 +171,8 @@ export function startCinetPaySimulator(deliver: Deliver) {
       cpm_site_id: c.siteId,
       cpm_trans_id: reference,
       cpm_trans_date: "2026-11-26 12:00:00",
-      cpm_amount: String(p.amount),
-      cpm_currency: "XOF",
+      cpm_amount: String(p.paid?.amount ?? p.amount),
+      cpm_currency: p.paid?.currency ?? "XOF",
       signature: crypto.randomUUID(),
       payment_method: "OMBF",
       cel_phone_num: "70123456",
@@ -197,6 +207,7 @@ export function startCinetPaySimulator(deliver: Deliver) {
       if (!p) throw new Error(`CinetPay simulator: no payment ${reference}`);
       const plan = payinPlans.get(reference) ?? { outcome: "ACCEPTED", callbacks: "once" };
       p.status = plan.outcome;
+      p.paid = { amount: plan.paidAmount ?? p.amount, currency: plan.paidCurrency ?? "XOF" };
       await notify(reference, p, plan);
     },
     /** Late transfers reach their final status; their (unsigned) notifications are sent unless lost. */

@@ -21,6 +21,13 @@ export const TEST_WITHDRAW_MODES = {
 export type InvoicePlan = {
   outcome: "completed" | "cancelled" | "odd";
   callbacks: "once" | "twice" | "none" | "forged";
+  /**
+   * PayDunya's fee put on the customer (XOF): total_amount becomes the invoice plus this fee and
+   * total_amount_without_fees stays the invoice, as PayDunya answers when the fee is the customer's.
+   */
+  customerFee?: number;
+  /** An amount other than the invoice's reported as paid (both totals), e.g. an aggregator's error. */
+  paidAmount?: number;
 };
 export type DisbursePlan =
   | "Success"
@@ -31,7 +38,14 @@ export type DisbursePlan =
   | "TIMEOUT"
   | "LOST_CALLBACK";
 
-type Invoice = { amount: number; callbackUrl: string; reference: string; status: string };
+type Invoice = {
+  amount: number;
+  callbackUrl: string;
+  reference: string;
+  status: string;
+  /** What confirm reports once paid: total_amount and total_amount_without_fees. */
+  paid?: { total: number; withoutFees: number };
+};
 type Disbursement = {
   token: string;
   alias: string;
@@ -88,7 +102,14 @@ export function startPayDunyaSimulator(deliver: Deliver) {
     response_code: "00",
     response_text: "Transaction Found",
     hash: "",
-    invoice: { token, total_amount: String(i.amount), description: "" },
+    invoice: {
+      token,
+      pal_is_on: "0",
+      total_amount: String(i.paid?.total ?? i.amount),
+      total_amount_without_fees: String(i.paid?.withoutFees ?? i.amount),
+      description: "",
+      expire_date: "2026-11-27 10:00:00",
+    },
     custom_data: { reference: i.reference },
     actions: {},
     mode: "test",
@@ -190,6 +211,8 @@ export function startPayDunyaSimulator(deliver: Deliver) {
       if (!i) throw new Error(`PayDunya simulator: no invoice ${token}`);
       const plan = invoicePlans.get(token) ?? { outcome: "completed", callbacks: "once" };
       i.status = plan.outcome;
+      const invoiced = plan.paidAmount ?? i.amount;
+      i.paid = { total: invoiced + (plan.customerFee ?? 0), withoutFees: invoiced };
       const copies = plan.callbacks === "none" ? 0 : plan.callbacks === "twice" ? 2 : 1;
       await post(
         i.callbackUrl,
@@ -197,7 +220,8 @@ export function startPayDunyaSimulator(deliver: Deliver) {
           "data[response_code]": "00",
           "data[status]": i.status,
           "data[invoice][token]": token,
-          "data[invoice][total_amount]": String(i.amount),
+          "data[invoice][total_amount]": String(i.paid.total),
+          "data[invoice][total_amount_without_fees]": String(i.paid.withoutFees),
           "data[custom_data][reference]": i.reference,
         },
         plan.callbacks === "forged",

@@ -13,6 +13,7 @@ Deno.test("CinetPay /v2/payment/check: known statuses mapped, anything else UNKN
   assertEquals(mapCheck({ code: "00", message: "SUCCES", data: data("ACCEPTED") }), {
     status: "SUCCEEDED",
     amount: "5000",
+    reported: { paid: "5000" },
   });
   assertEquals(
     mapCheck({ code: "627", message: "TRANSACTION_CANCEL", data: data("REFUSED") }).status,
@@ -49,7 +50,30 @@ Deno.test("PayDunya confirm and disbursement statuses: documented ones mapped, o
       invoice: { total_amount: "5000" },
       custom_data: { reference: "pay_1" },
     });
-  assertEquals(c("completed"), { status: "SUCCEEDED", amount: "5000", reference: "pay_1" });
+  assertEquals(c("completed"), {
+    status: "SUCCEEDED",
+    amount: "5000",
+    reported: { paid: "5000" },
+    reference: "pay_1",
+  });
+  // PayDunya's fee put on the customer: total_amount is what was paid, total_amount_without_fees the order.
+  const paid = (total: string, withoutFees: unknown) =>
+    mapConfirm({
+      response_code: "00",
+      status: "completed",
+      invoice: { total_amount: total, total_amount_without_fees: withoutFees },
+      custom_data: { reference: "pay_1" },
+    });
+  assertEquals(paid("5150", "5000"), {
+    status: "SUCCEEDED",
+    amount: "5000",
+    reported: { paid: "5150", fee: "150", settled: "5000" },
+    reference: "pay_1",
+  });
+  assertEquals(paid("5000", 5000).reported, { paid: "5000" });
+  // Without fees above the total, or not an amount: nobody knows what was paid, held.
+  assertEquals(paid("5000", "5150").status, "UNKNOWN");
+  assertEquals(paid("5000", "50.5").status, "UNKNOWN");
   assertEquals(
     ["pending", "cancelled", "failed", "expired"].map((s) => c(s).status),
     ["PENDING", "FAILED", "FAILED", "UNKNOWN"],

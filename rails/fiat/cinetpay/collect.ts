@@ -66,7 +66,9 @@ export function mapCheck(body: Record<string, unknown>): StatusAnswer {
     if (text(data.currency) !== "XOF" || amount === undefined) {
       return { status: "UNKNOWN", reason: `ACCEPTED in ${text(data.currency)} ${text(data.amount)}` };
     }
-    return { status: "SUCCEEDED", amount };
+    // CinetPay's check carries no fee field (its commission is taken from the settlement, not reported
+    // per transaction): what the customer paid is all it says.
+    return { status: "SUCCEEDED", amount, reported: { paid: amount } };
   }
   if (status === "REFUSED" || REFUSED_CODES.has(code)) {
     return { status: "FAILED", reason: message || "PAYMENT_FAILED" };
@@ -157,11 +159,12 @@ export function createCinetPayCollection(opts: CinetPayCollectOptions): {
       status: answer.status,
       amount: answer.amount ?? "0",
       ...(answer.reason ? { reason: answer.reason } : {}),
+      ...(answer.reported ? { reported: answer.reported } : {}),
       occurredAt: new Date(opts.now()),
     };
   };
 
-  const shared = { polling, queryStatus, authenticateCallback, parseCallback };
+  const shared = { polling, exactAmount: true, queryStatus, authenticateCallback, parseCallback };
   return {
     card: {
       name: "cinetpay",

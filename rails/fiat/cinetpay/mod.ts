@@ -1,8 +1,8 @@
 // CinetPay behind the gateway's seams: card and mobile money collection, mobile money transfers.
 //
-// Refunds (not built here): CinetPay publishes no refund call for a collected payment; a refund would be a
-// transfer (createCinetPayTransfers().send) to the payer's number under its own reference, which is the
-// seam a refund feature plugs into.
+// Refunds: CinetPay publishes no refund call for a collected payment. A mobile money refund is a transfer
+// (createCinetPayTransfers().send) to the payer's number under the reference `refund:<rfd_id>`, made by
+// domain/refunds through the disbursement seam; a card refund answers REFUND_RAIL_NOT_AVAILABLE.
 import { AggregatorCallStats } from "../aggregators/call_stats.ts";
 import type { AggregatorHttp } from "../aggregators/http.ts";
 import type { FiatProviderSet } from "../provider.ts";

@@ -30,7 +30,10 @@ export function mapTreatment(row: Record<string, unknown>): DisburseAnswer {
   const providerRef = text(row.transaction_id) || text(row.client_transaction_id);
   const status = text(row.treatment_status);
   const amount = wholeXof(row.amount);
-  if (status === "VAL") return { status: "SUCCEEDED", providerRef, ...(amount ? { amount } : {}) };
+  if (status === "VAL") {
+    // No fee field in CinetPay's transfer answers: the fee is taken from the transfer balance, unreported.
+    return { status: "SUCCEEDED", providerRef, ...(amount ? { amount, reported: { paid: amount } } : {}) };
+  }
   if (status === "REJ") return { status: "FAILED", providerRef, reason: text(row.comment) || "REJ" };
   if (status === "NEW" || status === "REC" || status === "NOS") return { status: "PENDING", providerRef };
   return { status: "UNKNOWN", providerRef, reason: `treatment_status ${status || "(none)"}` };
@@ -176,6 +179,7 @@ export function createCinetPayTransfers(opts: CinetPayTransferOptions): MomoDisb
         status: answer.status,
         amount: answer.amount ?? "0",
         ...(answer.reason ? { reason: answer.reason } : {}),
+        ...(answer.reported ? { reported: answer.reported } : {}),
         occurredAt: new Date(opts.now()),
       };
     },

@@ -57,11 +57,28 @@ export function mapConfirm(body: Record<string, unknown>): StatusAnswer & { refe
     };
   }
   if (status === "completed") {
-    const amount = wholeXof(invoice.total_amount);
-    if (!amount) {
+    const paid = wholeXof(invoice.total_amount);
+    if (!paid) {
       return { status: "UNKNOWN", reason: `completed for ${text(invoice.total_amount)}`, reference };
     }
-    return { status: "SUCCEEDED", amount, reference };
+    // total_amount is what the customer paid; total_amount_without_fees the invoice before PayDunya's fee.
+    // When PayDunya puts its fee on the customer the two differ: the difference is PayDunya's fee, and
+    // what the order received (and PayDunya settles) is the amount without it.
+    const hasNet = invoice.total_amount_without_fees !== undefined &&
+      invoice.total_amount_without_fees !== null;
+    const net = hasNet ? wholeXof(invoice.total_amount_without_fees) : paid;
+    if (!net || BigInt(net) > BigInt(paid)) {
+      return {
+        status: "UNKNOWN",
+        reason: `completed for ${text(invoice.total_amount)} without fees ${
+          text(invoice.total_amount_without_fees)
+        }`,
+        reference,
+      };
+    }
+    const fee = BigInt(paid) - BigInt(net);
+    const reported = fee > 0n ? { paid, fee: String(fee), settled: net } : { paid };
+    return { status: "SUCCEEDED", amount: net, reported, reference };
   }
   if (status === "cancelled") return { status: "FAILED", reason: "CUSTOMER_REJECTED", reference };
   if (status === "failed") return { status: "FAILED", reason: text(body.fail_reason) || "FAILED", reference };
@@ -131,6 +148,7 @@ export function createPayDunyaCollection(
       status: answer.status,
       amount: answer.amount ?? "0",
       ...(answer.reason ? { reason: answer.reason } : {}),
+      ...(answer.reported ? { reported: answer.reported } : {}),
       occurredAt: new Date(opts.now()),
     };
   };
@@ -138,6 +156,7 @@ export function createPayDunyaCollection(
   const shared = {
     name: "paydunya",
     polling: { firstMs: 60_000, maxMs: 30 * 60_000 },
+    exactAmount: true,
     queryStatus: async (token: string): Promise<StatusAnswer> => {
       const { reference: _r, ...answer } = await confirm(token);
       return answer;

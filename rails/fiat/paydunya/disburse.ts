@@ -38,7 +38,10 @@ export function mapDisburseStatus(body: Record<string, unknown>, token: string):
   const status = text(body.status);
   const amount = wholeXof(body.amount);
   const base = { providerRef: token, ...(amount ? { amount } : {}) };
-  if (status === "Success") return { status: "SUCCEEDED", ...base };
+  // check-status carries no fee field: PayDunya's disbursement fee is taken from the account, unreported.
+  if (status === "Success") {
+    return { status: "SUCCEEDED", ...base, ...(amount ? { reported: { paid: amount } } : {}) };
+  }
   if (status === "Failed") return { status: "FAILED", ...base, reason: text(body.description) || "Failed" };
   if (status === "Pending" || status === "Created") return { status: "PENDING", ...base };
   return {
@@ -144,6 +147,7 @@ export function createPayDunyaDisbursements(opts: PayDunyaDisburseOptions): Momo
         status: answer.status,
         amount: answer.amount ?? "0",
         ...(answer.reason ? { reason: answer.reason } : {}),
+        ...(answer.reported ? { reported: answer.reported } : {}),
         occurredAt: new Date(opts.now()),
       };
     },

@@ -1,9 +1,9 @@
 // PayDunya behind the gateway's seams: checkout invoices (card and mobile money on PayDunya's page) and
 // disbursements.
 //
-// Refunds (not built here): PayDunya publishes no refund call for a checkout invoice; a refund would be a
-// disbursement (createPayDunyaDisbursements().send) to the payer under its own reference, which is the
-// seam a refund feature plugs into.
+// Refunds: PayDunya publishes no refund call for a checkout invoice. A mobile money refund is a
+// disbursement (createPayDunyaDisbursements().send) to the payer under the reference `refund:<rfd_id>`,
+// made by domain/refunds through the disbursement seam; a card refund answers REFUND_RAIL_NOT_AVAILABLE.
 import { AggregatorCallStats } from "../aggregators/call_stats.ts";
 import type { AggregatorHttp } from "../aggregators/http.ts";
 import type { FiatProviderSet, OperatorCode } from "../provider.ts";
