@@ -11,3 +11,7 @@ CREATE TABLE tron_node_budget (
   holders text[] NOT NULL,
   PRIMARY KEY (node, window_start_ms)
 );
+
+-- A payout's transactions replaced after TAPOS_ERROR refusals are counted (domain/money_out/send.ts caps
+-- them): an item's superseded transactions, found by its id.
+CREATE INDEX chain_outgoing_superseded ON chain_outgoing (outbound_id) WHERE superseded;
