@@ -221,3 +221,78 @@ Deno.test("a payout whose every transaction is refused with TAPOS_ERROR is repla
     await gw.close();
   }
 });
+
+Deno.test("a BROADCAST payout whose replacements keep being refused with TAPOS_ERROR fails after the cap, money back once", async () => {
+  const clock = manualClock(new Date());
+  const gw = await startTestGateway({ clock, devnetNow: () => clock.now().getTime() });
+  try {
+    const m = await gw.createMerchant("Lost Broadcast SARL");
+    await creditUsdt(gw, m.merchantId, false, "1000");
+    const hot = hotWallet(gw.deps.config, false);
+    gw.devnet.fund(hot.address, { trx: 1_000n * USDT, usdt: 10_000n * USDT });
+    gw.devnet.mine(1);
+    const dest = randomTronAddress();
+    await whitelist(gw, m.keys.liveSecret, dest, ["PAYOUT"]);
+    const res = await gw.request("POST", "/v1/payout", {
+      key: m.keys.liveSecret,
+      body: { amount: "10", destinationAddress: dest },
+      headers: idem(),
+    });
+    assertEquals(res.status, 201, res.text);
+    const id = res.json.data.transactionId as string;
+    const status = async () =>
+      (await gw.request("GET", `/v1/payout/${id}`, { key: m.keys.liveSecret })).json.data;
+    const mine = async (blocks: number) => {
+      gw.devnet.mine(blocks);
+      clock.advance(blocks * 3000);
+      await scanChain(gw.deps);
+    };
+    assertEquals(await usdtBalance(gw, m.merchantId, false), "989.000000", "debited (amount and fee)");
+
+    // A node takes the first transaction and then loses it (it never reaches a block): BROADCAST.
+    const lost = {
+      ...gw.deps,
+      tron: { ...gw.deps.tron, broadcastTransaction: () => Promise.resolve({ result: true }) },
+    };
+    assertEquals(await sendOutbound(lost, id), "sent");
+    assertEquals((await status()).status, "BROADCAST");
+    // Every new signature then takes its reference block from a forked node: refused with TAPOS_ERROR.
+    const real = gw.deps.tronResources;
+    const deps = {
+      ...gw.deps,
+      tronResources: {
+        ...real,
+        async refBlock() {
+          const head = await real.refBlock();
+          return { ...head, hash: head.hash.slice(0, 16) + "cd".repeat(24) };
+        },
+      } satisfies TronResources,
+    };
+    // The first expires (not TAPOS), then MAX_TAPOS_REPLACEMENTS + 1 refused signatures: MAX replaced.
+    for (let i = 0; i <= MAX_TAPOS_REPLACEMENTS; i++) {
+      clock.advance(61_000);
+      await mine(1);
+      assertEquals(await sendOutbound(deps, id), "resigned");
+      assertEquals((await status()).status, "BROADCAST");
+    }
+    clock.advance(61_000);
+    await mine(1);
+    assertEquals(await sendOutbound(deps, id), "failed");
+    const rec = await status();
+    assertEquals([rec.status, rec.failureReason], ["FAILED", "BROADCAST_REJECTED"]);
+    assertEquals(await usdtBalance(gw, m.merchantId, false), "1000.000000", "amount and fee returned once");
+    assertEquals(await inFlight(gw, false), "0.000000");
+    const rows = await gw.db.query<{ superseded: boolean }>("SELECT superseded FROM chain_outgoing");
+    assertEquals(rows.length, MAX_TAPOS_REPLACEMENTS + 2);
+    assert(rows.every((r) => r.superseded));
+    assertEquals(await sendOutbound(deps, id), "nothing-to-do");
+    await mine(20);
+    assertEquals(
+      await gw.deps.tron.getUsdtBalance(gw.deps.config.tron.usdtContract, dest),
+      0n,
+      "nothing paid",
+    );
+  } finally {
+    await gw.close();
+  }
+});
