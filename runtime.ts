@@ -122,7 +122,8 @@ async function openTron(config: Config, log: Logger, db: Db) {
       rps: t.nodeRps,
       burst: t.nodeBurst,
       budgetStore: sharesNodeBudget(config) ? (lease) => leaseNodeTokens(db, lease) : undefined,
-      holder: `${holderOf(config)}:${Deno.pid}`,
+      // One process among those sharing the nodes (a restarted one is a new holder: it counts once a window).
+      holder: `${holderOf(config)}:${crypto.randomUUID().slice(0, 8)}`,
       maxLagBlocks: t.nodeMaxLagBlocks,
       nodeTimeoutMs: t.nodeTimeoutMs,
       onWarning: (message, fields) => log.warn(message, fields),

@@ -51,7 +51,6 @@ Deno.test("two gateways on one database and one node key stay within the node's 
       })
     ));
     const elapsed = (Date.now() - started) / 1000;
-    if (Deno.env.get("DEBUG_BUDGET")) console.log({ seen: seen.length, elapsed, done: hosts.map((h) => h.done) });
     const windows = Math.ceil(elapsed) + 1; // the run touches at most this many of the database's seconds
     assert(seen.length <= RPS * windows, `${seen.length} requests in ${elapsed} s: the rate is ${RPS}/s`);
     assert(seen.length > RPS, `${seen.length} requests: the run spanned more than one window`);
