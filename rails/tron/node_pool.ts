@@ -52,6 +52,8 @@ export type NodePoolOptions = {
   budgetStore?: BudgetStore;
   holder?: string;
   budgetTimeoutMs?: number;
+  /** How long the pool keeps to this host's share before it leases again (default 5 s). */
+  budgetFallbackMs?: number;
   maxLagBlocks?: number;
   /** How stale health may get before the next request probes again. */
   probeMs?: number;
@@ -91,6 +93,7 @@ export function createNodePool(nodes: TronNode[], options: NodePoolOptions = {})
       burst,
       now,
       timeoutMs: options.budgetTimeoutMs,
+      fallbackMs: options.budgetFallbackMs,
       onWarning: warn,
     });
   };

@@ -99,6 +99,7 @@ Deno.test("a slow database does not stall the pool: it uses this host's share of
     burst: 30,
     budgetStore: store,
     budgetTimeoutMs: 50,
+    budgetFallbackMs: 2_000,
     onWarning: (m, f) => warnings.push([m, f]),
   });
   const read = () => pool.fetch(`${pool.apiUrl}/wallet/getaccount`, { method: "POST", body: "{}" });
@@ -121,5 +122,12 @@ Deno.test("a slow database does not stall the pool: it uses this host's share of
   assertEquals(leases, asked);
   assertEquals(warnings.filter(([m]) => m.includes("this host's share")).length, 1);
   await Promise.all(pending);
+
+  // The database answers again: once the fallback's time is up, the next request leases again.
+  slow = false;
+  await new Promise((r) => setTimeout(r, 2_100));
+  assertEquals((await read()).status, 200);
+  assertEquals(leases, asked + 1, "leased from the database again");
+  assertEquals(warnings.filter(([m]) => m.includes("this host's share")).length, 1);
   await pool.close();
 });
