@@ -39,6 +39,8 @@ export const EnvSchema = z.object({
   TRON_NODE_BURST: z.coerce.number().int().min(1).max(10_000).default(30),
   TRON_NODE_MAX_LAG_BLOCKS: z.coerce.number().int().min(1).max(10_000).default(10),
   TRON_NODE_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
+  // Where each node's request budget is kept: this process alone, or PostgreSQL for every host (issue 24).
+  TRON_NODE_BUDGET_STORE: z.enum(["auto", "local", "postgres"]).default("auto"),
   TRON_API_KEY: z.string().min(1).optional(),
   TRON_USDT_CONTRACT: z.string().regex(/^T[1-9A-HJ-NP-Za-km-z]{33}$/, "must be a base58 TRON address")
     .optional(),
@@ -167,6 +169,11 @@ export type TronConfig = {
   nodeMaxLagBlocks: number;
   /** One node's answer time before the pool asks the next. */
   nodeTimeoutMs: number;
+  /**
+   * Where the node budgets are kept: `local` (a token bucket per process), `postgres` (leased by every host
+   * on the database: db/node_budget.ts), `auto` (`postgres` with DATABASE_URL, else `local`).
+   */
+  nodeBudgetStore: "auto" | "local" | "postgres";
   usdtContract: string;
   /** Undefined in development until the runtime generates and stores one. */
   mnemonic?: string;
@@ -424,6 +431,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       nodeBurst: e.TRON_NODE_BURST,
       nodeMaxLagBlocks: e.TRON_NODE_MAX_LAG_BLOCKS,
       nodeTimeoutMs: e.TRON_NODE_TIMEOUT_MS,
+      nodeBudgetStore: e.TRON_NODE_BUDGET_STORE,
       usdtContract: e.TRON_USDT_CONTRACT ?? TRON_PRESETS[network].usdtContract,
       mnemonic: e.TRON_MNEMONIC,
       devnetBlockMs: e.DEVNET_BLOCK_MS,

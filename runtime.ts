@@ -16,6 +16,8 @@ import { loadTronMnemonic } from "./domain/treasury/tron_mnemonic.ts";
 import { createTronClient, type TronClientOptions } from "./rails/tron/client.ts";
 import { createTronResources } from "./rails/tron/resources.ts";
 import { createNodePool } from "./rails/tron/node_pool.ts";
+import { leaseNodeTokens } from "./db/node_budget.ts";
+import { holderOf } from "./domain/ops/leases.ts";
 import { createDevnet, type Devnet } from "./rails/tron/devnet/mod.ts";
 import { createSimulators } from "./rails/fiat/mod.ts";
 import { openAggregator } from "./domain/providers/aggregators.ts";
@@ -101,8 +103,17 @@ export async function openSimulators(config: Config, appSecret: string, now?: ()
   return { simulators, fiat, secret, bind: (fn: typeof gateway) => (gateway = fn) };
 }
 
+/**
+ * Whether the nodes' request budgets are leased from PostgreSQL, shared by every host on the database:
+ * TRON_NODE_BUDGET_STORE=postgres, or `auto` with DATABASE_URL (another host may join it).
+ */
+export function sharesNodeBudget(config: Config): boolean {
+  const store = config.tron.nodeBudgetStore;
+  return store === "postgres" || (store === "auto" && Boolean(config.databaseUrl));
+}
+
 /** In development the TRON devnet runs in-process; the client then calls it without a socket. */
-async function openTron(config: Config, log: Logger) {
+async function openTron(config: Config, log: Logger, db: Db) {
   if (!config.tron.embeddedDevnet) {
     // Even one node goes through the pool: its request budget, health and metrics apply all the same.
     const t = config.tron;
@@ -110,6 +121,9 @@ async function openTron(config: Config, log: Logger) {
       solidity: t.solidityNode,
       rps: t.nodeRps,
       burst: t.nodeBurst,
+      budgetStore: sharesNodeBudget(config) ? (lease) => leaseNodeTokens(db, lease) : undefined,
+      // One process among those sharing the nodes (a restarted one is a new holder: it counts once a window).
+      holder: `${holderOf(config)}:${crypto.randomUUID().slice(0, 8)}`,
       maxLagBlocks: t.nodeMaxLagBlocks,
       nodeTimeoutMs: t.nodeTimeoutMs,
       onWarning: (message, fields) => log.warn(message, fields),
@@ -153,7 +167,7 @@ export async function openRuntime(config: Config): Promise<Runtime> {
   const secrets = await SecretBox.fromAppSecret(appSecret);
   const mnemonic = await loadTronMnemonic(db, secrets, config.tron.mnemonic);
   const log = createLogger(config.logLevel);
-  const { devnet, pool, tron, tronResources } = await openTron(config, log);
+  const { devnet, pool, tron, tronResources } = await openTron(config, log, db);
   const sims = await openSimulators(config, appSecret);
   const deps: Deps = {
     db,

@@ -51,6 +51,15 @@ export async function noteBroadcast(db: Db, txId: string, now: Date, refusal?: s
 /** java-tron's code (Wallet.broadcastTransaction, TaposException) when the reference block is unknown. */
 export const TAPOS_ERROR = "TAPOS_ERROR";
 
+/** An item's transactions refused with TAPOS_ERROR and already replaced (superseded). */
+export async function taposReplacements(db: Db, outboundId: string): Promise<number> {
+  const rows = await db.query<{ n: string }>(
+    `SELECT count(*) AS n FROM chain_outgoing WHERE outbound_id = $1 AND superseded AND tapos_refusals > 0`,
+    [outboundId],
+  );
+  return Number(rows[0].n);
+}
+
 export async function supersede(db: Db, txId: string): Promise<void> {
   await db.query(`UPDATE chain_outgoing SET superseded = true WHERE tx_id = $1 AND block_number IS NULL`, [
     txId,

@@ -4,6 +4,7 @@ import { purgeExpiredIdempotencyRecords } from "../domain/idempotency.ts";
 import { expireDuePayins } from "../domain/payins/chain_events.ts";
 import { reconcileFiatPayins } from "../domain/payins/settle_fiat.ts";
 import { purgeRateLimitWindows } from "../domain/limits/rate_limit.ts";
+import { purgeNodeBudget } from "../db/node_budget.ts";
 
 export async function handlePayinExpiry(deps: Deps): Promise<void> {
   await expireDuePayins(deps);
@@ -20,4 +21,6 @@ export async function handleFiatReconcile(deps: Deps): Promise<void> {
 
 export async function handleRateLimitPurge(deps: Deps): Promise<void> {
   await purgeRateLimitWindows(deps);
+  // The TRON node budget's windows (db/node_budget.ts): a minute is kept, the rest is history.
+  await purgeNodeBudget(deps.db);
 }

@@ -33,6 +33,14 @@ export const PAYOUT_FEE_LIMIT_SUN = 50_000_000;
  * transfer is wrong, and the replacement signs against a healthy node's head.
  */
 export const MAX_REFUSED_BROADCASTS = 5;
+/**
+ * Replacements of transactions refused with TAPOS_ERROR an item gets at most. One node on a fork costs one
+ * replacement (the pool stops trusting it); one refused again after this many means the pool keeps choosing
+ * a bad reference block, so instead of replacing it forever the item fails (`BROADCAST_REJECTED`) and its
+ * money is returned: every one of its transactions expired by the chain's head and is absent, the same
+ * judgement that allows a replacement, so none can land after the money is back.
+ */
+export const MAX_TAPOS_REPLACEMENTS = 3;
 /** Node answers that mean "already known": the transaction is in the pool or in a block. */
 const ALREADY_KNOWN = new Set(["DUP_TRANSACTION_ERROR"]);
 
@@ -215,6 +223,25 @@ async function replaceIfAbsent(
   live: outgoing.OutgoingRow,
 ): Promise<SendOutcome> {
   if (await deps.tron.getTransactionInfoById(live.tx_id)) return "already-sent";
+  if (
+    live.tapos_refusals > 0 && await outgoing.taposReplacements(deps.db, row.id) >= MAX_TAPOS_REPLACEMENTS
+  ) {
+    const failed = await releaseOutbound(deps, {
+      id: row.id,
+      to: "FAILED",
+      patch: { failure_reason: "BROADCAST_REJECTED", failed_at: deps.clock.now() },
+      expectFrom: [READY_TO_SEND[row.kind], "BROADCAST"],
+    });
+    if (!failed) return "nothing-to-do";
+    await outgoing.supersede(deps.db, live.tx_id);
+    deps.log.error("payout failed: its transactions kept being refused for an unknown reference block", {
+      id: row.id,
+      txId: live.tx_id,
+      code: outgoing.TAPOS_ERROR,
+      replacements: MAX_TAPOS_REPLACEMENTS,
+    });
+    return "failed";
+  }
   if (live.broadcast_count - live.tapos_refusals >= MAX_REFUSED_BROADCASTS && row.status !== "BROADCAST") {
     const failed = await releaseOutbound(deps, {
       id: row.id,

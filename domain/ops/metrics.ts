@@ -169,7 +169,7 @@ function tronNodeFamilies(nodes: NodeHealth[]): string[] {
     ...series(
       "gateway_tron_node_budget_left",
       "gauge",
-      "Requests this process may still send the node now (its token bucket).",
+      "Requests this process may still send the node now (its token bucket, or its leased tokens plus what the window shared by every host had left at its last lease).",
       (n) => n.budgetLeft,
     ),
     ...series("gateway_tron_node_head_block", "gauge", "The node's head at the last probe.", (n) => n.head),

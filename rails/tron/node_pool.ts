@@ -3,10 +3,17 @@
 // node that answers 429/403/5xx or truncated JSON, fails to connect or times out is benched for a
 // while that doubles with each failure in a row (1 s up to 5 min), and a read is retried on the next
 // node. Health (head, lag, fork) is probed every few seconds (node_probe.ts); each node spends tokens
-// from its own bucket (node_budget.ts). A broadcast is sent to one node only: the payout path looks a
+// from its own budget (node_budget.ts): a token bucket in this process, or, given a `budgetStore`, tokens
+// leased from PostgreSQL so that every host sharing the node and its key stays within its rate together. A broadcast is sent to one node only: the payout path looks a
 // sent transaction up afterwards and re-sends the same signed bytes, so nothing is signed twice.
 // The client (client_http.ts) is unchanged: it posts to POOL_BASE_URL and the pool picks the node.
-import { sleep, TokenBucket } from "./node_budget.ts";
+import {
+  budgetNodeName,
+  type BudgetStore,
+  localBudget,
+  type NodeBudget,
+  sharedBudget,
+} from "./node_budget.ts";
 import { type ProbedNode, probeNodes } from "./node_probe.ts";
 
 export type TronNode = { url: string; apiKey?: string; rps?: number };
@@ -24,7 +31,7 @@ export type NodeHealth = ProbedNode & {
   latencyMs: number | null;
   /** Moving average of failed requests among all (0..1). */
   errorRate: number;
-  /** Whole tokens left in this node's bucket. */
+  /** Whole tokens left in this node's budget (this process's bucket, or its view of the shared one). */
   budgetLeft: number;
   /** Not used now: benched, lagging or forked. */
   benched: boolean;
@@ -37,6 +44,16 @@ export type NodePoolOptions = {
   /** Requests a second per node unless the node says otherwise (TronGrid with a key: 15-30). */
   rps?: number;
   burst?: number;
+  /**
+   * Where hosts sharing a node lease its tokens (db/node_budget.ts); unset: a token bucket per process.
+   * `holder` names this process among them; `budgetTimeoutMs` is how long a lease may take before the
+   * pool falls back to this host's share of the rate.
+   */
+  budgetStore?: BudgetStore;
+  holder?: string;
+  budgetTimeoutMs?: number;
+  /** How long the pool keeps to this host's share before it leases again (default 5 s). */
+  budgetFallbackMs?: number;
   maxLagBlocks?: number;
   /** How stale health may get before the next request probes again. */
   probeMs?: number;
@@ -53,7 +70,7 @@ const MAX_BENCH_MS = 300_000;
 /** Methods whose repeat on another node is not a plain read. */
 const SEND_ONCE = /\/(broadcasttransaction|broadcasthex)$/;
 
-type NodeState = NodeHealth & { node: TronNode; benchedUntilMs: number; bucket: TokenBucket };
+type NodeState = NodeHealth & { node: TronNode; benchedUntilMs: number; budget: NodeBudget };
 
 export function createNodePool(nodes: TronNode[], options: NodePoolOptions = {}) {
   if (nodes.length === 0) throw new Error("a TRON node pool needs at least one node");
@@ -63,6 +80,23 @@ export function createNodePool(nodes: TronNode[], options: NodePoolOptions = {})
   const probeMs = options.probeMs ?? 3_000;
   const nodeTimeoutMs = options.nodeTimeoutMs ?? 5_000;
   const warn = options.onWarning ?? (() => {});
+  const holder = options.holder ?? crypto.randomUUID();
+  const budgetOf = (node: TronNode): NodeBudget => {
+    const rps = node.rps ?? options.rps ?? 15;
+    const burst = Math.max(1, options.burst ?? 30);
+    if (!options.budgetStore) return localBudget(rps, burst, now);
+    return sharedBudget({
+      store: options.budgetStore,
+      node: budgetNodeName(node.url, node.apiKey),
+      holder,
+      rps,
+      burst,
+      now,
+      timeoutMs: options.budgetTimeoutMs,
+      fallbackMs: options.budgetFallbackMs,
+      onWarning: warn,
+    });
+  };
   const make = (node: TronNode, role: NodeHealth["role"]): NodeState => ({
     node,
     role,
@@ -83,7 +117,7 @@ export function createNodePool(nodes: TronNode[], options: NodePoolOptions = {})
     lagging: false,
     forked: false,
     probedAt: null,
-    bucket: new TokenBucket(node.rps ?? options.rps ?? 15, Math.max(1, options.burst ?? 30), now),
+    budget: budgetOf(node),
   });
   const full = nodes.map((n) => make(n, "full"));
   const solidity = options.solidity ? make(options.solidity, "solidity") : undefined;
@@ -100,7 +134,7 @@ export function createNodePool(nodes: TronNode[], options: NodePoolOptions = {})
   function order(pool: NodeState[]): NodeState[] {
     const t = now();
     const ready = pool.filter((s) => usable(s, t)).sort((a, b) =>
-      Number(b.bucket.waitMs() === 0) - Number(a.bucket.waitMs() === 0) ||
+      Number(b.budget.ready()) - Number(a.budget.ready()) ||
       (a.latencyMs ?? 0) - (b.latencyMs ?? 0)
     );
     const rest = pool.filter((s) => !usable(s, t) && !s.forked)
@@ -132,7 +166,7 @@ export function createNodePool(nodes: TronNode[], options: NodePoolOptions = {})
     init: RequestInit | undefined,
     sendOnce: boolean,
   ): Promise<Response | Error> {
-    while (!s.bucket.tryTake()) await sleep(s.bucket.waitMs(), init?.signal);
+    await s.budget.take(init?.signal);
     const headers = new Headers(init?.headers);
     if (s.node.apiKey) headers.set("TRON-PRO-API-KEY", s.node.apiKey);
     else headers.delete("TRON-PRO-API-KEY");
@@ -214,15 +248,16 @@ export function createNodePool(nodes: TronNode[], options: NodePoolOptions = {})
     fetch: pooledFetch,
     health: (): NodeHealth[] => {
       const t = now();
-      return all.map(({ node: _node, benchedUntilMs: _b, bucket, ...health }, i) => ({
+      return all.map(({ node: _node, benchedUntilMs: _b, budget, ...health }, i) => ({
         ...health,
-        budgetLeft: bucket.available(),
+        budgetLeft: budget.available(),
         benched: !usable(all[i], t),
       }));
     },
-    /** Waits for a probe in flight (a stopping process must not leave one behind). */
+    /** Waits for a probe and budget leases in flight (a stopping process must not leave one behind). */
     async close(): Promise<void> {
       await probing;
+      await Promise.all(all.map((s) => s.budget.close()));
     },
   };
 }

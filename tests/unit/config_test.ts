@@ -79,6 +79,9 @@ Deno.test("TRON_API_URL entries: url, url|key, url|key|rps, url||rps; a solidity
     10,
     5000,
   ]);
+  assertEquals(c.tron.nodeBudgetStore, "auto");
+  assertEquals(parseConfig({ ...DEV, TRON_NODE_BUDGET_STORE: "postgres" }).tron.nodeBudgetStore, "postgres");
+  assertMatch(errorOf({ ...DEV, TRON_NODE_BUDGET_STORE: "kv" }), /TRON_NODE_BUDGET_STORE/);
   assertMatch(errorOf({ ...DEV, TRON_API_URL: "https://a.example|k|fast" }), /TRON_API_URL/);
   assertMatch(errorOf({ ...DEV, TRON_API_URL: "ftp://a.example" }), /TRON_API_URL/);
   assertMatch(
