@@ -151,27 +151,13 @@ export async function findTransactionRow(
   ))[0];
 }
 
-/** An export page: its rows are made one at a time from one text, so few of them live at once. */
-export type TransactionPage = {
-  size: number;
-  /** The page's last row's position (the next page starts after it); null when the page is empty. */
-  last: Keyset | null;
-  rows(): Generator<TransactionRow>;
-};
-
-/**
- * Oldest first from `after` (exclusive): the export's pages, on the same list index read backwards. The
- * page comes back as one text, a JSON array per line (times as epoch milliseconds), not as the driver's
- * rows: 2,000 row objects of 28 parsed fields, alive while the CSV library works through them, outlived
- * V8's young generation and were promoted page after page, which is what made an export's memory grow
- * (issue 21, docs/transactions.md). Amounts stay text (exact); times keep their milliseconds.
- */
+/** Oldest first from `after` (exclusive): the export's pages, on the same list index read backwards. */
 export async function transactionRowsAfter(
   db: Db,
   filter: TransactionFilter,
   after: Keyset | null,
   limit: number,
-): Promise<TransactionPage> {
+): Promise<TransactionRow[]> {
   const params: unknown[] = [];
   let where = whereOf(filter, params);
   if (after) {
@@ -179,127 +165,8 @@ export async function transactionRowsAfter(
     where += ` AND (created_at, id) > ($${params.length - 1}, $${params.length})`;
   }
   params.push(limit);
-  // JSON escapes every control character, so a line break only ever separates two rows.
-  const [page] = await db.query<
-    { n: number; lines: string | null; last_at: Date | null; last_id: string | null }
-  >(
-    `SELECT count(*)::int AS n,
-            string_agg(json_build_array(${
-      PAGE_FIELDS.join(", ")
-    })::text, chr(10) ORDER BY created_at, id) AS lines,
-            max(created_at) AS last_at, (array_agg(id ORDER BY created_at DESC, id DESC))[1] AS last_id
-       FROM (SELECT * FROM transactions WHERE ${where} ORDER BY created_at, id LIMIT $${params.length}) t`,
+  return await db.query<TransactionRow>(
+    `SELECT ${COLUMNS} FROM transactions WHERE ${where} ORDER BY created_at, id LIMIT $${params.length}`,
     params,
   );
-  const text = page.lines ?? "";
-  return {
-    size: page.n,
-    last: page.last_at && page.last_id ? { createdAt: page.last_at, id: page.last_id } : null,
-    *rows() {
-      let start = 0;
-      while (start < text.length) {
-        let end = text.indexOf("\n", start);
-        if (end < 0) end = text.length;
-        yield rowOfPage(JSON.parse(text.slice(start, end)) as PageRow);
-        start = end + 1;
-      }
-    },
-  };
-}
-
-/** The export page's fields, in the order rowOfPage reads them. */
-const PAGE_FIELDS = [
-  "id",
-  "merchant_id",
-  "is_sandbox",
-  "type",
-  "status",
-  "payment_method",
-  "wallet_rail",
-  "currency",
-  "amount::text",
-  "amount_received::text",
-  "fee::text",
-  "fee_currency",
-  "net_amount::text",
-  "to_currency",
-  "to_wallet_rail",
-  "to_amount::text",
-  "external_ref",
-  "customer_name",
-  "customer_email",
-  "customer_phone",
-  "recipient_name",
-  "destination",
-  "note",
-  "tx_hash",
-  "batch_id",
-  "failure_reason",
-  // Whole milliseconds (the projection truncates to them): exact as a JSON number.
-  "(extract(epoch FROM created_at) * 1000)::bigint",
-  "(extract(epoch FROM updated_at) * 1000)::bigint",
-];
-
-type PageRow = [
-  string,
-  string,
-  boolean,
-  TransactionRow["type"],
-  string,
-  string | null,
-  string,
-  string,
-  string,
-  string | null,
-  string,
-  string,
-  string,
-  string | null,
-  string | null,
-  string | null,
-  string | null,
-  string | null,
-  string | null,
-  string | null,
-  string | null,
-  string | null,
-  string | null,
-  string | null,
-  string | null,
-  string | null,
-  number,
-  number,
-];
-
-function rowOfPage(r: PageRow): TransactionRow {
-  return {
-    id: r[0],
-    merchant_id: r[1],
-    is_sandbox: r[2],
-    type: r[3],
-    status: r[4],
-    payment_method: r[5],
-    wallet_rail: r[6],
-    currency: r[7],
-    amount: r[8],
-    amount_received: r[9],
-    fee: r[10],
-    fee_currency: r[11],
-    net_amount: r[12],
-    to_currency: r[13],
-    to_wallet_rail: r[14],
-    to_amount: r[15],
-    external_ref: r[16],
-    customer_name: r[17],
-    customer_email: r[18],
-    customer_phone: r[19],
-    recipient_name: r[20],
-    destination: r[21],
-    note: r[22],
-    tx_hash: r[23],
-    batch_id: r[24],
-    failure_reason: r[25],
-    created_at: new Date(r[26]),
-    updated_at: new Date(r[27]),
-  };
 }

@@ -83,8 +83,6 @@ export function csvRow(r: TransactionRow): string[] {
 export type TransactionsExportParams = { from: string; to: string; fromAt: string; beforeAt: string };
 type Params = TransactionsExportParams;
 type Cursor = { at: number; id: string } | null;
-/** Rows per call of the CSV library within a page. */
-const CSV_BATCH_ROWS = 100;
 
 export const transactionsCsv: ExportKind = {
   contentType: "text/csv; charset=utf-8",
@@ -96,33 +94,19 @@ export const transactionsCsv: ExportKind = {
     const p = params as Params;
     const c = cursor as Cursor;
     const after: Keyset | null = c ? { createdAt: new Date(c.at), id: c.id } : null;
-    const page = await transactionRowsAfter(
+    const rows = await transactionRowsAfter(
       deps.db,
       { ...scope, from: new Date(p.fromAt), before: new Date(p.beforeAt) },
       after,
       maxRows,
     );
-    // A few rows at a time through the library: only they and the text so far are alive at once.
-    const parts: string[] = [];
-    let batch: string[][] = [];
-    let header = after === null;
-    const flush = () => {
-      parts.push(stringify(batch, { header, columns: [...CSV_COLUMNS] }));
-      header = false;
-      batch = [];
-    };
-    for (const row of page.rows()) {
-      batch.push(csvRow(row));
-      if (batch.length === CSV_BATCH_ROWS) flush();
-    }
-    if (batch.length > 0 || header) flush();
-    const text = parts.join("");
-    const last = page.last;
+    const text = stringify(rows.map(csvRow), { header: after === null, columns: [...CSV_COLUMNS] });
+    const last = rows[rows.length - 1];
     return {
       text,
-      rows: page.size,
-      cursor: last ? { at: last.createdAt.getTime(), id: last.id } : c,
-      done: page.size < maxRows,
+      rows: rows.length,
+      cursor: last ? { at: last.created_at.getTime(), id: last.id } : c,
+      done: rows.length < maxRows,
     };
   },
 };
