@@ -71,13 +71,13 @@ export async function printPlans(
       `search "${rareTerm}", step 1 (newest ${SEARCH_WINDOW} rows)`,
       windowedSearchStatement(rare, { limit: 21 }, SEARCH_WINDOW),
     ],
-    [`search "${rareTerm}", step 2 (trigram index)`, indexedSearchStatement(rare, { limit: 21 })],
+    [`search "${rareTerm}", step 3 (trigram index)`, indexedSearchStatement(rare, { limit: 21 })],
     [`search "gmail.com", step 1 (enough)`, windowedSearchStatement(frequent, { limit: 21 }, SEARCH_WINDOW)],
     [
       `count "gmail.com", step 1 (newest ${SEARCH_COUNT_WINDOW} rows)`,
       windowedSearchCountStatement(frequent, SEARCH_COUNT_WINDOW, 1_001),
     ],
-    [`count "${rareTerm}", step 2 (bitmap scans only)`, indexedSearchCountStatement(rare, 1_001), true],
+    [`count "${rareTerm}", step 3 (bitmap scans only)`, indexedSearchCountStatement(rare, 1_001), true],
   ];
   // The old shared prefix (issue 21's slow kind): the probe, then the matches newer than its row (trigram
   // index AND the BRIN range) and the walk down from it.
