@@ -17,6 +17,8 @@ export type BenchOptions = {
   only?: "pglite" | "postgres";
   /** `--rows=N`: the main row count of benches that generate a history (transactions, analytics). */
   rows?: number;
+  /** `--history=N`: benches that can surround their subject with N generated history rows (console). */
+  history?: number;
 };
 
 /** Where a bench runs when DATABASE_URL is unset but a local server answers. */

@@ -26,7 +26,8 @@ const BENCHES: Record<string, { about: string; run: (options: BenchOptions) => P
     run: runBulkBench,
   },
   console: {
-    about: "operator page: queue, search and an item's story with 10,000 items waiting, cold, median and p99",
+    about:
+      "operator page: queue, search and an item's story with 10,000 items waiting (--history=N: among N finished transactions), cold, median and p99",
     run: runConsoleBench,
   },
   ledger: {
@@ -64,7 +65,7 @@ const BENCHES: Record<string, { about: string; run: (options: BenchOptions) => P
 
 function usage(): string {
   const lines = Object.entries(BENCHES).map(([name, b]) => `  ${name.padEnd(10)} ${b.about}`);
-  return `usage: deno task bench <name> [--smoke] [--seconds=N] [--only=pglite|postgres] [--rows=N]\n       deno task bench --list\n\n${
+  return `usage: deno task bench <name> [--smoke] [--seconds=N] [--only=pglite|postgres] [--rows=N] [--history=N]\n       deno task bench --list\n\n${
     lines.join("\n")
   }`;
 }
@@ -79,15 +80,18 @@ if (import.meta.main) {
   const seconds = args.find((a) => a.startsWith("--seconds="))?.slice("--seconds=".length);
   const only = args.find((a) => a.startsWith("--only="))?.slice("--only=".length);
   const rows = args.find((a) => a.startsWith("--rows="))?.slice("--rows=".length);
+  const history = args.find((a) => a.startsWith("--history="))?.slice("--history=".length);
   if (
     (seconds !== undefined && !(Number(seconds) > 0)) || (only && only !== "pglite" && only !== "postgres") ||
-    (rows !== undefined && !(Number.isInteger(Number(rows)) && Number(rows) > 0))
+    (rows !== undefined && !(Number.isInteger(Number(rows)) && Number(rows) > 0)) ||
+    (history !== undefined && !(Number.isInteger(Number(history)) && Number(history) >= 0))
   ) {
     console.error(usage());
     Deno.exit(2);
   }
   const rest = args.filter((a) =>
-    a !== "--smoke" && !a.startsWith("--seconds=") && !a.startsWith("--only=") && !a.startsWith("--rows=")
+    a !== "--smoke" && !a.startsWith("--seconds=") && !a.startsWith("--only=") && !a.startsWith("--rows=") &&
+    !a.startsWith("--history=")
   );
   const name = rest[0];
   const bench = name ? BENCHES[name] : undefined;
@@ -100,6 +104,7 @@ if (import.meta.main) {
     seconds: seconds === undefined ? undefined : Number(seconds),
     only: only as "pglite" | "postgres" | undefined,
     rows: rows === undefined ? undefined : Number(rows),
+    history: history === undefined ? undefined : Number(history),
   });
   // Drivers may keep timers alive (pool idle timeouts); a bench is done when it has printed.
   Deno.exit(0);

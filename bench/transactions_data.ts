@@ -92,7 +92,26 @@ export type HistoryOptions = {
   collect?: boolean;
   batchSize?: number;
   onProgress?: (done: number) => void;
+  /**
+   * Only final statuses (the console bench's history around its waiting items: nothing generated may join
+   * a queue). The same draws are made either way, so a seed makes the same rows otherwise.
+   */
+  finishedOnly?: boolean;
 };
+
+/** Statuses after which nothing waits for anyone. */
+const FINAL = new Set([
+  "CONFIRMED",
+  "EXPIRED",
+  "FAILED",
+  "UNDERPAID",
+  "OVERPAID",
+  "REJECTED",
+  "CANCELLED",
+  "SUCCEEDED",
+  "COMPLETED",
+  "PARTIALLY_COMPLETED",
+]);
 
 function usdt(r: () => number, min: number, max: number): string {
   return (min + r() * (max - min)).toFixed(6);
@@ -106,6 +125,11 @@ function xof(r: () => number, min: number, max: number): string {
 export async function generateHistory(db: Db, o: HistoryOptions): Promise<GeneratedTx[]> {
   const r = seeded(o.seed ?? 1);
   const pick: Pick = (items) => items[Math.floor(r() * items.length)];
+  // A status: with finishedOnly, a drawn status that still waits becomes the list's first final one.
+  const pickStatus = (items: readonly string[]) => {
+    const drawn = pick(items);
+    return o.finishedOnly && !FINAL.has(drawn) ? items.find((s) => FINAL.has(s))! : drawn;
+  };
   const isSandbox = o.isSandbox ?? false;
   const endMs = (o.endAt ?? new Date()).getTime();
   const spanMs = (o.spanDays ?? 365) * 86_400_000;
@@ -148,7 +172,7 @@ export async function generateHistory(db: Db, o: HistoryOptions): Promise<Genera
           id: bulkBatch.id,
           rail,
           currency: bulkBatch.currency,
-          status: pick(["PROCESSING", "COMPLETED", "PARTIALLY_COMPLETED"]),
+          status: pickStatus(["PROCESSING", "COMPLETED", "PARTIALLY_COMPLETED"]),
           at: iso,
         });
       }
@@ -158,7 +182,7 @@ export async function generateHistory(db: Db, o: HistoryOptions): Promise<Genera
       const address = momo ? `+2267${String(Math.floor(r() * 1e7)).padStart(7, "0")}` : `T${seq}${n}`;
       const reference = r() < 0.7 ? `PAIE-${tag}-${n}` : null;
       const id = newId("bli");
-      const status = pick(["QUEUED", "PROCESSING", "SUCCEEDED", "SUCCEEDED", "FAILED"]);
+      const status = pickStatus(["QUEUED", "PROCESSING", "SUCCEEDED", "SUCCEEDED", "FAILED"]);
       batch.items.push({
         id,
         batch_id: b.id,
@@ -186,7 +210,7 @@ export async function generateHistory(db: Db, o: HistoryOptions): Promise<Genera
       const method = pick(["USDT_TRC20", "CARD", "MOBILE_MONEY"]);
       const isUsdt = method === "USDT_TRC20";
       const amount = isUsdt ? usdt(r, 5, 2_000) : xof(r, 500, 500_000);
-      const status = pick([
+      const status = pickStatus([
         "AWAITING_PAYMENT",
         "CONFIRMED",
         "CONFIRMED",
@@ -249,7 +273,7 @@ export async function generateHistory(db: Db, o: HistoryOptions): Promise<Genera
           "CANCELLED",
         ]
         : ["PENDING", "PROCESSING", "BROADCAST", "CONFIRMED", "CONFIRMED", "FAILED"];
-      const status = pick(statuses);
+      const status = pickStatus(statuses);
       const amount = xofOut ? xof(r, 5_000, 1_000_000) : usdt(r, 5, 5_000);
       const fee = xofOut ? "500" : "1.000000";
       const ref = !withdrawal && r() < 0.7 ? `PO-${tag}-${n}` : null;

@@ -9,8 +9,13 @@ import {
   type TransactionFilter,
 } from "../db/transactions.ts";
 import {
+  fromPivotSearchStatement,
   indexedSearchCountStatement,
   indexedSearchStatement,
+  newerSearchStatement,
+  PROBE_POINTS,
+  PROBE_ROWS,
+  probeStatement,
   SEARCH_COUNT_WINDOW,
   SEARCH_WINDOW,
   windowedSearchCountStatement,
@@ -66,14 +71,32 @@ export async function printPlans(
       `search "${rareTerm}", step 1 (newest ${SEARCH_WINDOW} rows)`,
       windowedSearchStatement(rare, { limit: 21 }, SEARCH_WINDOW),
     ],
-    [`search "${rareTerm}", step 2 (trigram index)`, indexedSearchStatement(rare, { limit: 21 })],
+    [`search "${rareTerm}", step 3 (trigram index)`, indexedSearchStatement(rare, { limit: 21 })],
     [`search "gmail.com", step 1 (enough)`, windowedSearchStatement(frequent, { limit: 21 }, SEARCH_WINDOW)],
     [
       `count "gmail.com", step 1 (newest ${SEARCH_COUNT_WINDOW} rows)`,
-      windowedSearchCountStatement(frequent, SEARCH_COUNT_WINDOW),
+      windowedSearchCountStatement(frequent, SEARCH_COUNT_WINDOW, 1_001),
     ],
-    [`count "${rareTerm}", step 2 (bitmap scans only)`, indexedSearchCountStatement(rare, 1_001), true],
+    [`count "${rareTerm}", step 3 (bitmap scans only)`, indexedSearchCountStatement(rare, 1_001), true],
   ];
+  // The old shared prefix (issue 21's slow kind): the probe, then the matches newer than its row (trigram
+  // index AND the BRIN range) and the walk down from it.
+  const prefix = { ...base, searchPattern: likeContains("ORD-21-4") };
+  const probed = probeStatement(prefix, undefined, { points: PROBE_POINTS, rows: PROBE_ROWS });
+  plans.push([`probe "ORD-21-4" (${PROBE_POINTS} walks of ${PROBE_ROWS} rows)`, probed]);
+  const [hit] = await db.query<{ created_at: Date; id: string }>(probed.text, probed.params);
+  if (hit) {
+    const pivot = { createdAt: hit.created_at, id: hit.id };
+    plans.push([
+      `"ORD-21-4" newer than the probe's row (bitmap scans only)`,
+      newerSearchStatement(prefix, { limit: 21 }, pivot),
+      true,
+    ]);
+    plans.push([
+      `"ORD-21-4" down from the probe's row`,
+      fromPivotSearchStatement(prefix, { limit: 21 }, pivot, SEARCH_WINDOW),
+    ]);
+  }
   for (const [name, statement, bitmapOnly] of plans) {
     console.log(`\n--- ${label}: ${name}\n${await explain(db, statement, bitmapOnly)}`);
   }

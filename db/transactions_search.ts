@@ -5,6 +5,15 @@
 // bounded: first among the newest rows only (enough for a frequent term to fill its page), then, if that
 // page is not full, through the trigram index alone, ordered by an expression no index provides (so the
 // planner cannot choose the walk again).
+//
+// Step 2 alone costs in proportion to every match: a term shared by tens of thousands of old rows (a
+// reference prefix, ORD-21-4) read all 45,000 of them and sorted them (about 200 ms at a million rows). So
+// between the two, a probe (issue 21, migration 052): a few dozen short walks spread evenly over the
+// period find the newest sampled match, if the matches are dense enough somewhere to be sampled. The page
+// is then the matches newer than that row (the trigram index ANDed with a BRIN range on created_at, so
+// only the heap pages of that recent span are read) followed by a short walk down from it; if the two do
+// not fill the page, step 2 answers as before. The probe runs only when the planner estimates at least
+// 1,000 matches (a rare term goes straight to step 2, cheap for it). The count reuses what the page found.
 import type { Db } from "./mod.ts";
 import {
   COLUMNS,
@@ -18,6 +27,130 @@ import {
 } from "./transactions.ts";
 
 type Page = { limit: number; offset?: number; after?: Keyset };
+
+/** Walks of the probe, spread evenly in time over the period (each from a point down). */
+export const PROBE_POINTS = 32;
+/** Rows each probe walk reads: a term in 1 row of 30 over a thirty-second of the period is sampled. */
+export const PROBE_ROWS = 32;
+
+/**
+ * The newest match among PROBE_POINTS walks of PROBE_ROWS rows each, from points evenly spaced between
+ * the oldest and the newest row the filter (and the keyset position) allows; none when no walk met one.
+ */
+export function probeStatement(
+  filter: TransactionFilter,
+  after: Keyset | undefined,
+  probe: { points: number; rows: number },
+): Statement {
+  const params: unknown[] = [];
+  let where = whereOf(filter, params, false);
+  if (after) where += ` AND ${keysetClause(after, params)}`;
+  params.push(probe.points);
+  const points = `$${params.length}`;
+  params.push(probe.rows);
+  const rows = `$${params.length}`;
+  const search = searchClause(filter.searchPattern!, params);
+  return {
+    text: `WITH bounds AS (
+        SELECT (SELECT created_at FROM transactions WHERE ${where} ORDER BY created_at, id LIMIT 1) AS lo,
+               (SELECT created_at FROM transactions WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT 1) AS hi
+      ), points AS (
+        SELECT hi - (hi - lo) * (k::float8 / ${points}::int) AS at
+          FROM bounds, generate_series(0, ${points}::int - 1) AS k WHERE lo IS NOT NULL
+      )
+      SELECT w.created_at, w.id FROM points CROSS JOIN LATERAL (
+          SELECT created_at, id, search_text FROM transactions WHERE ${where} AND created_at <= points.at
+           ORDER BY created_at DESC, id DESC LIMIT ${rows}::int
+        ) w
+       WHERE ${search.replace("search_text", "w.search_text")}
+       ORDER BY w.created_at DESC, w.id DESC LIMIT 1`,
+    params,
+  };
+}
+
+/** Matches strictly newer than `pivot` (the page's first part), through the trigram index and a BRIN range. */
+export function newerSearchStatement(filter: TransactionFilter, page: Page, pivot: Keyset): Statement {
+  const params: unknown[] = [];
+  let where = whereOf(filter, params);
+  if (page.after) where += ` AND ${keysetClause(page.after, params)}`;
+  params.push(pivot.createdAt, pivot.id);
+  const [at, id] = [`$${params.length - 1}`, `$${params.length}`];
+  params.push(page.limit + (page.offset ?? 0));
+  return {
+    text: `SELECT ${COLUMNS}, count(*) OVER ()::int AS newer_total FROM transactions
+       WHERE ${where} AND created_at >= ${at} AND (created_at, id) > (${at}, ${id})
+      ORDER BY created_at + interval '0 seconds' DESC, id DESC LIMIT $${params.length}`,
+    params,
+  };
+}
+
+/** The newest matches from `pivot` (inclusive) down, among the next `window` rows in order. */
+export function fromPivotSearchStatement(
+  filter: TransactionFilter,
+  page: Page,
+  pivot: Keyset,
+  window: number,
+): Statement {
+  const params: unknown[] = [];
+  let where = whereOf(filter, params, false);
+  params.push(pivot.createdAt, pivot.id);
+  where += ` AND (created_at, id) <= ($${params.length - 1}, $${params.length})`;
+  params.push(window);
+  const windowParam = `$${params.length}`;
+  const search = searchClause(filter.searchPattern!, params);
+  params.push(page.limit + (page.offset ?? 0));
+  return {
+    text: `SELECT ${COLUMNS} FROM (
+        SELECT * FROM transactions WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ${windowParam}
+      ) recent WHERE ${search}
+      ORDER BY created_at DESC, id DESC LIMIT $${params.length}`,
+    params,
+  };
+}
+
+/** Matches from `pivot` (inclusive) down among the next `window` rows. */
+export function fromPivotSearchCountStatement(
+  filter: TransactionFilter,
+  pivot: Keyset,
+  window: number,
+  cap: number,
+): Statement {
+  const params: unknown[] = [];
+  let where = whereOf(filter, params, false);
+  params.push(pivot.createdAt, pivot.id);
+  where += ` AND (created_at, id) <= ($${params.length - 1}, $${params.length})`;
+  params.push(window);
+  const windowParam = `$${params.length}`;
+  const search = searchClause(filter.searchPattern!, params);
+  params.push(cap);
+  return {
+    text: `SELECT count(*)::int AS n FROM (SELECT 1 FROM (
+        SELECT search_text FROM transactions WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ${windowParam}
+      ) recent WHERE ${search} LIMIT $${params.length}) capped`,
+    params,
+  };
+}
+
+/** Runs `s` with bitmap scans only: the trigram index (ANDed with the BRIN range when given), never a walk. */
+async function bitmapOnly<T>(db: Db, s: Statement): Promise<T[]> {
+  return await db.tx(async (tx) => {
+    await tx.query(
+      "SELECT set_config('enable_seqscan', 'off', true), set_config('enable_indexscan', 'off', true)",
+    );
+    return await tx.query<T>(s.text, s.params, { oneShot: true });
+  });
+}
+
+async function probe(
+  db: Db,
+  filter: TransactionFilter,
+  after: Keyset | undefined,
+  sizes: { points: number; rows: number },
+): Promise<Keyset | undefined> {
+  const s = probeStatement(filter, after, sizes);
+  const [hit] = await db.query<{ created_at: Date; id: string }>(s.text, s.params, { oneShot: true });
+  return hit ? { createdAt: hit.created_at, id: hit.id } : undefined;
+}
 
 /** Step 1: the page among the next `window` rows in order (after the keyset position), searched. */
 export function windowedSearchStatement(filter: TransactionFilter, page: Page, window: number): Statement {
@@ -52,17 +185,22 @@ export function indexedSearchStatement(filter: TransactionFilter, page: Page): S
   };
 }
 
-/** Matches among the newest `window` rows: when that already reaches the cap, no more counting is needed. */
-export function windowedSearchCountStatement(filter: TransactionFilter, window: number): Statement {
+/** Matches among the newest `window` rows, up to `cap` (the walk stops there): at the cap, no more counting is needed. */
+export function windowedSearchCountStatement(
+  filter: TransactionFilter,
+  window: number,
+  cap: number,
+): Statement {
   const params: unknown[] = [];
   const where = whereOf(filter, params, false);
   params.push(window);
   const windowParam = `$${params.length}`;
   const search = searchClause(filter.searchPattern!, params);
+  params.push(cap);
   return {
-    text: `SELECT count(*)::int AS n FROM (
+    text: `SELECT count(*)::int AS n FROM (SELECT 1 FROM (
         SELECT search_text FROM transactions WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ${windowParam}
-      ) recent WHERE ${search}`,
+      ) recent WHERE ${search} LIMIT $${params.length}) capped`,
     params,
   };
 }
@@ -84,17 +222,76 @@ export const SEARCH_WINDOW = 3_000;
 /** Rows the count's first step reads: a term in 1 row of 20 reaches the count's cap there. */
 export const SEARCH_COUNT_WINDOW = 20_000;
 
+/**
+ * What a page's search learnt that its count can reuse (same filter, no keyset position): the probe's
+ * row, and how many matches are newer than it.
+ */
+export type SearchMemo = { pivot?: Keyset | null; newer?: number };
+
+/** The planner's estimate of a search's matches from which the probe runs: below it, step 3 is cheap. */
+export const PROBE_MIN_ESTIMATE = 1_000;
+
+export type SearchWindows = {
+  list: number;
+  count: number;
+  /** `minEstimate` 0 (tests) probes whatever the estimate. */
+  probe?: { points: number; rows: number; minEstimate?: number };
+};
+const DEFAULT_WINDOWS: SearchWindows = {
+  list: SEARCH_WINDOW,
+  count: SEARCH_COUNT_WINDOW,
+  probe: { points: PROBE_POINTS, rows: PROBE_ROWS, minEstimate: PROBE_MIN_ESTIMATE },
+};
+
+/**
+ * The planner's estimate of the filter's matches (EXPLAIN, nothing run): PostgreSQL estimates a LIKE
+ * from its sample of search_text, close enough to tell an e-mail (tens) from a shared prefix (tens of
+ * thousands: 43,600 estimated for 45,600 at a million rows).
+ */
+async function estimatedMatches(db: Db, filter: TransactionFilter): Promise<number> {
+  const params: unknown[] = [];
+  const where = whereOf(filter, params);
+  const [row] = await db.query<Record<string, unknown>>(
+    `EXPLAIN (FORMAT JSON) SELECT 1 FROM transactions WHERE ${where}`,
+    params,
+    { oneShot: true },
+  );
+  let plan = Object.values(row)[0];
+  if (typeof plan === "string") plan = JSON.parse(plan);
+  const rows = (plan as Array<{ Plan?: { "Plan Rows"?: number } }>)[0]?.Plan?.["Plan Rows"];
+  return typeof rows === "number" ? rows : Infinity;
+}
+
 /** `windows` only for tests, to make each step answer on a small history. */
 export async function searchTransactionRows(
   db: Db,
   filter: TransactionFilter,
   page: Page,
-  windows = { list: SEARCH_WINDOW, count: SEARCH_COUNT_WINDOW },
+  windows: SearchWindows = DEFAULT_WINDOWS,
+  memo?: SearchMemo,
 ): Promise<TransactionRow[]> {
   const window = windows.list + (page.offset ?? 0);
   const first = windowedSearchStatement(filter, page, window);
   const rows = await db.query<TransactionRow>(first.text, first.params, { oneShot: true });
   if (rows.length >= page.limit) return rows;
+  const sizes = windows.probe ?? DEFAULT_WINDOWS.probe!;
+  // A rare term (the planner's estimate) goes straight to step 3: the probe would only add its cost.
+  const worthIt = (sizes.minEstimate ?? 0) <= 0 || await estimatedMatches(db, filter) >= sizes.minEstimate!;
+  const pivot = worthIt ? await probe(db, filter, page.after, sizes) : undefined;
+  if (memo && !page.after) memo.pivot = pivot ?? null;
+  if (pivot) {
+    const newer = await bitmapOnly<TransactionRow & { newer_total: number }>(
+      db,
+      newerSearchStatement(filter, page, pivot),
+    );
+    if (memo && !page.after) memo.newer = newer[0]?.newer_total ?? 0;
+    for (const row of newer) delete (row as { newer_total?: number }).newer_total;
+    const down = fromPivotSearchStatement(filter, page, pivot, window);
+    const older = await db.query<TransactionRow>(down.text, down.params, { oneShot: true });
+    const both = [...newer, ...older];
+    const offset = page.offset ?? 0;
+    if (both.length >= offset + page.limit) return both.slice(offset, offset + page.limit);
+  }
   const second = indexedSearchStatement(filter, page);
   return await db.query<TransactionRow>(second.text, second.params, { oneShot: true });
 }
@@ -104,11 +301,22 @@ export async function countSearchMatches(
   db: Db,
   filter: TransactionFilter,
   cap: number,
-  windows = { list: SEARCH_WINDOW, count: SEARCH_COUNT_WINDOW },
+  windows: SearchWindows = DEFAULT_WINDOWS,
+  memo?: SearchMemo,
 ): Promise<number> {
-  const first = windowedSearchCountStatement(filter, windows.count);
+  const first = windowedSearchCountStatement(filter, windows.count, cap);
   const [recent] = await db.query<{ n: number }>(first.text, first.params, { oneShot: true });
   if (recent.n >= cap) return recent.n;
+  // Dense somewhere older: the matches newer than the probe's row and those in a window down from it
+  // (the page's search may have found both already).
+  // Only when the page probed already: a probe of its own costs a count more than it saves (measured).
+  const pivot = memo?.pivot;
+  if (pivot && memo?.newer !== undefined) {
+    const newer = memo.newer;
+    const down = fromPivotSearchCountStatement(filter, pivot, windows.count, cap);
+    const [older] = await db.query<{ n: number }>(down.text, down.params, { oneShot: true });
+    if (newer + older.n >= cap) return newer + older.n;
+  }
   // Capped, and with the walks forbidden for this statement: a LIMIT would otherwise let the planner bet
   // on walking the history (or the table) until the cap, and lose when the matches are few or old. The
   // bitmap is built from the index, and the heap is read only until the cap.

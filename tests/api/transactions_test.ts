@@ -5,7 +5,7 @@ import { assert, assertEquals } from "../assert.ts";
 import { startTestGateway, type TestGateway } from "../helpers.ts";
 import { type GeneratedTx, generateHistory } from "../../bench/transactions_data.ts";
 import { likeContains } from "../../db/transactions.ts";
-import { countSearchMatches, searchTransactionRows } from "../../db/transactions_search.ts";
+import { countSearchMatches, type SearchMemo, searchTransactionRows } from "../../db/transactions_search.ts";
 
 const END = new Date("2026-06-30T12:00:00.000Z");
 const DAY = 86_400_000;
@@ -149,12 +149,22 @@ Deno.test("a generated history: filters, ranges and search return exactly the ex
     await t.step("both steps of a search give the oracle's rows, whichever answers", async () => {
       const terms = ["gmail.com", "traoré", "ORD-1-1", "50%", "acompte", "zzqqxx", "+2267", "o'brien"];
       for (
-        const windows of [{ list: 5, count: 50 }, { list: 100, count: 400 }, { list: 5_000, count: 5_000 }]
+        const windows of [
+          { list: 5, count: 50 },
+          { list: 100, count: 400 },
+          { list: 5_000, count: 5_000 },
+          // The probe (issue 21): sparse and dense samples, so its page and its fallback both answer.
+          { list: 5, count: 50, probe: { points: 4, rows: 2, minEstimate: 0 } },
+          { list: 5, count: 50, probe: { points: 16, rows: 8, minEstimate: 0 } },
+          { list: 2, count: 20, probe: { points: 64, rows: 40, minEstimate: 0 } },
+        ]
       ) {
         for (const term of terms) {
           const filter = { merchantId: a.merchantId, isSandbox: false, searchPattern: likeContains(term) };
           const want = expected(aLive, { search: term });
-          const first = await searchTransactionRows(gw.db, filter, { limit: 21 }, windows);
+          // The page's probe, handed to the count as the list route does.
+          const memo: SearchMemo = {};
+          const first = await searchTransactionRows(gw.db, filter, { limit: 21 }, windows, memo);
           assertEquals(first.map((r) => r.id), want.slice(0, 21), `${term} ${JSON.stringify(windows)}`);
           const last = first.at(-2);
           if (last) {
@@ -166,6 +176,8 @@ Deno.test("a generated history: filters, ranges and search return exactly the ex
           assertEquals(offset.map((r) => r.id), want.slice(30, 41), `${term} offset`);
           const counted = await countSearchMatches(gw.db, filter, 101, windows);
           assertEquals(Math.min(counted, 101), Math.min(want.length, 101), `${term} count`);
+          const withMemo = await countSearchMatches(gw.db, filter, 101, windows, memo);
+          assertEquals(Math.min(withMemo, 101), Math.min(want.length, 101), `${term} count with the probe`);
         }
       }
     });
