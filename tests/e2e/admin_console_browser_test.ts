@@ -189,7 +189,7 @@ Deno.test({
       CINETPAY_TRANSFER_PASSWORD: CINETPAY_CREDENTIALS.transferPassword,
       CINETPAY_API_URL: sim.url,
       CINETPAY_TRANSFER_URL: sim.url,
-    });
+    }, 120_000); // a fresh embedded database migrates first: slow on a loaded machine
     gatewayUrl = gw.url;
     const { call, admin } = jsonClient(gw.url, ADMIN_TOKEN);
     const browser = await launchBrowser();
@@ -338,10 +338,10 @@ Deno.test({
       await small.click(`#held >> text=${held[1]}`);
       assertEquals(await small.evaluate<boolean>(noScroll), true, "the held status at 360 px");
       await small.fill("#note", "CinetPay back office: payment refused by the operator.");
+      await small.screenshot({ path: `${SHOTS}admin-held-phone.png`, fullPage: true });
       await small.click("#decide button[value=FAILED]");
       assertMatch(await small.textContent(".ok") ?? "", new RegExp(`${held[1]} is now FAILED`));
       assertEquals(await small.evaluate<boolean>(noScroll), true);
-      await small.screenshot({ path: `${SHOTS}admin-held-phone.png`, fullPage: true });
 
       assertEquals(
         (await call("GET", `/v1/payments/${held[1]}`, { "x-api-key": ouaga.key })).json.data.status,
