@@ -24,7 +24,7 @@ Deno.test({
   sanitizeResources: false,
   fn: async () => {
     const dataDir = await Deno.makeTempDir({ prefix: "gateway-e2e-console-" });
-    const gw = await startGateway({ DATA_DIR: dataDir, ADMIN_TOKEN, OPERATOR_SCRYPT_LOG_N: "12" });
+    const gw = await startGateway({ DATA_DIR: dataDir, ADMIN_TOKEN, OPERATOR_SCRYPT_LOG_N: "12" }, 120_000);
     const { call, admin } = jsonClient(gw.url, ADMIN_TOKEN);
     const receiver = startReceiver();
     const browser = await launchBrowser();
