@@ -358,6 +358,11 @@ Deno.test({
         awa.email,
         "Pièces vérifiées, registre conforme.",
       ]]);
+      assertEquals(await trail(bobo.id), [[
+        "kyb.approve",
+        fatou.email,
+        "Documents checked against the register.",
+      ]]);
       assertEquals(await trail(held[0]), [[
         "provider_status.resolve",
         awa.email,
