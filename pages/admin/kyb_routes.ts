@@ -7,7 +7,7 @@
 import { type Context, Hono } from "hono";
 import { AppError } from "../../domain/errors.ts";
 import { isWellFormedId } from "../../domain/ids.ts";
-import { decideKyb } from "../../domain/kyb/review.ts";
+import { decideKyb, getKyb } from "../../domain/kyb/review.ts";
 import { closeKybThread, openThread, operatorReply } from "../../domain/kyb/threads.ts";
 import {
   heldStatusesPage,
@@ -40,7 +40,8 @@ function frameOf(c: Context<AppEnv>, session: ResumedSession): Frame {
 function answerOf(c: Context<AppEnv>, err: AppError): string {
   const lang = langOf(c);
   if (err.code === "INVALID_STATE") return `${reviewWords(lang).wrongState}: ${err.message} (${err.code})`;
-  return `${errorLine(lang, err.code)} ${err.message} (${err.code})`.replace(/^(\S+) \1 /, "$1 ");
+  const line = errorLine(lang, err.code);
+  return `${line === err.code ? "" : `${line} `}${err.message} (${err.code})`;
 }
 
 const HELD_ID = (id: string) => isWellFormedId("pay", id) || isWellFormedId("fdis", id);
@@ -158,7 +159,7 @@ export function adminKybScreens() {
     return change(c, valid, async (session, form) => {
       const deps = c.get("deps");
       // The thread must be this merchant's: another merchant's thread id is NOT_FOUND, nothing changed.
-      const { review } = await kybStory(deps, id);
+      const review = await getKyb(deps, id);
       if (!review.threads.some((t) => t.id === threadId)) throw new AppError("NOT_FOUND", "No such thread");
       const message = noteOf(form, "message", 4000);
       const lang = langOf(c);

@@ -102,6 +102,8 @@ Deno.test("console KYB: list, review, documents, threads, approval once; every r
     assertMatch(doc.headers.get("content-disposition") ?? "", /^attachment/);
     assertMatch(doc.headers.get("content-security-policy") ?? "", /sandbox/);
     assert(!story.text.includes('id="ask"'), "a viewer is not offered a question form");
+    const asAdmin = (await (await pageSignIn(gw, "admin")).get(`${path}?lang=en`)).text;
+    assert(asAdmin.includes('id="decide"') && asAdmin.includes('id="ask"'), "an admin may decide and ask");
     await refusedForms(viewer, await pageSignIn(gw, "reviewer"), path, "approve");
     const reviewer = await pageSignIn(gw, "reviewer");
     const byViewer = await viewer.post(`${path}/threads`, { message: "Une question", _csrf: viewer.csrf });
@@ -239,6 +241,12 @@ Deno.test("console held statuses: counted, listed a page at a time, settled once
     const story = await viewer.get(`${path}?lang=en`);
     assertMatch(textOf(story.text), /PAYIN · sandbox .* cinetpay .* AWAITING_PAYMENT .* 5000 XOF/);
     assert(!story.text.includes('id="decide"'), "a viewer sees no button");
+    const admin = await pageSignIn(gw, "admin");
+    const asAdmin = await admin.get(`${path}?lang=en`);
+    assert(
+      asAdmin.text.includes('id="decide"') && asAdmin.text.includes('value="FAILED"'),
+      "an admin decides",
+    );
     const reviewer = await pageSignIn(gw, "reviewer");
     const post = (who: typeof reviewer, body: Record<string, string>, headers: Record<string, string> = {}) =>
       who.post(`${path}/resolve?lang=en`, body, headers);
