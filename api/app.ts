@@ -47,6 +47,7 @@ import { adminPageRoutes } from "../pages/admin/routes.ts";
 import { adminConsoleRoutes } from "../pages/admin/console_routes.ts";
 import { adminAccountRoutes } from "../pages/admin/account_routes.ts";
 import { adminReviewScreens } from "../pages/admin/review_routes.ts";
+import { adminKybScreens } from "../pages/admin/kyb_routes.ts";
 import { paylinkRoutes } from "./paylinks/routes.ts";
 import { adminPaylinkRoutes } from "./admin/paylink_limits.ts";
 import { apiKeyRoutes } from "./keys/routes.ts";
@@ -235,6 +236,7 @@ export function createApp(deps: Deps, options: { devnet?: { app: Hono }; simulat
   app.route("/", adminConsoleRoutes());
   app.route("/", adminAccountRoutes());
   app.route("/", adminReviewScreens());
+  app.route("/", adminKybScreens());
   // Browsers ask every page's host for an icon; an empty answer keeps a 404 out of the customer's console.
   app.get("/favicon.ico", (c) => c.body(null, 204, { "cache-control": "public, max-age=86400" }));
   // Development only: the TRON node's controls (/devnet) and the simulators' pages (/simulators, where a

@@ -3,8 +3,19 @@ import type { Db } from "./mod.ts";
 import type { MerchantRow } from "./merchants.ts";
 
 export type FoundRow = {
-  type: "PAYIN" | "PAYOUT" | "WITHDRAWAL" | "CONVERSION" | "BULK_ITEM" | "SWEEP";
+  type:
+    | "PAYIN"
+    | "PAYOUT"
+    | "WITHDRAWAL"
+    | "CONVERSION"
+    | "BULK_ITEM"
+    | "BULK_BATCH"
+    | "SWEEP"
+    | "REFUND"
+    | "DISPUTE";
   id: string;
+  /** A bulk item's batch (its screen is the batch's); null for every other type. */
+  batch_id: string | null;
   merchant_id: string | null;
   is_sandbox: boolean | null;
   status: string;
@@ -17,11 +28,14 @@ export type FoundRow = {
 /**
  * Every record whose id, transaction hash, externalRef, provider reference, customer e-mail or phone,
  * recipient or address is `q` (`phones`: the forms a phone number may be stored in). Newest first.
+ * Refunds and disputes are found by their id, their provider reference or case, and their pay-in's id;
+ * a bulk batch by its id.
  */
 export async function findRecords(db: Db, q: string, phones: string[], limit: number): Promise<FoundRow[]> {
   return await db.query<FoundRow>(
     `SELECT * FROM (
-       SELECT 'PAYIN' AS type, id, merchant_id, is_sandbox, status, amount::text AS amount, currency, created_at,
+       SELECT 'PAYIN' AS type, id, NULL::text AS batch_id, merchant_id, is_sandbox, status, amount::text AS amount,
+              currency, created_at,
               CASE WHEN id = $1 THEN 'id' WHEN tx_hash = $1 THEN 'txHash' WHEN external_ref = $1 THEN 'externalRef'
                    WHEN provider_ref = $1 THEN 'providerRef' WHEN lower(customer_email) = lower($1)
                    THEN 'customerEmail' ELSE 'customerPhone' END AS matched
@@ -29,7 +43,7 @@ export async function findRecords(db: Db, q: string, phones: string[], limit: nu
         WHERE id = $1 OR tx_hash = $1 OR external_ref = $1 OR provider_ref = $1
            OR lower(customer_email) = lower($1) OR customer_phone = ANY($2::text[])
        UNION ALL
-       SELECT kind, id, merchant_id, is_sandbox, status, amount::text, currency, created_at,
+       SELECT kind, id, NULL, merchant_id, is_sandbox, status, amount::text, currency, created_at,
               CASE WHEN id = $1 THEN 'id' WHEN tx_hash = $1 THEN 'txHash' WHEN external_ref = $1 THEN 'externalRef'
                    WHEN provider_ref = $1 THEN 'providerRef' ELSE 'destination' END
          FROM outbound_transfers
@@ -37,19 +51,32 @@ export async function findRecords(db: Db, q: string, phones: string[], limit: nu
         WHERE kind <> 'REFUND' AND (id = $1 OR tx_hash = $1 OR external_ref = $1 OR provider_ref = $1
            OR destination_address = $1 OR destination_address = ANY($2::text[]))
        UNION ALL
-       SELECT 'CONVERSION', id, merchant_id, is_sandbox, status, from_amount::text, from_currency, created_at, 'id'
+       SELECT 'CONVERSION', id, NULL, merchant_id, is_sandbox, status, from_amount::text, from_currency, created_at, 'id'
          FROM conversions WHERE id = $1
        UNION ALL
-       SELECT 'BULK_ITEM', i.id, b.merchant_id, b.is_sandbox, i.status, i.amount::text, b.currency, i.created_at,
+       SELECT 'BULK_ITEM', i.id, i.batch_id, b.merchant_id, b.is_sandbox, i.status, i.amount::text, b.currency, i.created_at,
               CASE WHEN i.id = $1 THEN 'id' WHEN i.tx_hash = $1 THEN 'txHash' WHEN i.reference = $1 THEN 'reference'
                    ELSE 'recipient' END
          FROM bulk_items i JOIN bulk_batches b ON b.id = i.batch_id
         WHERE i.id = $1 OR i.tx_hash = $1 OR i.reference = $1 OR i.wallet_address = $1
            OR i.wallet_address = ANY($2::text[])
        UNION ALL
-       SELECT 'SWEEP', id, NULL, NULL, status, (units / 1000000)::text, 'USDT_TRC20', created_at,
+       SELECT 'BULK_BATCH', id, NULL, merchant_id, is_sandbox, status, total_amount::text, currency, created_at, 'id'
+         FROM bulk_batches WHERE id = $1
+       UNION ALL
+       SELECT 'SWEEP', id, NULL, NULL, NULL, status, (units / 1000000)::text, 'USDT_TRC20', created_at,
               CASE WHEN id = $1 THEN 'id' WHEN address = $1 THEN 'address' ELSE 'txHash' END
          FROM sweeps WHERE id = $1 OR address = $1 OR step_tx_id = $1 OR $1 = ANY(tx_ids)
+       UNION ALL
+       SELECT 'REFUND', id, NULL, merchant_id, is_sandbox, status, amount::text, currency, created_at,
+              CASE WHEN id = $1 THEN 'id' WHEN provider_ref = $1 THEN 'providerRef' ELSE 'payinId' END
+         FROM refunds WHERE id = $1 OR provider_ref = $1 OR payin_id = $1
+       UNION ALL
+       SELECT 'DISPUTE', id, NULL, merchant_id, is_sandbox, status, amount::text, currency, created_at,
+              CASE WHEN id = $1 THEN 'id' WHEN payin_id = $1 THEN 'payinId' ELSE 'caseRef' END
+         FROM disputes
+        -- (source, case_ref) is the unique index: naming both sources lets PostgreSQL use it.
+        WHERE id = $1 OR payin_id = $1 OR (source IN ('PROVIDER', 'OPERATOR') AND case_ref = $1)
      ) found ORDER BY created_at DESC, id DESC LIMIT $3`,
     [q, phones, limit],
   );

@@ -120,7 +120,7 @@ export type HeldRow = PollRow & {
   provider_ref: string | null;
 };
 
-const HELD_SELECT = `
+export const HELD_SELECT = `
   SELECT pp.*, s.merchant_id, s.is_sandbox, s.amount, s.status AS subject_status, s.provider_ref
     FROM provider_polls pp
     JOIN (SELECT 'PAYIN' AS kind, id, merchant_id, is_sandbox, amount::text AS amount, status, provider_ref

@@ -23,8 +23,19 @@ const tags = ["Admin"];
 const security = OPERATOR_SECURITY;
 
 const FoundSchema = z.object({
-  type: z.enum(["PAYIN", "PAYOUT", "WITHDRAWAL", "CONVERSION", "BULK_ITEM", "SWEEP"]),
+  type: z.enum([
+    "PAYIN",
+    "PAYOUT",
+    "WITHDRAWAL",
+    "CONVERSION",
+    "BULK_ITEM",
+    "BULK_BATCH",
+    "SWEEP",
+    "REFUND",
+    "DISPUTE",
+  ]),
   id: z.string(),
+  batchId: z.string().nullable().openapi({ description: "a bulk item's batch; null for every other type" }),
   merchantId: z.string().nullable().openapi({ description: "null for a sweep (the platform's own)" }),
   mode: z.enum(["live", "sandbox"]).nullable(),
   status: z.string(),
@@ -34,7 +45,7 @@ const FoundSchema = z.object({
   matched: z.string().openapi({
     description:
       "the field that matched: id, txHash, externalRef, providerRef, customerEmail, customerPhone, " +
-      "destination, reference, recipient or address",
+      "destination, reference, recipient, address, payinId or caseRef",
   }),
 }).openapi("AdminFoundRecord");
 
@@ -47,9 +58,12 @@ export function adminSearchRoutes() {
       path: "/search",
       operationId: "adminSearch",
       tags,
-      summary: "Find pay-ins, payouts, withdrawals, conversions, bulk items and sweeps by any reference",
+      summary:
+        "Find pay-ins, payouts, withdrawals, conversions, bulk batches and items, sweeps, refunds and " +
+        "disputes by any reference",
       description: "Exact matches on the id, transaction hash, externalRef, provider reference, customer " +
-        "e-mail (any case) or phone (with or without +), recipient or deposit address; newest first, at most 50.",
+        "e-mail (any case) or phone (with or without +), recipient or deposit address; refunds and disputes " +
+        "also by their pay-in's id and a dispute by its case reference; newest first, at most 50.",
       security,
       middleware: [requireViewer],
       request: { query: z.object({ q: z.string().min(3).max(200) }) },

@@ -165,7 +165,8 @@ export async function decideKyb(
   }
   const reviewer = recordedReviewer(actor, input.reviewer);
   const action = input.decision === "APPROVED" ? "kyb.approve" : "kyb.reject";
-  const what = { action, itemType: "merchant", itemId: input.merchantId };
+  // The note goes in the record's own note column too (as refunds, disputes and batches), not only in `after`.
+  const what = { action, itemType: "merchant", itemId: input.merchantId, note };
   await audited(deps, actor, what, async (tx) => {
     const now = deps.clock.now();
     const row = await db.lockReview(tx, input.merchantId, now);

@@ -134,14 +134,16 @@ export async function operatorReply(
   return await threadOf(deps, input.threadId);
 }
 
-/** OPEN -> RESOLVED or DISMISSED, by an operator. */
+/** OPEN -> RESOLVED or DISMISSED, by an operator (`note`: why, for the audit trail). */
 export async function closeKybThread(
   deps: ThreadDeps,
   actor: Actor,
-  input: { threadId: string; outcome: "RESOLVED" | "DISMISSED" },
+  input: { threadId: string; outcome: "RESOLVED" | "DISMISSED"; note?: string },
 ) {
   const action = input.outcome === "RESOLVED" ? "kyb.thread.resolve" : "kyb.thread.dismiss";
-  await audited(deps, actor, { action, itemType: "kyb_thread", itemId: input.threadId }, async (tx) => {
+  // The console asks why (kept in the audit record); the API may close without a word.
+  const what = { action, itemType: "kyb_thread", itemId: input.threadId, note: input.note?.trim() || null };
+  await audited(deps, actor, what, async (tx) => {
     const thread = await db.lockThread(tx, input.threadId);
     if (!thread) throw new AppError("NOT_FOUND", "No such KYB thread");
     if (thread.status !== "OPEN") {

@@ -1,7 +1,8 @@
 // What an operator finds: merchants by id or name (with status and KYB filters), and any pay-in, payout,
 // withdrawal, conversion, bulk item or sweep by its id, transaction hash, externalRef, provider
-// reference, customer e-mail or phone, recipient or deposit address. One domain for the API and the page.
-import { findRecords, listMerchantRows } from "../../db/operator_search.ts";
+// reference, customer e-mail or phone, recipient or deposit address; a refund or dispute by its id, its
+// provider reference or case, or its pay-in's id; a bulk batch by its id. One domain for the API and the page.
+import { findRecords, type FoundRow, listMerchantRows } from "../../db/operator_search.ts";
 import type { MerchantRow } from "../../db/merchants.ts";
 import type { Deps } from "../deps.ts";
 import { AppError } from "../errors.ts";
@@ -10,8 +11,10 @@ import { formatAmount } from "../money.ts";
 export const SEARCH_LIMIT = 50;
 
 export type FoundRecord = {
-  type: "PAYIN" | "PAYOUT" | "WITHDRAWAL" | "CONVERSION" | "BULK_ITEM" | "SWEEP";
+  type: FoundRow["type"];
   id: string;
+  /** A bulk item's batch, whose screen shows the item; null for every other type. */
+  batchId: string | null;
   merchantId: string | null;
   mode: "live" | "sandbox" | null;
   status: string;
@@ -41,6 +44,7 @@ export async function searchRecords(deps: Pick<Deps, "db">, query: string): Prom
   return rows.map((r) => ({
     type: r.type,
     id: r.id,
+    batchId: r.batch_id,
     merchantId: r.merchant_id,
     mode: r.is_sandbox === null ? null : r.is_sandbox ? "sandbox" : "live",
     status: r.status,

@@ -37,7 +37,7 @@ export type HeldStatusView = {
   providerRef: string | null;
 };
 
-function view(r: HeldRow): HeldStatusView {
+export function view(r: HeldRow): HeldStatusView {
   return {
     subjectKind: r.subject_kind as "PAYIN" | "DISBURSEMENT",
     id: r.subject_id,

@@ -7,7 +7,7 @@ import { isWellFormedId } from "../../domain/ids.ts";
 import { revokeKeyAs, setMerchantStatusAs } from "../../domain/operators/merchant_actions.ts";
 import { merchantOverview } from "../../domain/operators/merchant_overview.ts";
 import { roleAllows } from "../../domain/operators/roles.ts";
-import { listMerchants } from "../../domain/operators/search.ts";
+import { merchantsPage, readCursor } from "../../domain/operators/console_lists.ts";
 import type { ResumedSession } from "../../domain/operators/sessions.ts";
 import { treasuryReport } from "../../domain/treasury/reconcile.ts";
 import type { AppEnv } from "../../http/env.ts";
@@ -17,7 +17,6 @@ import { adminWords, errorLine } from "./i18n.ts";
 import { renderMerchant, renderMerchants } from "./merchant_views.tsx";
 import { renderTreasury } from "./treasury_views.tsx";
 
-const PAGE_SIZE = 50;
 const STATUSES = new Set(["ACTIVE", "SUSPENDED", "CLOSED"]);
 
 function frameOf(c: Context<AppEnv>, session: ResumedSession) {
@@ -34,13 +33,22 @@ export function adminConsoleRoutes() {
     const raw = c.req.query("q") ?? "";
     const q = raw.length <= 200 && !raw.includes("\u0000") && raw.isWellFormed() ? raw : "";
     const status = STATUSES.has(c.req.query("status") ?? "") ? c.req.query("status")! : "";
-    const { rows, total } = await listMerchants(c.get("deps"), {
-      q,
-      status: status || undefined,
-      page: 1,
-      limit: PAGE_SIZE,
-    });
-    return page(c, renderMerchants({ ...frame, q, status, rows, total }), frame.nonce);
+    let error: string | undefined;
+    let after = null;
+    try {
+      after = readCursor(c.req.query("after"));
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      error = `${errorLine(frame.lang, err.code)} ${err.message}`;
+    }
+    // A page at a time, newest first, by keyset: the next page starts after this page's last merchant.
+    const { rows, next, total } = await merchantsPage(
+      c.get("deps"),
+      { q, status: status || undefined },
+      after,
+    );
+    const html = renderMerchants({ ...frame, q, status, rows, total, next, paged: after !== null, error });
+    return page(c, html, frame.nonce, error ? 400 : 200);
   });
 
   const showMerchant = async (

@@ -7,6 +7,7 @@ import { adminWords } from "./i18n.ts";
 import { reviewWords } from "./review_i18n.ts";
 import { DecisionForm, Entries, reviewPage, type Shown, Trail } from "./review_views.tsx";
 import type { Frame } from "./views.tsx";
+import { NextPage } from "./pager.tsx";
 
 /** A batch may hold thousands of lines; the first ones tell the reviewer what it pays. */
 const ITEMS_SHOWN = 200;
@@ -137,7 +138,9 @@ export function renderDispute(p: Frame & Shown & { story: DisputeStory; canDecid
   );
 }
 
-export function renderBatches(p: Frame & { rows: BatchRow[] }): string {
+export function renderBatches(
+  p: Frame & Shown & { rows: BatchRow[]; next: string | null; paged: boolean },
+): string {
   const t = adminWords(p.lang);
   const r = reviewWords(p.lang);
   return reviewPage(
@@ -161,6 +164,7 @@ export function renderBatches(p: Frame & { rows: BatchRow[] }): string {
           </tbody>
         </table>
       )}
+      <NextPage lang={p.lang} base="/admin/bulk" next={p.next} paged={p.paged} />
     </div>,
   );
 }

@@ -4,13 +4,27 @@ import type { MerchantRow } from "../../db/merchants.ts";
 import type { MerchantOverview } from "../../domain/operators/merchant_overview.ts";
 import { adminWords } from "./i18n.ts";
 import { type Frame, Header, shell } from "./views.tsx";
+import { NextPage } from "./pager.tsx";
 
 const STATUSES = ["ACTIVE", "SUSPENDED", "CLOSED"] as const;
 
 export function renderMerchants(
-  p: Frame & { q: string; status: string; rows: MerchantRow[]; total: number; error?: string },
+  p: Frame & {
+    q: string;
+    status: string;
+    rows: MerchantRow[];
+    total: number;
+    next: string | null;
+    paged: boolean;
+    error?: string;
+  },
 ): string {
   const t = adminWords(p.lang);
+  const filter = new URLSearchParams({
+    ...(p.q ? { q: p.q } : {}),
+    ...(p.status ? { status: p.status } : {}),
+  });
+  const base = `/admin/merchants${filter.size ? `?${filter}` : ""}`;
   return shell(
     p.lang,
     p.nonce,
@@ -58,6 +72,7 @@ export function renderMerchants(
               </tbody>
             </table>
           )}
+          <NextPage lang={p.lang} base={base} next={p.next} paged={p.paged} />
         </div>
       </main>
     </>,

@@ -3,7 +3,8 @@
 // Every decision calls the same audited domain function as its /admin/api route (four eyes and the state
 // tables live there); the page only checks the session, the CSRF token, the origin and the role.
 import { type Context, Hono } from "hono";
-import { approveBatch, listBatchesInReview, rejectBatch } from "../../domain/bulk/review.ts";
+import { approveBatch, rejectBatch } from "../../domain/bulk/review.ts";
+import { batchesPage, readCursor, refundsPage } from "../../domain/operators/console_lists.ts";
 import { decideDispute } from "../../domain/disputes/decide.ts";
 import { listDisputesForOperator } from "../../domain/disputes/queries.ts";
 import { DISPUTE_STATUSES } from "../../domain/disputes/states.ts";
@@ -12,7 +13,6 @@ import { isWellFormedId } from "../../domain/ids.ts";
 import { batchStory, disputeStory, refundStory } from "../../domain/operators/review_stories.ts";
 import { roleAllows } from "../../domain/operators/roles.ts";
 import type { ResumedSession } from "../../domain/operators/sessions.ts";
-import { refundReviewQueue } from "../../domain/refunds/queries.ts";
 import { approveRefund, rejectRefund } from "../../domain/refunds/review.ts";
 import type { AppEnv } from "../../http/env.ts";
 import { newNonce } from "../layout.tsx";
@@ -99,6 +99,16 @@ function answerOf(c: Context<AppEnv>, err: AppError): string {
   return `${errorLine(lang, err.code)} ${err.message} (${err.code})`;
 }
 
+/** The page cursor of a list (`after`), or the answer to a malformed one (the first page is shown). */
+function cursorOf(c: Context<AppEnv>): { after: ReturnType<typeof readCursor>; error?: string } {
+  try {
+    return { after: readCursor(c.req.query("after")) };
+  } catch (err) {
+    if (!(err instanceof AppError)) throw err;
+    return { after: null, error: answerOf(c, err) };
+  }
+}
+
 export function adminReviewScreens() {
   const r = new Hono<AppEnv>();
 
@@ -106,7 +116,10 @@ export function adminReviewScreens() {
     const session = await sessionOf(c);
     if (!session) return toSignIn(c);
     const frame = frameOf(c, session);
-    return page(c, renderRefunds({ ...frame, rows: await refundReviewQueue(c.get("deps")) }), frame.nonce);
+    const { after, error } = cursorOf(c);
+    const { rows, next } = await refundsPage(c.get("deps"), after);
+    const html = renderRefunds({ ...frame, rows, next, paged: after !== null, error });
+    return page(c, html, frame.nonce, error ? 400 : 200);
   });
 
   r.get("/admin/disputes", async (c) => {
@@ -129,7 +142,10 @@ export function adminReviewScreens() {
     const session = await sessionOf(c);
     if (!session) return toSignIn(c);
     const frame = frameOf(c, session);
-    return page(c, renderBatches({ ...frame, rows: await listBatchesInReview(c.get("deps")) }), frame.nonce);
+    const { after, error } = cursorOf(c);
+    const { rows, next } = await batchesPage(c.get("deps"), after);
+    const html = renderBatches({ ...frame, rows, next, paged: after !== null, error });
+    return page(c, html, frame.nonce, error ? 400 : 200);
   });
 
   for (const screen of SCREENS) {

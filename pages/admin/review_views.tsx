@@ -9,6 +9,7 @@ import type { Lang } from "../i18n.ts";
 import { adminWords } from "./i18n.ts";
 import { reviewWords } from "./review_i18n.ts";
 import { type Frame, Header, shell } from "./views.tsx";
+import { NextPage } from "./pager.tsx";
 
 export type Shown = { error?: string; notice?: string };
 
@@ -35,17 +36,28 @@ export function reviewPage(p: Frame & Shown & { title: string; back?: string }, 
 
 /** Approve / reject (or the dispute's three answers) with a required note; a viewer sees why not. */
 export function DecisionForm(
-  p: { lang: Lang; csrf: string; action: string; canDecide: boolean; buttons: Array<[string, string]> },
+  p: {
+    lang: Lang;
+    csrf: string;
+    action: string;
+    canDecide: boolean;
+    buttons: Array<[string, string]>;
+    /** The buttons' field name ("action" unless told). */
+    name?: string;
+    noteLabel?: string;
+  },
 ) {
   const r = reviewWords(p.lang);
   if (!p.canDecide) return <p class="muted">{adminWords(p.lang).viewerOnly}</p>;
   return (
     <form method="post" action={p.action} id="decide">
       <input type="hidden" name="_csrf" value={p.csrf} />
-      <label for="note">{r.noteRequired}</label>
+      <label for="note">{p.noteLabel ?? r.noteRequired}</label>
       <textarea id="note" name="note" maxLength={1000} required />
       {p.buttons.map(([value, label], i) => (
-        <button type="submit" name="action" value={value} class={i === 0 ? undefined : "no"}>{label}</button>
+        <button type="submit" name={p.name ?? "action"} value={value} class={i === 0 ? undefined : "no"}>
+          {label}
+        </button>
       ))}
     </form>
   );
@@ -103,7 +115,9 @@ export function Trail(p: { lang: Lang; audit: AuditRecord[] }) {
   );
 }
 
-export function renderRefunds(p: Frame & { rows: RefundRow[] }): string {
+export function renderRefunds(
+  p: Frame & Shown & { rows: RefundRow[]; next: string | null; paged: boolean },
+): string {
   const t = adminWords(p.lang);
   const r = reviewWords(p.lang);
   return reviewPage(
@@ -135,6 +149,7 @@ export function renderRefunds(p: Frame & { rows: RefundRow[] }): string {
           </tbody>
         </table>
       )}
+      <NextPage lang={p.lang} base="/admin/refunds" next={p.next} paged={p.paged} />
     </div>,
   );
 }

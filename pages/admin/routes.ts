@@ -6,6 +6,7 @@ import { deleteCookie, setCookie } from "hono/cookie";
 import { AppError } from "../../domain/errors.ts";
 import { approveOutbound, rejectOutbound } from "../../domain/money_out/review.ts";
 import { operatorQueue } from "../../domain/operators/queue.ts";
+import { readCursor, reviewItemsPage } from "../../domain/operators/console_lists.ts";
 import { roleAllows } from "../../domain/operators/roles.ts";
 import { searchRecords } from "../../domain/operators/search.ts";
 import { csrfMatches, endSession, type ResumedSession } from "../../domain/operators/sessions.ts";
@@ -82,9 +83,26 @@ export function adminPageRoutes() {
     const session = await sessionOf(c);
     if (!session) return toSignIn(c);
     const nonce = newNonce();
-    const queue = await operatorQueue(c.get("deps"));
+    const deps = c.get("deps");
     const frame = { lang: langOf(c), nonce, actor: session.actor, csrf: session.csrfToken };
-    return page(c, renderQueue({ ...frame, queue }), nonce);
+    let error: string | undefined;
+    let after = null;
+    try {
+      after = readCursor(c.req.query("after"));
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      error = `${errorLine(frame.lang, err.code)} ${err.message}`;
+    }
+    // The counts, then the payouts and withdrawals in review a page at a time (keyset, oldest first).
+    const { counts } = await operatorQueue(deps, 0);
+    const { rows, next } = await reviewItemsPage(deps, after);
+    const queue = { counts, items: rows };
+    return page(
+      c,
+      renderQueue({ ...frame, queue, next, paged: after !== null, error }),
+      nonce,
+      error ? 400 : 200,
+    );
   });
 
   r.get("/admin/search", async (c) => {

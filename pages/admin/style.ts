@@ -21,4 +21,5 @@ border-color:#8a1c13}header button{background:transparent;border-color:#cfe3f7;c
 form.search input{flex:1 1 12rem;width:auto}select{font:inherit;padding:8px;border-radius:8px;border:1px solid #8795a3}
 .scroll{overflow-x:auto}.alarm{color:#8a1c13;font-weight:600}form.inline{display:inline;margin:0}form.inline button{margin:0;min-height:32px;white-space:nowrap}
 .evidence{white-space:pre-wrap;overflow-wrap:anywhere}td.amt{white-space:nowrap;overflow-wrap:normal}
-dl.story{grid-template-columns:minmax(6rem,38%) 1fr}`;
+dl.story{grid-template-columns:minmax(6rem,38%) 1fr}.thread{border-top:1px solid #e3e8ee;padding:8px 0}
+.messages{list-style:none;padding:0;margin:0}.messages li{padding:4px 0}.pager{margin:10px 0 0}`;

@@ -10,6 +10,7 @@ import type { FoundRecord } from "../../domain/operators/search.ts";
 import type { Actor } from "../../domain/operators/roles.ts";
 import { adminWords } from "./i18n.ts";
 import { StoryDetails } from "./story_views.tsx";
+import { NextPage } from "./pager.tsx";
 import { CSS } from "./style.ts";
 
 export function shell(lang: Lang, nonce: string, title: string, body: ComponentChildren): string {
@@ -91,7 +92,9 @@ function SearchForm(p: { lang: Lang; q?: string }) {
 
 export type Frame = { lang: Lang; nonce: string; actor: Actor; csrf: string };
 
-export function renderQueue(p: Frame & { queue: Queue }): string {
+export function renderQueue(
+  p: Frame & { queue: Queue; next: string | null; paged: boolean; error?: string },
+): string {
   const t = adminWords(p.lang);
   const c = p.queue.counts;
   // A count with a screen of its own links to it (the review screens: pages/admin/review_routes.ts).
@@ -103,9 +106,8 @@ export function renderQueue(p: Frame & { queue: Queue }): string {
     [t.payinHoldsOpen, c.payinHoldsOpen],
     [t.refundsAwaitingApproval, c.refundsAwaitingApproval, "refunds"],
     [t.disputesOpen, c.disputesOpen, "disputes"],
-    // No screen yet: decided through /admin/api/kyb and /admin/api/provider-statuses/held.
-    [t.kybInReview, c.kybInReview],
-    [t.providerStatusesHeld, c.providerStatusesHeld],
+    [t.kybInReview, c.kybInReview, "kyb"],
+    [t.providerStatusesHeld, c.providerStatusesHeld, "provider-statuses"],
   ];
   return shell(
     p.lang,
@@ -130,7 +132,8 @@ export function renderQueue(p: Frame & { queue: Queue }): string {
             ))}
           </div>
         </div>
-        <div class="card">
+        <div class="card scroll" id="review-items">
+          {p.error && <p class="err" role="alert">{p.error}</p>}
           {p.queue.items.length === 0 ? <p>{t.nothingWaits}</p> : (
             <table>
               <thead>
@@ -158,16 +161,38 @@ export function renderQueue(p: Frame & { queue: Queue }): string {
               </tbody>
             </table>
           )}
+          <NextPage lang={p.lang} base="/admin/queue" next={p.next} paged={p.paged} />
         </div>
       </main>
     </>,
   );
 }
 
+/** The screen a found record opens on, if it has one. */
+function screenOf(f: FoundRecord): string | undefined {
+  switch (f.type) {
+    case "PAYOUT":
+    case "WITHDRAWAL":
+      return `/admin/items/${f.id}`;
+    case "REFUND":
+      return `/admin/refunds/${f.id}`;
+    case "DISPUTE":
+      return `/admin/disputes/${f.id}`;
+    case "BULK_BATCH":
+      return `/admin/bulk/${f.id}`;
+    case "BULK_ITEM":
+      return f.batchId ? `/admin/bulk/${f.batchId}` : undefined;
+    default:
+      return undefined;
+  }
+}
+
 export function renderSearch(p: Frame & { q: string; found: FoundRecord[]; error?: string }): string {
   const t = adminWords(p.lang);
-  const link = (f: FoundRecord) =>
-    f.type === "PAYOUT" || f.type === "WITHDRAWAL" ? `/admin/items/${f.id}?lang=${p.lang}` : undefined;
+  const link = (f: FoundRecord) => {
+    const screen = screenOf(f);
+    return screen ? `${screen}?lang=${p.lang}` : undefined;
+  };
   return shell(
     p.lang,
     p.nonce,
@@ -182,7 +207,7 @@ export function renderSearch(p: Frame & { q: string; found: FoundRecord[]; error
           {p.error && <p class="err">{p.error}</p>}
           {!p.error && p.found.length === 0 && <p>{t.noResult}</p>}
           {p.found.length > 0 && (
-            <table>
+            <table id="found">
               <tbody>
                 {p.found.map((f) => (
                   <tr>

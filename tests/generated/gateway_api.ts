@@ -1768,8 +1768,8 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * Find pay-ins, payouts, withdrawals, conversions, bulk items and sweeps by any reference
-     * @description Exact matches on the id, transaction hash, externalRef, provider reference, customer e-mail (any case) or phone (with or without +), recipient or deposit address; newest first, at most 50.
+     * Find pay-ins, payouts, withdrawals, conversions, bulk batches and items, sweeps, refunds and disputes by any reference
+     * @description Exact matches on the id, transaction hash, externalRef, provider reference, customer e-mail (any case) or phone (with or without +), recipient or deposit address; refunds and disputes also by their pay-in's id and a dispute by its case reference; newest first, at most 50.
      */
     get: operations["adminSearch"];
     put?: never;
@@ -8056,8 +8056,19 @@ export interface components {
     };
     AdminFoundRecord: {
       /** @enum {string} */
-      type: "PAYIN" | "PAYOUT" | "WITHDRAWAL" | "CONVERSION" | "BULK_ITEM" | "SWEEP";
+      type:
+        | "PAYIN"
+        | "PAYOUT"
+        | "WITHDRAWAL"
+        | "CONVERSION"
+        | "BULK_ITEM"
+        | "BULK_BATCH"
+        | "SWEEP"
+        | "REFUND"
+        | "DISPUTE";
       id: string;
+      /** @description a bulk item's batch; null for every other type */
+      batchId: string | null;
       /** @description null for a sweep (the platform's own) */
       merchantId: string | null;
       /** @enum {string|null} */
@@ -8066,7 +8077,7 @@ export interface components {
       amount: string;
       currency: string;
       createdAt: string;
-      /** @description the field that matched: id, txHash, externalRef, providerRef, customerEmail, customerPhone, destination, reference, recipient or address */
+      /** @description the field that matched: id, txHash, externalRef, providerRef, customerEmail, customerPhone, destination, reference, recipient, address, payinId or caseRef */
       matched: string;
     };
     AdminOutboundItem: {
