@@ -40,7 +40,7 @@ export async function runCli(args: string[], env: Record<string, string>) {
 }
 
 /** Starts main.ts on a free port and resolves once it logs that it listens. */
-export async function startGateway(env: Record<string, string>, timeoutMs = 30_000): Promise<RunningGateway> {
+export async function startGateway(env: Record<string, string>, timeoutMs = 90_000): Promise<RunningGateway> {
   const process = new Deno.Command(Deno.execPath(), {
     args: ["run", "--allow-all", `${ROOT}main.ts`],
     env: childEnv({ PORT: "0", ...env }),
@@ -101,7 +101,7 @@ export async function startGateway(env: Record<string, string>, timeoutMs = 30_0
 export async function until<T>(
   what: string,
   probe: () => Promise<T | undefined>,
-  timeoutMs = 30_000,
+  timeoutMs = 90_000,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
