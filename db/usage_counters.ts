@@ -46,3 +46,17 @@ export async function setPlanLimits(db: Db, merchantId: string, limits: Record<s
   );
   return rows[0]?.plan_limits;
 }
+
+/** The sum of the merchant's wallets in one currency and mode (XOF has one wallet per rail). */
+export async function walletsBalance(
+  db: Db,
+  scope: { merchantId: string; isSandbox: boolean },
+  currency: string,
+): Promise<string> {
+  const rows = await db.query<{ balance: string }>(
+    `SELECT COALESCE(sum(balance), 0)::text AS balance FROM accounts
+      WHERE merchant_id = $1 AND is_sandbox = $2 AND kind = 'WALLET' AND currency = $3`,
+    [scope.merchantId, scope.isSandbox, currency],
+  );
+  return rows[0]?.balance ?? "0";
+}
