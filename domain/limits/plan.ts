@@ -6,9 +6,11 @@
 // Periods are UTC: a day resets at 00:00, a month on the first.
 import {
   addUsage,
+  ensureCounters,
   findPlanLimits,
   readUsage,
   setPlanLimits,
+  takeCounters,
   walletsBalance,
 } from "../../db/usage_counters.ts";
 import { PLAN_DEFAULTS, type PlanDefaults } from "../../config.ts";
@@ -239,9 +241,11 @@ export async function assertWithinTransactionMax(
  * A new pay-in's limits, taken at its creation: the per-transaction maximum (MERCHANT_LIMIT_EXCEEDED), the
  * balance cap (BALANCE_CAP_REACHED: the wallets of its currency plus this pay-in, were it paid, may not
  * pass it) and the daily and monthly volume of pay-ins created (DAILY_CAP_EXCEEDED, MONTHLY_LIMIT_EXCEEDED).
- * Inside a transaction (a paylink checkout, a subscription's renewal) the counts are raised in it and undone
- * with it. Outside one they are raised in a short transaction of their own, and the answer gives them back
- * if the pay-in is then not written (the USDT pay-in's statement runs outside any transaction).
+ * The counters are raised by one statement (db/usage_counters.ts takeCounters), all or none. Inside a
+ * transaction (a paylink checkout, a renewal, a card or mobile money pay-in) they go with it. Outside one
+ * (the USDT pay-in, whose own statement runs outside any transaction) the statement commits alone, holding
+ * the counter rows' locks only while it runs, and the answer gives the counts back if the pay-in is then
+ * not written.
  */
 export async function takePayinLimits(
   deps: Pick<Deps, "db" | "clock" | "config">,
@@ -251,10 +255,23 @@ export async function takePayinLimits(
 ): Promise<{ giveBack: () => Promise<void> }> {
   const limits = await planLimitsOf(deps, scope.merchantId);
   assertTransactionMax(limits, currency, amount, "This pay-in");
-  const take = async (db: Deps["db"]) => {
-    const cap = limits[BALANCE_CAP[currency]];
-    const balance = new Decimal(await walletsBalance(db, scope, currency));
-    if (balance.plus(amount).greaterThan(cap)) {
+  const cap = limits[BALANCE_CAP[currency]];
+  const by = new Decimal(amount).toFixed();
+  const now = deps.clock.now();
+  const counters = PAYIN_COUNTERS[currency].map((name) => ({
+    metric: name,
+    period: periodOf(PLAN_LIMITS[name], now).period,
+    limit: limits[name],
+  }));
+  let seen = await takeCounters(deps.db, scope, by, counters, { currency, cap });
+  if (!seen.taken && seen.found < counters.length) {
+    // The first pay-in of the period: its counter rows are made, then the same statement again.
+    await ensureCounters(deps.db, scope, counters);
+    seen = await takeCounters(deps.db, scope, by, counters, { currency, cap });
+  }
+  if (!seen.taken) {
+    const balance = new Decimal(seen.balance);
+    if (balance.plus(by).greaterThan(cap)) {
       throw new AppError(
         "BALANCE_CAP_REACHED",
         `The ${unitLabel(currency)} balance (${balance.toFixed()}) with this pay-in paid would pass this ` +
@@ -262,21 +279,28 @@ export async function takePayinLimits(
         { reason: BALANCE_CAP[currency] },
       );
     }
-    await consumePlanLimits({ ...deps, db }, scope, PAYIN_COUNTERS[currency], amount);
-  };
-  if (deps.db.inTransaction) {
-    await take(deps.db);
-    return { giveBack: () => Promise.resolve() };
+    const over = seen.counters.find((c) => new Decimal(c.used).plus(by).greaterThan(c.limit));
+    if (!over) throw new Error("pay-in limits: counters not taken, none over its limit");
+    const name = over.metric as CounterName;
+    const left = Decimal.max(0, new Decimal(over.limit).minus(over.used));
+    throw new AppError(
+      PLAN_LIMITS[name].code,
+      `Limit reached: ${PLAN_LIMITS[name].what} may total ${limits[name]}; ${left.toFixed()} left until ` +
+        periodOf(PLAN_LIMITS[name], now).resetsAt,
+      { reason: name },
+    );
   }
-  await deps.db.tx(take);
   return {
     giveBack: async () => {
-      await deps.db.tx(async (tx) => {
-        for (const name of PAYIN_COUNTERS[currency]) {
-          const { period } = periodOf(PLAN_LIMITS[name], deps.clock.now());
-          await addUsage(tx, { ...scope, metric: name, period }, new Decimal(amount).negated().toFixed());
-        }
-      });
+      // Inside the caller's transaction the counts go with it; outside, they are taken back.
+      if (deps.db.inTransaction) return;
+      for (const c of counters) {
+        await addUsage(
+          deps.db,
+          { ...scope, metric: c.metric, period: c.period },
+          new Decimal(by).negated().toFixed(),
+        );
+      }
     },
   };
 }

@@ -132,6 +132,27 @@ Deno.test("plan limits, the rest: pay-in caps, per-transaction maximum, batches 
       },
     );
 
+    await t.step(
+      "the first pay-ins of a period race to make its counters: still exactly what fits",
+      async () => {
+        const fresh = await gw.createMerchant("Fresh Shop");
+        await gw.admin("PATCH", `/admin/api/merchants/${fresh.merchantId}`, {
+          rateLimits: { "POST /v1/payments": 10_000, default: 100_000 },
+        });
+        await setLimits({ payinDailyUsdt: "45" }, fresh.merchantId);
+        const answers = await Promise.all(
+          Array.from({ length: 50 }, () => usdtPayin("5", {}, fresh.keys.liveSecret)),
+        );
+        assert(
+          answers.every((a) => a.status === 201 || a.status === 403),
+          answers.map((a) => a.status).join(),
+        );
+        assertEquals(answers.filter((a) => a.status === 201).length, 9);
+        assertEquals(await payinCount(gw, fresh.merchantId), 9);
+        assertEquals((await limits(fresh.keys.liveSecret)).plan.payinDailyUsdt.used, "45");
+      },
+    );
+
     await t.step("a pay-in refused after its count (reused externalRef) gives the count back", async () => {
       await setLimits({ payinDailyUsdt: "120" });
       assertEquals((await usdtPayin("10", { externalRef: "order-1" })).status, 201);
