@@ -7,10 +7,10 @@ import { assertScope } from "../keys/api_keys.ts";
 import type { Caller } from "../auth.ts";
 import type { Deps } from "../deps.ts";
 import { AppError } from "../errors.ts";
-import { formatAmount } from "../money.ts";
+import { Decimal, formatAmount } from "../money.ts";
 import { MANUAL_APPROVAL_ABOVE } from "../money_out/request.ts";
 import { MOMO_MAXIMUM } from "./items.ts";
-import { assertTransactionMax, consumePlanLimits, MONEY_OUT_COUNTERS, planLimitsOf } from "../limits/plan.ts";
+import { consumePlanLimits, MONEY_OUT_COUNTERS, planLimitsOf } from "../limits/plan.ts";
 
 /** The most one item may pay, per rail (the same bounds the import checks each item against). */
 export const ITEM_MAXIMUM = { USDT_TRC20: MANUAL_APPROVAL_ABOVE, MOBILE_MONEY: MOMO_MAXIMUM } as const;
@@ -39,16 +39,9 @@ export async function assertWithinLimits(
 ): Promise<void> {
   assertItemsWithinRail(batch, items);
   const limits = await planLimitsOf(deps, batch.merchant_id);
-  const over = items.filter((i) => {
-    try {
-      assertTransactionMax(limits, batch.currency, i.amount);
-      return false;
-    } catch {
-      return true;
-    }
-  });
+  const max = limits[batch.currency === "XOF" ? "transactionMaxXof" : "transactionMaxUsdt"];
+  const over = items.filter((i) => new Decimal(i.amount).greaterThan(max));
   if (over.length > 0) {
-    const max = limits[batch.currency === "XOF" ? "transactionMaxXof" : "transactionMaxUsdt"];
     const limit = `${max} ${batch.currency === "XOF" ? "XOF" : "USDT"}`;
     throw new AppError(
       "MERCHANT_LIMIT_EXCEEDED",
