@@ -58,6 +58,17 @@ export const EnvSchema = z.object({
   PLAN_MONEY_OUT_MONTHLY_USDT: z.string().regex(/^[0-9]{1,15}(\.[0-9]{1,6})?$/).default("1000000"),
   PLAN_CONVERSIONS_DAILY_COUNT: z.coerce.number().int().min(0).max(1_000_000).default(200),
   PLAN_CONVERSION_USDT_DAILY: z.string().regex(/^[0-9]{1,15}(\.[0-9]{1,6})?$/).default("100000"),
+  PLAN_MONEY_OUT_DAILY_XOF: z.string().regex(/^[0-9]{1,15}$/).default("100000000"),
+  PLAN_MONEY_OUT_MONTHLY_XOF: z.string().regex(/^[0-9]{1,15}$/).default("1000000000"),
+  PLAN_PAYIN_DAILY_USDT: z.string().regex(/^[0-9]{1,15}(\.[0-9]{1,6})?$/).default("10000000"),
+  PLAN_PAYIN_MONTHLY_USDT: z.string().regex(/^[0-9]{1,15}(\.[0-9]{1,6})?$/).default("100000000"),
+  PLAN_PAYIN_DAILY_XOF: z.string().regex(/^[0-9]{1,15}$/).default("10000000000"),
+  PLAN_PAYIN_MONTHLY_XOF: z.string().regex(/^[0-9]{1,15}$/).default("100000000000"),
+  PLAN_TRANSACTION_MAX_USDT: z.string().regex(/^[0-9]{1,15}(\.[0-9]{1,6})?$/).default("10000000"),
+  PLAN_TRANSACTION_MAX_XOF: z.string().regex(/^[0-9]{1,15}$/).default("10000000000"),
+  PLAN_BALANCE_CAP_USDT: z.string().regex(/^[0-9]{1,15}(\.[0-9]{1,6})?$/).default("1000000000000"),
+  PLAN_BALANCE_CAP_XOF: z.string().regex(/^[0-9]{1,15}$/).default("100000000000000"),
+  PLAN_WEBHOOK_ENDPOINTS: z.coerce.number().int().min(1).max(1000).default(20),
   PROVIDER_CALLBACK_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   SIMULATOR_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(1500),
   DENO_DEPLOYMENT_ID: z.string().optional(),
@@ -190,6 +201,17 @@ export type PlanDefaults = {
   moneyOutMonthlyUsdt: string;
   conversionsDailyCount: string;
   conversionsDailyVolumeUsdt: string;
+  moneyOutDailyXof: string;
+  moneyOutMonthlyXof: string;
+  payinDailyUsdt: string;
+  payinMonthlyUsdt: string;
+  payinDailyXof: string;
+  payinMonthlyXof: string;
+  transactionMaxUsdt: string;
+  transactionMaxXof: string;
+  balanceCapUsdt: string;
+  balanceCapXof: string;
+  webhookEndpoints: string;
 };
 
 /** The defaults of hand-built configurations (tests); parseConfig reads PLAN_* with the same values. */
@@ -198,6 +220,17 @@ export const PLAN_DEFAULTS: PlanDefaults = {
   moneyOutMonthlyUsdt: "1000000",
   conversionsDailyCount: "200",
   conversionsDailyVolumeUsdt: "100000",
+  moneyOutDailyXof: "100000000",
+  moneyOutMonthlyXof: "1000000000",
+  payinDailyUsdt: "10000000",
+  payinMonthlyUsdt: "100000000",
+  payinDailyXof: "10000000000",
+  payinMonthlyXof: "100000000000",
+  transactionMaxUsdt: "10000000",
+  transactionMaxXof: "10000000000",
+  balanceCapUsdt: "1000000000000",
+  balanceCapXof: "100000000000000",
+  webhookEndpoints: "20",
 };
 
 export type Config = {
@@ -482,6 +515,17 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       moneyOutMonthlyUsdt: e.PLAN_MONEY_OUT_MONTHLY_USDT,
       conversionsDailyCount: String(e.PLAN_CONVERSIONS_DAILY_COUNT),
       conversionsDailyVolumeUsdt: e.PLAN_CONVERSION_USDT_DAILY,
+      moneyOutDailyXof: e.PLAN_MONEY_OUT_DAILY_XOF,
+      moneyOutMonthlyXof: e.PLAN_MONEY_OUT_MONTHLY_XOF,
+      payinDailyUsdt: e.PLAN_PAYIN_DAILY_USDT,
+      payinMonthlyUsdt: e.PLAN_PAYIN_MONTHLY_USDT,
+      payinDailyXof: e.PLAN_PAYIN_DAILY_XOF,
+      payinMonthlyXof: e.PLAN_PAYIN_MONTHLY_XOF,
+      transactionMaxUsdt: e.PLAN_TRANSACTION_MAX_USDT,
+      transactionMaxXof: e.PLAN_TRANSACTION_MAX_XOF,
+      balanceCapUsdt: e.PLAN_BALANCE_CAP_USDT,
+      balanceCapXof: e.PLAN_BALANCE_CAP_XOF,
+      webhookEndpoints: String(e.PLAN_WEBHOOK_ENDPOINTS),
     },
     addressPoolSize: e.ADDRESS_POOL_SIZE,
     authCacheTtlMs: e.AUTH_CACHE_TTL_MS,

@@ -25,6 +25,13 @@ export const KEYED_CODES: readonly ErrorCode[] = [
 ];
 
 const MERCHANT_TAKES_PAYMENTS: ErrorCode[] = ["MERCHANT_STATUS_INVALID", "ACCOUNT_CLOSED"];
+// The plan's limits on a new pay-in (domain/limits/plan.ts, takePayinLimits).
+const PAYIN_LIMITS: ErrorCode[] = [
+  "MERCHANT_LIMIT_EXCEEDED",
+  "BALANCE_CAP_REACHED",
+  "DAILY_CAP_EXCEEDED",
+  "MONTHLY_LIMIT_EXCEEDED",
+];
 const RATES: ErrorCode[] = ["RATE_UNAVAILABLE", "RATE_STALE"];
 const PROMO_REDEMPTION: ErrorCode[] = [
   "PROMO_CODE_INVALID",
@@ -117,6 +124,7 @@ export const STATE_CODES: Record<string, readonly ErrorCode[]> = {
     "OPERATOR_NOT_SUPPORTED",
     "KYB_REQUIRED",
     ...MERCHANT_TAKES_PAYMENTS,
+    ...PAYIN_LIMITS,
     ...RATES,
     "CONFIG_MISSING",
   ],
@@ -156,15 +164,25 @@ export const STATE_CODES: Record<string, readonly ErrorCode[]> = {
     "INVALID_TRANSACTION_STATUS",
     "INSUFFICIENT_BALANCE",
     "AMOUNT_TOO_LARGE",
+    "MERCHANT_LIMIT_EXCEEDED",
     "WALLET_NOT_FOUND",
   ],
   executeBulkPayment: [
     "INVALID_TRANSACTION_STATUS",
     "AMOUNT_TOO_LARGE",
+    "MERCHANT_LIMIT_EXCEEDED",
+    "DAILY_CAP_EXCEEDED",
+    "MONTHLY_LIMIT_EXCEEDED",
     "ADDRESS_NOT_WHITELISTED",
     "CONFLICT",
   ],
-  retryBulkPayment: ["INVALID_TRANSACTION_STATUS", "AMOUNT_TOO_LARGE", "ADDRESS_NOT_WHITELISTED", "CONFLICT"],
+  retryBulkPayment: [
+    "INVALID_TRANSACTION_STATUS",
+    "AMOUNT_TOO_LARGE",
+    "MERCHANT_LIMIT_EXCEEDED",
+    "ADDRESS_NOT_WHITELISTED",
+    "CONFLICT",
+  ],
   cancelBulkPayment: ["CANNOT_CANCEL", "INVALID_TRANSACTION_STATUS", "CONFLICT"],
   // Webhooks.
   createWebhookEndpoint: ["LIMIT_EXCEEDED_WEBHOOKS"],

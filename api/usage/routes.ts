@@ -35,11 +35,27 @@ const PlanLimit = z.object({
   limit: z.string(),
   used: z.string(),
   remaining: z.string(),
-  unit: z.enum(["USDT_TRC20", "count"]),
+  unit: z.enum(["USDT_TRC20", "XOF", "count"]),
   per: z.string(),
   resetsAt: z.string(),
   code: z.string(),
 }).openapi("PlanLimitUsage");
+
+const TransactionMax = z.object({
+  limit: z.string(),
+  currency: z.enum(["USDT_TRC20", "XOF"]),
+  per: z.string(),
+  code: z.string(),
+}).openapi("TransactionMaximum");
+const BalanceCap = z.object({
+  limit: z.string(),
+  used: z.string().openapi({ description: "the wallets' balance in this currency" }),
+  remaining: z.string(),
+  reached: z.boolean(),
+  currency: z.enum(["USDT_TRC20", "XOF"]),
+  per: z.string(),
+  code: z.string(),
+}).openapi("BalanceCapUsage");
 
 const LimitsSchema = z.object({
   isSandbox: z.boolean(),
@@ -50,8 +66,20 @@ const LimitsSchema = z.object({
     payoutManualApprovalAbove: z.object({ limit: z.string(), currency: z.string(), note: z.string() }),
   }),
   plan: z.record(z.string(), PlanLimit).openapi({
-    description: "money limits of the merchant's plan (moneyOutDailyUsdt, moneyOutMonthlyUsdt, " +
-      "conversionsDailyCount, conversionsDailyVolumeUsdt), each with what the current UTC period used",
+    description: "money limits of the merchant's plan counted per UTC day or month (moneyOutDailyUsdt, " +
+      "moneyOutMonthlyUsdt, moneyOutDailyXof, moneyOutMonthlyXof, payinDailyUsdt, payinMonthlyUsdt, " +
+      "payinDailyXof, payinMonthlyXof, conversionsDailyCount, conversionsDailyVolumeUsdt), each with what " +
+      "the current period used",
+  }),
+  ceilings: z.object({
+    transactionMaxUsdt: TransactionMax,
+    transactionMaxXof: TransactionMax,
+    balanceCapUsdt: BalanceCap,
+    balanceCapXof: BalanceCap,
+  }).openapi({
+    description: "the merchant's per-transaction maxima (MERCHANT_LIMIT_EXCEEDED) and wallet balance caps " +
+      "(BALANCE_CAP_REACHED: new pay-ins are refused while the balance with the pay-in would pass the cap; " +
+      "a payment that arrives anyway is credited and `reached` turns true)",
   }),
 }).openapi("LimitsUsage");
 

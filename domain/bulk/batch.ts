@@ -12,7 +12,13 @@ import { newId } from "../ids.ts";
 import { postJournal } from "../ledger.ts";
 import { Decimal, formatAmount } from "../money.ts";
 import { spendableUsdt, unspendableUsdt } from "../money_out/request.ts";
-import { assertMaySend, assertWithinLimits, recipientsToReview, reviewReason } from "./controls.ts";
+import {
+  assertMaySend,
+  assertWithinLimits,
+  consumeBatchCaps,
+  recipientsToReview,
+  reviewReason,
+} from "./controls.ts";
 import { readUpload } from "./files.ts";
 import {
   type BulkRail,
@@ -301,13 +307,15 @@ export async function executeBatch(deps: BulkDeps, caller: Caller, id: string): 
     assertBatchMove(locked.status, "PROCESSING", "executed");
     await assertStillWhitelisted(tx, locked, ["PENDING"]);
     const items = await pendingItems(tx, batch.id, ["PENDING"]);
-    await assertWithinLimits({ db: tx }, locked, items);
+    await assertWithinLimits({ ...deps, db: tx }, locked, items);
     const needs = await recipientsToReview({ db: tx, clock: deps.clock }, locked, items);
     const to = needs.length > 0 ? "PENDING_REVIEW" : "PROCESSING";
     const totals = await store.itemTotals(tx, batch.id, ["PENDING"]);
     const debit = new Decimal(totals.amount).plus(totals.fee);
     let moved: store.BatchRow | undefined;
     await debitBatch(tx, locked, `bulk:${batch.id}:execute`, debit, async (jtx) => {
+      // The plan's money-out caps, for the items' amounts, under the wallet's lock (undone with the debit).
+      await consumeBatchCaps({ ...deps, db: jtx }, locked, totals.amount);
       const now = deps.clock.now();
       if (to === "PROCESSING") await store.moveItems(jtx, batch.id, "PENDING", "QUEUED", now, 1);
       moved = await store.moveBatch(jtx, batch.id, locked.status, to, {
@@ -347,7 +355,7 @@ export async function retryBatch(deps: BulkDeps, caller: Caller, id: string): Pr
     assertBatchMove(locked.status, "PROCESSING", "retried");
     await assertStillWhitelisted(tx, locked, ["FAILED"]);
     // Its recipients were cleared at execution (registered, or approved by an operator); limits again.
-    await assertWithinLimits({ db: tx }, locked, await pendingItems(tx, batch.id, ["FAILED"]));
+    await assertWithinLimits({ ...deps, db: tx }, locked, await pendingItems(tx, batch.id, ["FAILED"]));
     const failed = await store.itemTotals(tx, batch.id, ["FAILED"]);
     const attempt = locked.attempt + 1;
     let moved: store.BatchRow | undefined;

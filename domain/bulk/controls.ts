@@ -7,9 +7,10 @@ import { assertScope } from "../keys/api_keys.ts";
 import type { Caller } from "../auth.ts";
 import type { Deps } from "../deps.ts";
 import { AppError } from "../errors.ts";
-import { formatAmount } from "../money.ts";
+import { Decimal, formatAmount } from "../money.ts";
 import { MANUAL_APPROVAL_ABOVE } from "../money_out/request.ts";
 import { MOMO_MAXIMUM } from "./items.ts";
+import { consumePlanLimits, MONEY_OUT_COUNTERS, planLimitsOf } from "../limits/plan.ts";
 
 /** The most one item may pay, per rail (the same bounds the import checks each item against). */
 export const ITEM_MAXIMUM = { USDT_TRC20: MANUAL_APPROVAL_ABOVE, MOBILE_MONEY: MOMO_MAXIMUM } as const;
@@ -26,15 +27,53 @@ export function assertMaySend(caller: Caller, batch: store.BatchRow): void {
 }
 
 /**
- * Every limit on what the batch's items pay, at validate, execute and retry. Today: the per-item maximum
- * (AMOUNT_TOO_LARGE naming the lines). Per-merchant daily caps (DAILY_CAP_EXCEEDED) plug in here once
- * merchants have them: this runs inside the execute transaction, under the batch lock.
+ * Every limit on what the batch's items pay, at validate, execute and retry: the rail's per-item maximum
+ * (AMOUNT_TOO_LARGE naming the lines), then the merchant's per-transaction maximum (MERCHANT_LIMIT_EXCEEDED
+ * naming the lines). The plan's money-out caps are taken at execute with the batch's debit
+ * (consumeBatchCaps), after the wallet is locked, as payouts take them.
  */
-export function assertWithinLimits(
-  _deps: { db: Db },
+export async function assertWithinLimits(
+  deps: Pick<Deps, "db" | "config">,
   batch: store.BatchRow,
   items: store.ItemRow[],
 ): Promise<void> {
+  assertItemsWithinRail(batch, items);
+  const limits = await planLimitsOf(deps, batch.merchant_id);
+  const max = limits[batch.currency === "XOF" ? "transactionMaxXof" : "transactionMaxUsdt"];
+  const over = items.filter((i) => new Decimal(i.amount).greaterThan(max));
+  if (over.length > 0) {
+    const limit = `${max} ${batch.currency === "XOF" ? "XOF" : "USDT"}`;
+    throw new AppError(
+      "MERCHANT_LIMIT_EXCEEDED",
+      `${over.length} item(s) above this merchant's per-transaction maximum of ${limit}, from line ${
+        over[0].line
+      }`,
+      {
+        details: over.slice(0, LINES_SHOWN).map((i) => ({
+          field: `items.${i.line}.amount`,
+          line: i.line,
+          reason: `line ${i.line}: at most ${limit} per transaction for this merchant`,
+        })),
+      },
+    );
+  }
+}
+
+/**
+ * The plan's daily and monthly money-out caps, taken by a batch at execute for the sum of its items'
+ * amounts (fees apart, as a payout counts its amount): call inside the debit's journal, after the wallet is
+ * locked. A retry takes nothing more (its items were counted at execute).
+ */
+export async function consumeBatchCaps(
+  deps: Pick<Deps, "db" | "clock" | "config">,
+  batch: store.BatchRow,
+  amount: string,
+): Promise<void> {
+  const scope = { merchantId: batch.merchant_id, isSandbox: batch.is_sandbox };
+  await consumePlanLimits(deps, scope, MONEY_OUT_COUNTERS[batch.currency], amount);
+}
+
+function assertItemsWithinRail(batch: store.BatchRow, items: store.ItemRow[]): void {
   const max = ITEM_MAXIMUM[batch.rail];
   const over = items.filter((i) => max.lessThan(i.amount));
   if (over.length > 0) {
@@ -51,7 +90,6 @@ export function assertWithinLimits(
       },
     );
   }
-  return Promise.resolve();
 }
 
 export type ReviewNeed = { line: number; phone: string; reason: string };

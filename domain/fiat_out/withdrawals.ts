@@ -3,6 +3,7 @@
 // PENDING_REVIEW); a mobile money one is approved by an operator and paid through the disbursement
 // seam; a bank one is paid by an operator at the bank, who then reports the bank's reference
 // (complete-fiat: the standard approve answers WITHDRAWAL_APPROVE_NOT_SUPPORTED_FOR_FIAT).
+import { assertWithinTransactionMax, consumePlanLimits, MONEY_OUT_COUNTERS } from "../limits/plan.ts";
 import { approvalStep } from "../money_out/four_eyes.ts";
 import { auditDecision, type DecisionInput, resolveDecision } from "../money_out/review_audit.ts";
 import { findSystemAccount, findWallet } from "../../db/ledger.ts";
@@ -151,7 +152,7 @@ export async function prepareFiatWithdrawal(
  * its event, in one transaction: pass the idempotency transaction as deps.db. Short: INSUFFICIENT_BALANCE.
  */
 export async function acceptFiatWithdrawal(
-  deps: Pick<Deps, "db" | "queue" | "clock" | "log">,
+  deps: Pick<Deps, "db" | "queue" | "clock" | "log" | "config">,
   caller: Caller,
   p: PreparedFiatWithdrawal,
 ): Promise<OutboundRow> {
@@ -173,6 +174,11 @@ export async function acceptFiatWithdrawal(
       ],
       metadata: { outboundId: id, kind: "WITHDRAWAL", currency: "XOF" },
     }, async (jtx) => {
+      // The merchant's per-transaction maximum and the plan's XOF money-out caps, taken with the
+      // reservation (undone with it), under the wallet's lock as USDT payouts take theirs.
+      const limitDeps = { ...deps, db: jtx };
+      await assertWithinTransactionMax(limitDeps, scope.merchantId, "XOF", p.amount, "This withdrawal");
+      await consumePlanLimits(limitDeps, scope, MONEY_OUT_COUNTERS.XOF, p.amount);
       recorded = await insertFiatWithdrawal(jtx, {
         id,
         ...scope,

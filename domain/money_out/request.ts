@@ -22,7 +22,7 @@ import { Decimal, DECIMAL_STRING, formatAmount, hasAtMostDecimals } from "../mon
 import { resolvePayoutDestination, resolveWithdrawalDestination } from "../whitelist/mod.ts";
 import { emitAcceptedEvents } from "./transition.ts";
 import { assertLiveAllowed } from "../merchants/live_gate.ts";
-import { consumePlanLimits } from "../limits/plan.ts";
+import { assertWithinTransactionMax, consumePlanLimits } from "../limits/plan.ts";
 
 export const MINIMUM_OUT = new Decimal(5);
 /** Above this (USD terms; USDT counts 1:1) a payout waits in PENDING for an operator. */
@@ -122,7 +122,15 @@ async function reserveAndRecord(deps: OutDeps, caller: Caller, item: Accepted): 
           { reason: AWAITING_SOLIDIFICATION },
         );
       }
-      // The plan's daily and monthly caps on USDT leaving, taken with the reservation (undone with it).
+      // The merchant's per-transaction maximum, then the plan's daily and monthly caps on USDT leaving,
+      // taken with the reservation (undone with it).
+      await assertWithinTransactionMax(
+        { ...deps, db: jtx },
+        caller.merchantId,
+        "USDT_TRC20",
+        item.amount,
+        item.kind === "PAYOUT" ? "This payout" : "This withdrawal",
+      );
       await consumePlanLimits(
         { ...deps, db: jtx },
         scope,

@@ -19,6 +19,7 @@ import { writeClaimedPayin } from "./create_batch.ts";
 import { logPayinState } from "./transition.ts";
 import { payinEventData } from "./view.ts";
 import { assertLiveAllowed } from "../merchants/live_gate.ts";
+import { takePayinLimits } from "../limits/plan.ts";
 
 export const USDT_MINIMUM = "5";
 export const DEFAULT_EXPIRES_IN_SECONDS = 1800;
@@ -107,6 +108,35 @@ export async function createUsdtPayin(
   };
   const eventId = newId("evt", now.getTime());
   const deliveryIdPrefix = idTimePrefix("dlv", now.getTime());
+  // The plan's limits on pay-ins (maximum, balance cap, daily and monthly volume), given back if no
+  // pay-in is written after all.
+  const limits = await takePayinLimits(
+    deps,
+    { merchantId: caller.merchantId, isSandbox },
+    "USDT_TRC20",
+    amount,
+  );
+  try {
+    return await writeUsdtPayin(deps, caller, isSandbox, input, draft, eventId, deliveryIdPrefix, preTaken);
+  } catch (err) {
+    await limits.giveBack().catch((e) =>
+      deps.log.error("pay-in limits not given back", { error: String(e) })
+    );
+    throw err;
+  }
+}
+
+async function writeUsdtPayin(
+  deps: Deps,
+  caller: Caller,
+  isSandbox: boolean,
+  input: CreateUsdtPayinInput,
+  draft: Omit<Parameters<typeof newPayinRow>[0], "address"> & { id: string; expiresAt: Date; now: Date },
+  eventId: string,
+  deliveryIdPrefix: string,
+  preTaken?: DepositAddress,
+): Promise<{ payin: PayinRow; qrPng: string }> {
+  const { id, expiresAt, now } = draft;
   // The address's claim, the pay-in, payin.created and its deliveries: one atomic statement, shared with
   // the creations of the same moment (create_batch.ts).
   for (let attempt = 1;; attempt++) {

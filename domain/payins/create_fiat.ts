@@ -11,6 +11,7 @@ import { emitEvent } from "../webhooks/events.ts";
 import { newId } from "../ids.ts";
 import { assertMayCreatePayin, type PayinPricing } from "./create.ts";
 import { payinEventData } from "./view.ts";
+import { takePayinLimits } from "../limits/plan.ts";
 import { logPayinState, transitionPayin } from "./transition.ts";
 
 export const CARD_MINIMUM_XOF = 100;
@@ -61,6 +62,13 @@ async function insertFiatPayin(
   const id = newId("pay", now.getTime());
   try {
     return await deps.db.tx(async (tx) => {
+      // The plan's limits on pay-ins, counted in this transaction (undone with it).
+      await takePayinLimits(
+        { ...deps, db: tx },
+        { merchantId: caller.merchantId, isSandbox },
+        "XOF",
+        input.amount,
+      );
       const payin = await insertPayin(tx, {
         id,
         merchantId: caller.merchantId,

@@ -14,8 +14,7 @@ import { CARD_MINIMUM_XOF, MOBILE_MONEY_MINIMUM_XOF } from "../payins/create_fia
 import { DEFAULT_PAYLINK_LIMIT } from "../paylinks/create.ts";
 import { MINIMUM_XOF_OUT } from "../fiat_out/withdrawals.ts";
 import { peekRateLimits, WINDOW_SECONDS } from "../limits/rate_limit.ts";
-import { MAX_ENDPOINTS } from "../webhooks/endpoints.ts";
-import { planUsage } from "../limits/plan.ts";
+import { planCeilings, planLimitsOf, planUsage } from "../limits/plan.ts";
 
 export async function rateLimitUsage(deps: Pick<Deps, "kv" | "db" | "config" | "clock">, caller: Caller) {
   return { windowSeconds: WINDOW_SECONDS, keyId: caller.keyId, buckets: await peekRateLimits(deps, caller) };
@@ -26,6 +25,7 @@ export async function limitsUsage(deps: Pick<Deps, "db" | "clock" | "config">, c
   const maxPaylinks = (await findPlanLimit(deps.db, caller.merchantId)) ?? DEFAULT_PAYLINK_LIMIT;
   const paylinks = await countPaylinksOf(deps.db, owner);
   const endpoints = await countEndpoints(deps.db, owner);
+  const limits = await planLimitsOf(deps, caller.merchantId);
   const quota = (limit: number, used: number) => ({ limit, used, remaining: Math.max(0, limit - used) });
   return {
     isSandbox: caller.isSandbox,
@@ -36,7 +36,7 @@ export async function limitsUsage(deps: Pick<Deps, "db" | "clock" | "config">, c
         code: "LIMIT_EXCEEDED_PAYLINKS",
       },
       webhookEndpoints: {
-        ...quota(MAX_ENDPOINTS, endpoints),
+        ...quota(Number(limits.webhookEndpoints), endpoints),
         per: "merchant and mode",
         code: "LIMIT_EXCEEDED_WEBHOOKS",
       },
@@ -55,6 +55,7 @@ export async function limitsUsage(deps: Pick<Deps, "db" | "clock" | "config">, c
       },
     },
     plan: await planUsage(deps, owner),
+    ceilings: await planCeilings(deps, owner, limits),
   };
 }
 

@@ -1,6 +1,8 @@
 // Webhook endpoints of a merchant in one mode (an endpoint made with a sandbox key gets sandbox events
 // only), their secrets (shown on create and rotate, encrypted at rest), test deliveries and the delivery
 // log. Sending lives in domain/webhooks/delivery.ts.
+import { PLAN_DEFAULTS } from "../../config.ts";
+import { planLimitsOf } from "../limits/plan.ts";
 import * as eventsDb from "../../db/events.ts";
 import * as endpointsDb from "../../db/webhooks.ts";
 import type { EndpointRow, Owner } from "../../db/webhooks.ts";
@@ -12,8 +14,12 @@ import { assertWebhookUrlAllowed, type Resolver } from "./urls.ts";
 
 export const DEFAULT_MAX_RETRIES = 3;
 export const DEFAULT_RETRY_INTERVAL_SECONDS = 60;
-/** Plan limit per merchant and mode; the specification names LIMIT_EXCEEDED_WEBHOOKS but not the number. */
-export const MAX_ENDPOINTS = 20;
+/**
+ * The configured default plan limit per merchant and mode (PLAN_WEBHOOK_ENDPOINTS); an operator may set a
+ * merchant's own (`webhookEndpoints` of its plan limits). The specification names LIMIT_EXCEEDED_WEBHOOKS
+ * but not the number.
+ */
+export const MAX_ENDPOINTS = Number(PLAN_DEFAULTS.webhookEndpoints);
 
 export type RetrySettings = {
   maxRetries?: number;
@@ -75,8 +81,9 @@ export async function createWebhookEndpoint(
   // Count and insert under the merchant's lock: 50 concurrent creations at the last slot make one endpoint.
   const row = await deps.db.tx(async (tx) => {
     await endpointsDb.lockMerchantEndpoints(tx, input.merchantId);
-    if (await endpointsDb.countEndpoints(tx, input) >= MAX_ENDPOINTS) {
-      throw new AppError("LIMIT_EXCEEDED_WEBHOOKS", `At most ${MAX_ENDPOINTS} webhook endpoints per mode`);
+    const max = Number((await planLimitsOf({ ...deps, db: tx }, input.merchantId)).webhookEndpoints);
+    if (await endpointsDb.countEndpoints(tx, input) >= max) {
+      throw new AppError("LIMIT_EXCEEDED_WEBHOOKS", `At most ${max} webhook endpoints per mode`);
     }
     return await endpointsDb.insertEndpoint(tx, {
       id: newId("whe", deps.clock.now().getTime()),

@@ -2995,7 +2995,7 @@ export interface paths {
     delete?: never;
     options?: never;
     head?: never;
-    /** Set a merchant's money limits (DAILY_CAP_EXCEEDED, MONTHLY_LIMIT_EXCEEDED, DAILY_CONVERSION_COUNT_LIMIT, DAILY_CONVERSION_LIMIT past them); null restores the default */
+    /** Set a merchant's limits (DAILY_CAP_EXCEEDED, MONTHLY_LIMIT_EXCEEDED, DAILY_CONVERSION_COUNT_LIMIT, DAILY_CONVERSION_LIMIT, MERCHANT_LIMIT_EXCEEDED, BALANCE_CAP_REACHED, LIMIT_EXCEEDED_WEBHOOKS past them); null restores the default */
     patch: operations["adminSetPlanLimits"];
     trace?: never;
   };
@@ -7943,9 +7943,16 @@ export interface components {
           note: string;
         };
       };
-      /** @description money limits of the merchant's plan (moneyOutDailyUsdt, moneyOutMonthlyUsdt, conversionsDailyCount, conversionsDailyVolumeUsdt), each with what the current UTC period used */
+      /** @description money limits of the merchant's plan counted per UTC day or month (moneyOutDailyUsdt, moneyOutMonthlyUsdt, moneyOutDailyXof, moneyOutMonthlyXof, payinDailyUsdt, payinMonthlyUsdt, payinDailyXof, payinMonthlyXof, conversionsDailyCount, conversionsDailyVolumeUsdt), each with what the current period used */
       plan: {
         [key: string]: components["schemas"]["PlanLimitUsage"];
+      };
+      /** @description the merchant's per-transaction maxima (MERCHANT_LIMIT_EXCEEDED) and wallet balance caps (BALANCE_CAP_REACHED: new pay-ins are refused while the balance with the pay-in would pass the cap; a payment that arrives anyway is credited and `reached` turns true) */
+      ceilings: {
+        transactionMaxUsdt: components["schemas"]["TransactionMaximum"];
+        transactionMaxXof: components["schemas"]["TransactionMaximum"];
+        balanceCapUsdt: components["schemas"]["BalanceCapUsage"];
+        balanceCapXof: components["schemas"]["BalanceCapUsage"];
       };
     };
     PlanLimitUsage: {
@@ -7953,9 +7960,27 @@ export interface components {
       used: string;
       remaining: string;
       /** @enum {string} */
-      unit: "USDT_TRC20" | "count";
+      unit: "USDT_TRC20" | "XOF" | "count";
       per: string;
       resetsAt: string;
+      code: string;
+    };
+    TransactionMaximum: {
+      limit: string;
+      /** @enum {string} */
+      currency: "USDT_TRC20" | "XOF";
+      per: string;
+      code: string;
+    };
+    BalanceCapUsage: {
+      limit: string;
+      /** @description the wallets' balance in this currency */
+      used: string;
+      remaining: string;
+      reached: boolean;
+      /** @enum {string} */
+      currency: "USDT_TRC20" | "XOF";
+      per: string;
       code: string;
     };
     IntegrationConfig: {
@@ -8706,6 +8731,17 @@ export interface components {
       moneyOutMonthlyUsdt: string;
       conversionsDailyCount: string;
       conversionsDailyVolumeUsdt: string;
+      moneyOutDailyXof: string;
+      moneyOutMonthlyXof: string;
+      payinDailyUsdt: string;
+      payinMonthlyUsdt: string;
+      payinDailyXof: string;
+      payinMonthlyXof: string;
+      transactionMaxUsdt: string;
+      transactionMaxXof: string;
+      balanceCapUsdt: string;
+      balanceCapXof: string;
+      webhookEndpoints: string;
     };
     AdminHeldProviderStatus: {
       /** @enum {string} */
@@ -10363,7 +10399,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: ADDRESS_NOT_WHITELISTED, ADDRESS_COOLDOWN, AML_BLOCKED, KYB_REQUIRED, DAILY_CAP_EXCEEDED, MONTHLY_LIMIT_EXCEEDED, FORBIDDEN */
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: ADDRESS_NOT_WHITELISTED, ADDRESS_COOLDOWN, AML_BLOCKED, KYB_REQUIRED, MERCHANT_LIMIT_EXCEEDED, DAILY_CAP_EXCEEDED, MONTHLY_LIMIT_EXCEEDED, FORBIDDEN */
       403: {
         headers: {
           [name: string]: unknown;
@@ -10470,7 +10506,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: ADDRESS_NOT_WHITELISTED, ADDRESS_COOLDOWN, AML_BLOCKED, KYB_REQUIRED, DAILY_CAP_EXCEEDED, MONTHLY_LIMIT_EXCEEDED, FORBIDDEN */
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: ADDRESS_NOT_WHITELISTED, ADDRESS_COOLDOWN, AML_BLOCKED, KYB_REQUIRED, MERCHANT_LIMIT_EXCEEDED, DAILY_CAP_EXCEEDED, MONTHLY_LIMIT_EXCEEDED, FORBIDDEN */
       403: {
         headers: {
           [name: string]: unknown;
@@ -10910,7 +10946,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: ADDRESS_NOT_WHITELISTED, ADDRESS_COOLDOWN, AML_BLOCKED, KYB_REQUIRED, DAILY_CAP_EXCEEDED, MONTHLY_LIMIT_EXCEEDED, BENEFICIARY_COOLDOWN, FORBIDDEN */
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: ADDRESS_NOT_WHITELISTED, ADDRESS_COOLDOWN, AML_BLOCKED, KYB_REQUIRED, MERCHANT_LIMIT_EXCEEDED, DAILY_CAP_EXCEEDED, MONTHLY_LIMIT_EXCEEDED, BENEFICIARY_COOLDOWN, FORBIDDEN */
       403: {
         headers: {
           [name: string]: unknown;
@@ -14260,7 +14296,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The credentials lack the scope or the mode, or the merchant may not */
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: MERCHANT_LIMIT_EXCEEDED */
       403: {
         headers: {
           [name: string]: unknown;
@@ -14366,7 +14402,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: KYB_REQUIRED, ADDRESS_NOT_WHITELISTED, FORBIDDEN */
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: KYB_REQUIRED, ADDRESS_NOT_WHITELISTED, FORBIDDEN, MERCHANT_LIMIT_EXCEEDED, DAILY_CAP_EXCEEDED, MONTHLY_LIMIT_EXCEEDED */
       403: {
         headers: {
           [name: string]: unknown;
@@ -14472,7 +14508,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: KYB_REQUIRED, ADDRESS_NOT_WHITELISTED, FORBIDDEN */
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: KYB_REQUIRED, ADDRESS_NOT_WHITELISTED, FORBIDDEN, MERCHANT_LIMIT_EXCEEDED */
       403: {
         headers: {
           [name: string]: unknown;
@@ -15015,7 +15051,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: KYB_REQUIRED, USDT_PAYMENTS_DISABLED, CARD_PAYMENTS_DISABLED, MOBILE_MONEY_PAYMENTS_DISABLED, FORBIDDEN */
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: KYB_REQUIRED, USDT_PAYMENTS_DISABLED, CARD_PAYMENTS_DISABLED, MOBILE_MONEY_PAYMENTS_DISABLED, MERCHANT_LIMIT_EXCEEDED, BALANCE_CAP_REACHED, DAILY_CAP_EXCEEDED, MONTHLY_LIMIT_EXCEEDED, FORBIDDEN */
       403: {
         headers: {
           [name: string]: unknown;
@@ -15136,7 +15172,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: KYB_REQUIRED, USDT_PAYMENTS_DISABLED, CARD_PAYMENTS_DISABLED, MOBILE_MONEY_PAYMENTS_DISABLED, FORBIDDEN */
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: KYB_REQUIRED, USDT_PAYMENTS_DISABLED, CARD_PAYMENTS_DISABLED, MOBILE_MONEY_PAYMENTS_DISABLED, MERCHANT_LIMIT_EXCEEDED, BALANCE_CAP_REACHED, DAILY_CAP_EXCEEDED, MONTHLY_LIMIT_EXCEEDED, FORBIDDEN */
       403: {
         headers: {
           [name: string]: unknown;
@@ -18142,7 +18178,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: NO_METHODS_ENABLED, KYB_REQUIRED, MERCHANT_STATUS_INVALID, ACCOUNT_CLOSED */
+      /** @description The credentials lack the scope or the mode, or the merchant may not. Codes: NO_METHODS_ENABLED, KYB_REQUIRED, MERCHANT_STATUS_INVALID, ACCOUNT_CLOSED, MERCHANT_LIMIT_EXCEEDED, BALANCE_CAP_REACHED, DAILY_CAP_EXCEEDED, MONTHLY_LIMIT_EXCEEDED */
       403: {
         headers: {
           [name: string]: unknown;
@@ -30397,6 +30433,17 @@ export interface operations {
           moneyOutMonthlyUsdt?: string | null;
           conversionsDailyCount?: string | null;
           conversionsDailyVolumeUsdt?: string | null;
+          moneyOutDailyXof?: string | null;
+          moneyOutMonthlyXof?: string | null;
+          payinDailyUsdt?: string | null;
+          payinMonthlyUsdt?: string | null;
+          payinDailyXof?: string | null;
+          payinMonthlyXof?: string | null;
+          transactionMaxUsdt?: string | null;
+          transactionMaxXof?: string | null;
+          balanceCapUsdt?: string | null;
+          balanceCapXof?: string | null;
+          webhookEndpoints?: string | null;
         };
       };
     };
