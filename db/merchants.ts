@@ -108,6 +108,7 @@ export type KeyLookupRow = ApiKeyRow & {
   enabled_rails: string[];
   fee_schedule: Record<string, string>;
   rate_limits: Record<string, number>;
+  plan_limits: Record<string, string> | null;
   agreement_version: number | null;
   agreement_resign_by: Date | null;
 };
@@ -118,7 +119,7 @@ export async function findApiKeyByHash(db: Db, hash: string): Promise<KeyLookupR
     `SELECT k.id, k.merchant_id, k.kind, k.is_sandbox, k.display_prefix, k.scopes, k.revoked_at, k.created_at,
             k.expires_at, k.last_used_at, k.ip_allowlist AS key_ip_allowlist,
             m.ip_allowlist AS merchant_ip_allowlist, m.status AS merchant_status, m.kyb_status, m.enabled_rails, m.fee_schedule, m.rate_limits,
-            m.agreement_version, m.agreement_resign_by
+            m.plan_limits, m.agreement_version, m.agreement_resign_by
        FROM api_keys k JOIN merchants m ON m.id = k.merchant_id
       WHERE k.key_hash = $1`,
     [hash],

@@ -101,6 +101,7 @@ async function lookUp(
     isSandbox: row.is_sandbox,
     scopes: row.scopes as Scope[] | null,
     rateLimits: row.rate_limits ?? {},
+    planLimits: row.plan_limits ?? {},
     kybStatus: row.kyb_status,
     agreementVersion: row.agreement_version,
     agreementResignBy: row.agreement_resign_by,

@@ -4,6 +4,8 @@ import type { ApiKeyAuth } from "./api_keys.ts";
 /** The key's holder, with the merchant settings most routes need, read in the same lookup. */
 export type Caller = ApiKeyAuth & {
   rateLimits: Record<string, number>;
+  /** The merchant's own plan limits as the key's lookup read them (domain/limits/plan.ts). */
+  planLimits?: Record<string, string>;
   kybStatus: "PENDING" | "APPROVED" | "REJECTED";
   /** The merchant agreement as signed (domain/merchants/live_gate.ts reads both). */
   agreementVersion: number | null;

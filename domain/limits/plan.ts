@@ -11,9 +11,12 @@ import {
   readUsage,
   setPlanLimits,
   takeCounters,
+  type TakeResult,
   walletsBalance,
 } from "../../db/usage_counters.ts";
 import { PLAN_DEFAULTS, type PlanDefaults } from "../../config.ts";
+import { takeBatched } from "./payin_batching.ts";
+import { keyCacheOf } from "../keys/key_cache.ts";
 import type { Deps } from "../deps.ts";
 import { AppError, type ErrorCode } from "../errors.ts";
 import { Decimal } from "../money.ts";
@@ -148,8 +151,9 @@ function periodOf(spec: LimitSpec, now: Date): { period: string; resetsAt: strin
 export async function planLimitsOf(
   deps: Pick<Deps, "db" | "config">,
   merchantId: string,
+  ownLimits?: Record<string, string>,
 ): Promise<Record<PlanLimitName, string>> {
-  const own = (await findPlanLimits(deps.db, merchantId)) ?? {};
+  const own = ownLimits ?? (await findPlanLimits(deps.db, merchantId)) ?? {};
   const defaults = deps.config.planDefaults ?? PLAN_DEFAULTS;
   return Object.fromEntries(
     PLAN_LIMIT_NAMES.map((n) => [n, own[n] ?? defaults[n] ?? PLAN_DEFAULTS[n]]),
@@ -252,8 +256,10 @@ export async function takePayinLimits(
   scope: Scope,
   currency: LimitCurrency,
   amount: Decimal | string,
+  /** The merchant's own limits when the caller has them (the API key's lookup): saves a read. */
+  ownLimits?: Record<string, string>,
 ): Promise<{ giveBack: () => Promise<void> }> {
-  const limits = await planLimitsOf(deps, scope.merchantId);
+  const limits = await planLimitsOf(deps, scope.merchantId, ownLimits);
   assertTransactionMax(limits, currency, amount, "This pay-in");
   const cap = limits[BALANCE_CAP[currency]];
   const by = new Decimal(amount).toFixed();
@@ -263,11 +269,29 @@ export async function takePayinLimits(
     period: periodOf(PLAN_LIMITS[name], now).period,
     limit: limits[name],
   }));
-  let seen = await takeCounters(deps.db, scope, by, counters, { currency, cap });
-  if (!seen.taken && seen.found < counters.length) {
-    // The first pay-in of the period: its counter rows are made, then the same statement again.
-    await ensureCounters(deps.db, scope, counters);
-    seen = await takeCounters(deps.db, scope, by, counters, { currency, cap });
+  const exact = (amount: string) => takeCounters(deps.db, scope, amount, counters, { currency, cap });
+  const ensure = () => ensureCounters(deps.db, scope, counters);
+  let seen: TakeResult;
+  if (deps.db.inTransaction) {
+    seen = await exact(by);
+    if (!seen.taken && seen.found < counters.length) {
+      // The first pay-in of the period: its counter rows are made, then the same statement again.
+      await ensure();
+      seen = await exact(by);
+    }
+  } else {
+    // Shared with this process's creations of the same moment (payin_batching.ts), which also makes a
+    // new period's rows once for all of them.
+    seen = await takeBatched(
+      deps.db,
+      // Callers share a statement only when it raises the same counters against the same limits.
+      [scope.merchantId, scope.isSandbox, currency, cap, ...counters.map((c) => `${c.period}:${c.limit}`)]
+        .join("|"),
+      new Decimal(by),
+      counters.length,
+      exact,
+      ensure,
+    );
   }
   if (!seen.taken) {
     const balance = new Decimal(seen.balance);
@@ -365,7 +389,7 @@ export async function planCeilings(
 
 /** An operator sets a merchant's own limits; null puts one back to the default. Audited. */
 export async function setPlanLimitsAs(
-  deps: Pick<Deps, "db" | "clock" | "config">,
+  deps: Pick<Deps, "db" | "clock" | "config" | "keyCache">,
   actor: Actor,
   merchantId: string,
   patch: Partial<Record<PlanLimitName, string | null>>,
@@ -380,6 +404,9 @@ export async function setPlanLimitsAs(
       else if (value !== undefined) next[name] = new Decimal(value).toFixed();
     }
     await setPlanLimits(tx, merchantId, next);
+    // Keys' lookups carry the limits (domain/auth.ts): this process forgets them at once, others within
+    // AUTH_CACHE_TTL_MS, as for any change to the merchant.
+    tx.afterCommit(() => keyCacheOf(deps).forgetMerchant(merchantId));
     return { result: await planLimitsOf({ ...deps, db: tx }, merchantId), before, after: next };
   });
 }

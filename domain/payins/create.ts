@@ -115,6 +115,7 @@ export async function createUsdtPayin(
     { merchantId: caller.merchantId, isSandbox },
     "USDT_TRC20",
     amount,
+    caller.planLimits,
   );
   try {
     return await writeUsdtPayin(deps, caller, isSandbox, input, draft, eventId, deliveryIdPrefix, preTaken);
