@@ -276,7 +276,9 @@ export function createNodePool(nodes: TronNode[], options: NodePoolOptions = {})
     const path = String(input instanceof Request ? input.url : input).slice(POOL_BASE_URL.length);
     const first = probedAtMs === -Infinity && options.probe !== false;
     const health = refreshHealth();
-    if (first) await health;
+    // The first request waits for health; so does any while no node is verified yet (one that was down at
+    // start-up is asked for its genesis block by this probe, and may serve this very request).
+    if (first || !all.some((s) => s.identity === "verified")) await health;
     const sendOnce = SEND_ONCE.test(path);
     const candidates = solidity && path.startsWith("/walletsolidity/")
       ? [...order([solidity]), ...order(full)]

@@ -122,6 +122,7 @@ Deno.test({
       await t.step("it runs as production on nile: nile's contract, the default confirmations", async () => {
         const listening = JSON.parse(gw.output.find((l) => l.includes("gateway listening"))!);
         assertEquals(listening.env, "production");
+        assertEquals(listening.database, Deno.env.get("DATABASE_URL") ? "postgres" : "pglite");
         assert(!gw.output.some((l) => l.includes("another network")), gw.output.join("\n"));
         const config = (await api("GET", "/v1/config")).json.data;
         assertEquals(config.network, { chain: "TRON", name: "nile", usdtContract: NILE.usdtContract });
@@ -132,6 +133,10 @@ Deno.test({
           return h.tron === "ok" ? h : undefined;
         });
         assertEquals([health.status, health.tron], ["ok", "ok"]);
+        const metrics = await (await fetch(`${gw.url}/metrics`, {
+          headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+        })).text();
+        assertMatch(metrics, /^gateway_tron_node_wrong_network\{[^}]*role="full"[^}]*\} 0$/m);
         const res = await fetch(`${gw.url}/devnet/control/state`);
         assertEquals(res.status, 404, "production mounts no devnet of its own");
         await res.body?.cancel();
