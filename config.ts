@@ -145,7 +145,11 @@ const XOF_PER_EUR = "655.957";
 /** Specification, Part 2 limits: "whitelist and fiat destination cooldown: 24 hours". */
 export const SPEC_FIAT_DESTINATION_COOLDOWN_SECONDS = 86_400;
 
-/** USDT contract and public node per network; the devnet's node is mounted on the gateway itself. */
+/**
+ * USDT contract and public node per network; the devnet's node is mounted on the gateway itself. What
+ * proves a node is on nile or mainnet (its genesis block) is in rails/tron/networks.ts; confirmations are
+ * not per network: PAYIN_, DEPOSIT_ and PAYOUT_CONFIRMATIONS apply to nile as to mainnet.
+ */
 export const TRON_PRESETS = {
   devnet: { usdtContract: "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t", apiUrl: undefined },
   nile: { usdtContract: "TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf", apiUrl: "https://nile.trongrid.io" },

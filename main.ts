@@ -5,7 +5,7 @@ import { registerJobs } from "./jobs/mod.ts";
 import { fundDevelopmentHotWallet } from "./domain/treasury/dev_funding.ts";
 import { DEMO_OPERATOR, ensureDemoOperator } from "./domain/operators/demo.ts";
 import { totpCode } from "./domain/operators/totp.ts";
-import { developmentDemoMerchant, openRuntime, type Runtime } from "./runtime.ts";
+import { developmentDemoMerchant, openRuntime, type Runtime, verifyTronNetwork } from "./runtime.ts";
 
 /**
  * Development says so loudly at every start, with what a newcomer needs to try the API without stopping
@@ -63,6 +63,8 @@ async function main() {
   let runtime;
   try {
     runtime = await openRuntime(config);
+    // nile or mainnet: a node on another network is refused here, before anything is read from it.
+    await verifyTronNetwork(runtime);
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(err.message);

@@ -15,7 +15,8 @@ import { AppError } from "./domain/errors.ts";
 import { loadTronMnemonic } from "./domain/treasury/tron_mnemonic.ts";
 import { createTronClient, type TronClientOptions } from "./rails/tron/client.ts";
 import { createTronResources } from "./rails/tron/resources.ts";
-import { createNodePool } from "./rails/tron/node_pool.ts";
+import { createNodePool, type NodePool } from "./rails/tron/node_pool.ts";
+import { describeGenesis, TRON_NETWORK_IDENTITY } from "./rails/tron/networks.ts";
 import { leaseNodeTokens } from "./db/node_budget.ts";
 import { holderOf } from "./domain/ops/leases.ts";
 import { createDevnet, type Devnet } from "./rails/tron/devnet/mod.ts";
@@ -73,6 +74,8 @@ export type Simulators = ReturnType<typeof createSimulators>;
 export type Runtime = {
   deps: Deps;
   devnet?: Devnet;
+  /** The TRON node pool (undefined with the embedded devnet); deps.tronNodes is its health. */
+  tronPool?: NodePool;
   simulators: Simulators;
   /** Lets the simulators call the gateway back in-process, once the app exists. */
   bindApp(fetch: (request: Request) => Response | Promise<Response>): void;
@@ -127,6 +130,8 @@ async function openTron(config: Config, log: Logger, db: Db) {
       maxLagBlocks: t.nodeMaxLagBlocks,
       nodeTimeoutMs: t.nodeTimeoutMs,
       onWarning: (message, fields) => log.warn(message, fields),
+      // nile and mainnet: a node is used only once it serves the network's genesis block (networks.ts).
+      genesisBlockId: t.network === "devnet" ? undefined : TRON_NETWORK_IDENTITY[t.network].genesisBlockId,
     });
     const node: TronClientOptions = { apiUrl: pool.apiUrl, fetch: pool.fetch };
     return {
@@ -146,6 +151,62 @@ async function openTron(config: Config, log: Logger, db: Db) {
     fetch: (input, init) => Promise.resolve(devnet.app.fetch(new Request(input, init))),
   };
   return { devnet, pool: undefined, tron: createTronClient(node), tronResources: createTronResources(node) };
+}
+
+/**
+ * Start-up's check that the TRON nodes are on the configured network (nile or mainnet): each node is asked
+ * for its genesis block, and one that serves another chain's (mainnet's when TRON_NETWORK=nile, nile's or a
+ * devnet's when mainnet) is a configuration error: the server refuses to start (main.ts exits 1). Then the
+ * USDT contract must exist on that chain (a TRON_USDT_CONTRACT of another network would watch nothing).
+ * A node that does not answer is no reason to refuse (nodes flap): it is logged, and the pool uses it only
+ * once it has answered with the right genesis block. The devnet (embedded or not) has no fixed genesis.
+ */
+export async function verifyTronNetwork(runtime: Runtime): Promise<void> {
+  const { config, log } = runtime.deps;
+  const pool = runtime.tronPool;
+  const network = config.tron.network;
+  if (!pool || network === "devnet") return;
+  const expected = TRON_NETWORK_IDENTITY[network];
+  const verdicts = await pool.verifyIdentity();
+  const wrong = verdicts.filter((v) => v.identity === "wrong");
+  if (wrong.length > 0) {
+    throw new ConfigError(
+      `Invalid configuration: TRON_NETWORK=${network} needs ${network} nodes (${
+        describeGenesis(expected.genesisBlockId)
+      }), but ${
+        wrong.map((v) => `${v.url} serves ${describeGenesis(v.genesisBlockId ?? "")}`).join("; ")
+      }: check TRON_API_URL${config.tron.solidityNode ? " and TRON_SOLIDITY_URL" : ""}`,
+    );
+  }
+  const unchecked = verdicts.filter((v) => v.identity === "unchecked").map((v) => v.url);
+  if (unchecked.length > 0) {
+    log.warn("TRON node did not answer its genesis block: not used until it shows it is on the network", {
+      network,
+      nodes: unchecked,
+    });
+  }
+  if (unchecked.length === verdicts.length) return;
+  const contract = config.tron.usdtContract;
+  let found: Record<string, unknown> | null = null;
+  try {
+    const res = await pool.fetch(`${pool.apiUrl}/wallet/getcontract`, {
+      method: "POST",
+      body: JSON.stringify({ value: contract, visible: true }),
+      signal: AbortSignal.timeout(config.tron.nodeTimeoutMs * 2),
+    });
+    if (res.ok) found = await res.json();
+    else await res.body?.cancel();
+  } catch (err) {
+    log.warn("TRON USDT contract not checked: the node did not answer", { network, error: String(err) });
+    return;
+  }
+  if (found && !found.contract_address) {
+    throw new ConfigError(
+      `Invalid configuration: the USDT contract ${contract} is no contract on ${network}${
+        contract === expected.usdtContract ? "" : ` (${network}'s USDT is ${expected.usdtContract})`
+      }: check TRON_USDT_CONTRACT`,
+    );
+  }
 }
 
 /** The configured rate source: the fixed development rate, or the HTTP feed (none: no rate at all). */
@@ -198,6 +259,7 @@ export async function openRuntime(config: Config): Promise<Runtime> {
   return {
     deps,
     devnet,
+    tronPool: pool,
     simulators: sims.simulators,
     bindApp: (fn) => sims.bind(fn),
     async close() {

@@ -200,5 +200,11 @@ function tronNodeFamilies(nodes: NodeHealth[]): string[] {
         n,
       ) => Number(n.forked),
     ),
+    ...series(
+      "gateway_tron_node_wrong_network",
+      "gauge",
+      "1 while the node serves another network's genesis block than TRON_NETWORK's (never used).",
+      (n) => Number(n.identity === "wrong"),
+    ),
   ];
 }

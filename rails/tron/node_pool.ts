@@ -15,6 +15,7 @@ import {
   sharedBudget,
 } from "./node_budget.ts";
 import { type ProbedNode, probeNodes } from "./node_probe.ts";
+import { describeGenesis, genesisIdOf } from "./networks.ts";
 
 export type TronNode = { url: string; apiKey?: string; rps?: number };
 
@@ -33,9 +34,20 @@ export type NodeHealth = ProbedNode & {
   errorRate: number;
   /** Whole tokens left in this node's budget (this process's bucket, or its view of the shared one). */
   budgetLeft: number;
-  /** Not used now: benched, lagging or forked. */
+  /** Not used now: benched, lagging, forked or not (yet) shown to be on the configured network. */
   benched: boolean;
+  /**
+   * Whether the node serves the configured network's genesis block: `unchecked` until it has answered
+   * (never used meanwhile), `wrong` when it serves another chain (never used). `verified` without a
+   * `genesisBlockId` option (the devnet, tests).
+   */
+  identity: "unchecked" | "verified" | "wrong";
+  /** The genesis block id the node answered, once it has. */
+  genesisBlockId: string | null;
 };
+
+/** What a node said about its genesis block: the pool's verdict on it. */
+export type NodeIdentity = Pick<NodeHealth, "url" | "role" | "identity" | "genesisBlockId">;
 
 export type NodePoolOptions = {
   fetch?: typeof fetch;
@@ -62,6 +74,11 @@ export type NodePoolOptions = {
   /** False: no health probes (tests of the failover alone). */
   probe?: boolean;
   onWarning?: (message: string, fields: Record<string, unknown>) => void;
+  /**
+   * The configured network's genesis block id (rails/tron/networks.ts): a node is used only once it has
+   * answered block 0 with this id. Unset: no check (the devnet, whose genesis is made at its first start).
+   */
+  genesisBlockId?: string;
 };
 
 export const POOL_BASE_URL = "http://tron-node-pool";
@@ -111,6 +128,8 @@ export function createNodePool(nodes: TronNode[], options: NodePoolOptions = {})
     errorRate: 0,
     budgetLeft: 0,
     benched: false,
+    identity: options.genesisBlockId ? "unchecked" : "verified",
+    genesisBlockId: null,
     head: null,
     headHash: null,
     lagBlocks: null,
@@ -125,7 +144,8 @@ export function createNodePool(nodes: TronNode[], options: NodePoolOptions = {})
   let probedAtMs = -Infinity;
   let probing: Promise<void> | null = null;
 
-  const usable = (s: NodeState, t: number) => s.benchedUntilMs <= t && !s.lagging && !s.forked;
+  const usable = (s: NodeState, t: number) =>
+    s.identity === "verified" && s.benchedUntilMs <= t && !s.lagging && !s.forked;
 
   /**
    * Usable nodes first (those with a token now before those without, then fastest; errors bench a node);
@@ -137,7 +157,7 @@ export function createNodePool(nodes: TronNode[], options: NodePoolOptions = {})
       Number(b.budget.ready()) - Number(a.budget.ready()) ||
       (a.latencyMs ?? 0) - (b.latencyMs ?? 0)
     );
-    const rest = pool.filter((s) => !usable(s, t) && !s.forked)
+    const rest = pool.filter((s) => !usable(s, t) && !s.forked && s.identity === "verified")
       .sort((a, b) => Number(a.lagging) - Number(b.lagging) || a.benchedUntilMs - b.benchedUntilMs);
     return [...ready, ...rest];
   }
@@ -193,29 +213,62 @@ export function createNodePool(nodes: TronNode[], options: NodePoolOptions = {})
     }
   }
 
+  const ask = async (s: NodeState, path: string, body: Record<string, unknown>) => {
+    const res = await attempt(s, path, { method: "POST", body: JSON.stringify(body) }, false);
+    if (!(res instanceof Response) || !res.ok) {
+      throw res instanceof Error ? res : new Error(`${res.status}`);
+    }
+    return await res.json();
+  };
+
+  /**
+   * Asks each node not yet verified for its genesis block. A node on another chain is `wrong` and warned
+   * about; one that does not answer stays `unchecked` (asked again at the next probe). Verified nodes are
+   * not asked again: block 0 never changes, and asking costs each node a request of its day's quota.
+   */
+  async function checkIdentities(): Promise<void> {
+    const expected = options.genesisBlockId?.toLowerCase();
+    if (!expected) return;
+    await Promise.all(
+      all.filter((s) => s.identity !== "verified").map(async (s) => {
+        const path = s.role === "solidity" ? "/walletsolidity/getblockbynum" : "/wallet/getblockbynum";
+        const genesis = await ask(s, path, { num: 0 }).then(genesisIdOf, () => null);
+        if (genesis === null) return;
+        s.genesisBlockId = genesis;
+        if (genesis === expected) {
+          s.identity = "verified";
+          return;
+        }
+        if (s.identity !== "wrong") {
+          warn("TRON node is on another network: never used", {
+            node: s.url,
+            serves: describeGenesis(genesis),
+            expected: describeGenesis(expected),
+          });
+        }
+        s.identity = "wrong";
+      }),
+    );
+  }
+
   /** Probes every node again when health is older than probeMs; the first request waits for it. */
   function refreshHealth(): Promise<void> {
     if (probing) return probing;
     if (options.probe === false || now() - probedAtMs < probeMs) return Promise.resolve();
     probedAtMs = now();
-    const ask = async (s: NodeState, path: string, body: Record<string, unknown>) => {
-      const res = await attempt(s, path, { method: "POST", body: JSON.stringify(body) }, false);
-      if (!(res instanceof Response) || !res.ok) {
-        throw res instanceof Error ? res : new Error(`${res.status}`);
-      }
-      return await res.json();
-    };
-    probing = probeNodes(full, ask, maxLag, new Date(now()).toISOString()).then((result) => {
-      for (const s of result.rewound) {
-        failed(s, false);
-        warn("TRON node head went backwards: benched", { node: s.url, head: s.head });
-      }
-      if (result.disagreement) warn("TRON nodes disagree on a block hash with no majority", {});
-      for (const s of full) {
-        if (s.forked) warn("TRON node on another fork: not trusted", { node: s.url, head: s.head });
-        else if (s.lagging) warn("TRON node lags: benched", { node: s.url, lagBlocks: s.lagBlocks });
-      }
-    }).catch(() => {}).finally(() => (probing = null));
+    const verified = () => full.filter((s) => s.identity === "verified");
+    probing = checkIdentities().then(() => probeNodes(verified(), ask, maxLag, new Date(now()).toISOString()))
+      .then((result) => {
+        for (const s of result.rewound) {
+          failed(s, false);
+          warn("TRON node head went backwards: benched", { node: s.url, head: s.head });
+        }
+        if (result.disagreement) warn("TRON nodes disagree on a block hash with no majority", {});
+        for (const s of full) {
+          if (s.forked) warn("TRON node on another fork: not trusted", { node: s.url, head: s.head });
+          else if (s.lagging) warn("TRON node lags: benched", { node: s.url, lagBlocks: s.lagBlocks });
+        }
+      }).catch(() => {}).finally(() => (probing = null));
     return probing;
   }
 
@@ -223,7 +276,9 @@ export function createNodePool(nodes: TronNode[], options: NodePoolOptions = {})
     const path = String(input instanceof Request ? input.url : input).slice(POOL_BASE_URL.length);
     const first = probedAtMs === -Infinity && options.probe !== false;
     const health = refreshHealth();
-    if (first) await health;
+    // The first request waits for health; so does any while no node is verified yet (one that was down at
+    // start-up is asked for its genesis block by this probe, and may serve this very request).
+    if (first || !all.some((s) => s.identity === "verified")) await health;
     const sendOnce = SEND_ONCE.test(path);
     const candidates = solidity && path.startsWith("/walletsolidity/")
       ? [...order([solidity]), ...order(full)]
@@ -246,6 +301,14 @@ export function createNodePool(nodes: TronNode[], options: NodePoolOptions = {})
   return {
     apiUrl: POOL_BASE_URL,
     fetch: pooledFetch,
+    /**
+     * Asks every node not yet verified for its genesis block now (start-up does, to refuse a node on
+     * another network before anything is read from it) and answers each node's verdict.
+     */
+    async verifyIdentity(): Promise<NodeIdentity[]> {
+      await checkIdentities();
+      return all.map(({ url, role, identity, genesisBlockId }) => ({ url, role, identity, genesisBlockId }));
+    },
     health: (): NodeHealth[] => {
       const t = now();
       return all.map(({ node: _node, benchedUntilMs: _b, budget, ...health }, i) => ({

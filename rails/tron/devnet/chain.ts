@@ -66,14 +66,18 @@ export class Chain {
     contract.exists = true;
     contract.createTime = g.timestamp;
     if (this.blocks.length === 0) {
-      this.pushBlock(sealBlock({
+      const genesis = sealBlock({
         number: 0,
         parentHash: toHex(sha256(new TextEncoder().encode("tron-devnet genesis"))),
         timestamp: g.timestamp,
         txs: [],
         changes: [],
         witnessAddress: WITNESS_ADDRESSES[0],
-      }));
+      });
+      // Speaking as nile or mainnet: block 0 carries that network's id (its header cannot be rebuilt here),
+      // and every later block descends from it, as TAPOS and parent hashes expect.
+      if (g.genesisBlockId) genesis.blockID = g.genesisBlockId;
+      this.pushBlock(genesis);
     }
   }
 

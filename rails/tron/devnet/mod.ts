@@ -12,6 +12,7 @@ import {
 import { controlRoutes, sendUsdt } from "./control.ts";
 import { walletRoutes } from "./routes.ts";
 import { type ChainStore, FileStore, type GenesisConfig, MemoryStore } from "./store.ts";
+import { type PublicTronNetwork, TRON_NETWORK_IDENTITY } from "../networks.ts";
 
 export { formatUnits, parseUnits } from "./control.ts";
 export type { Chain } from "./chain.ts";
@@ -38,8 +39,17 @@ export interface DevnetOptions {
   blockMs?: number;
   /** Persist the chain under `${dataDir}/devnet/`; in memory when absent. */
   dataDir?: string;
-  /** USDT contract address (base58 or hex); default mainnet's. Ignored when reopening a persisted chain. */
+  /**
+   * USDT contract address (base58 or hex); default mainnet's, or that of the network spoken as. Ignored
+   * when reopening a persisted chain.
+   */
   usdtContract?: string;
+  /**
+   * Speak as nile or mainnet: block 0 has that network's genesis block id (so its chain id too) and the
+   * USDT contract sits at that network's address, so a gateway configured for it can be tried here.
+   * Nothing else of that network is here (its accounts, witnesses, history). Ignored when reopening.
+   */
+  speakAs?: PublicTronNetwork;
   now?: () => number;
   /** Extra genesis balances. Ignored when reopening a persisted chain. */
   fundedAccounts?: FundedAccount[];
@@ -55,6 +65,8 @@ export interface Devnet {
   /** Produces `blocks` blocks now; answers the new head number. */
   mine(blocks?: number): number;
   reorg(depth: number): { dropped: string[] };
+  /** Block 0's id: the chain's identity (a public network's when spoken as one). */
+  readonly genesisBlockId: string;
   fund(address: string, amounts: { trx?: bigint; usdt?: bigint }): void;
   /** Broadcasts a USDT transfer from the customer (or `fromPrivateKey`); answers the txID or throws. */
   transferUsdt(to: string, amount: bigint, fromPrivateKey?: string): string;
@@ -69,10 +81,12 @@ export function createDevnet(options: DevnetOptions = {}): Promise<Devnet> {
   const now = options.now ?? (() => Date.now());
   const blockMs = options.blockMs ?? 3000;
   const customerKey = (options.customerPrivateKey ?? DEFAULT_CUSTOMER_PRIVATE_KEY).replace(/^0x/, "");
+  const identity = options.speakAs ? TRON_NETWORK_IDENTITY[options.speakAs] : undefined;
   const genesis: GenesisConfig = {
     timestamp: now(),
     customerPrivateKey: customerKey,
-    usdtContract: toHexAddress(options.usdtContract ?? DEFAULT_USDT_CONTRACT),
+    ...(identity ? { genesisBlockId: identity.genesisBlockId } : {}),
+    usdtContract: toHexAddress(options.usdtContract ?? identity?.usdtContract ?? DEFAULT_USDT_CONTRACT),
     accounts: [
       { address: addressFromPrivateKey(customerKey), trx: CUSTOMER_TRX_SUN, usdt: CUSTOMER_USDT_UNITS },
       ...(options.fundedAccounts ?? []).map((a) => ({
@@ -125,6 +139,7 @@ export function createDevnet(options: DevnetOptions = {}): Promise<Devnet> {
       if (!result.result) throw new Error(`devnet transfer rejected: ${result.code}`);
       return txID;
     },
+    genesisBlockId: chain.blocks[0].blockID,
     customerPrivateKey: customer,
     customerAddress: toBase58Address(customerHex),
     customerHexAddress: customerHex,

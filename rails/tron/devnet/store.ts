@@ -12,6 +12,11 @@ export interface GenesisConfig {
   customerPrivateKey: string;
   usdtContract: string;
   accounts: { address: string; trx: bigint; usdt: bigint }[];
+  /**
+   * The genesis block's id when the devnet speaks as a public network (its real block 0 id, so that a
+   * gateway's network check sees nile or mainnet); absent: the id its own header hashes to.
+   */
+  genesisBlockId?: string;
 }
 
 export type LogEntry =
