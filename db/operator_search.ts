@@ -66,7 +66,9 @@ export async function findRecords(db: Db, q: string, phones: string[], limit: nu
        UNION ALL
        SELECT 'SWEEP', id, NULL, NULL, NULL, status, (units / 1000000)::text, 'USDT_TRC20', created_at,
               CASE WHEN id = $1 THEN 'id' WHEN address = $1 THEN 'address' ELSE 'txHash' END
-         FROM sweeps WHERE id = $1 OR address = $1 OR step_tx_id = $1 OR $1 = ANY(tx_ids)
+         FROM sweeps
+        -- Containment rather than $1 = ANY(tx_ids), the same answer, so the GIN index on tx_ids serves it.
+        WHERE id = $1 OR address = $1 OR step_tx_id = $1 OR tx_ids @> ARRAY[$1]::text[]
        UNION ALL
        SELECT 'REFUND', id, NULL, merchant_id, is_sandbox, status, amount::text, currency, created_at,
               CASE WHEN id = $1 THEN 'id' WHEN provider_ref = $1 THEN 'providerRef' ELSE 'payinId' END
