@@ -121,6 +121,21 @@ Deno.test("search finds every kind of record by its references", async () => {
     await hit("salary-awa", "BULK_ITEM", bulkItemId, "reference");
     await hit("cd".repeat(32), "SWEEP", "swp_01m8bs0t1s5jf9eftm3bxdbwmg", "txHash");
     await hit(sweepAddress, "SWEEP", "swp_01m8bs0t1s5jf9eftm3bxdbwmg", "address");
+    // Issue 22 (migration 055): the provider references, a sweep's current step and a phone number as a
+    // recipient, each through its own index now, answer as before.
+    await gw.db.query("UPDATE outbound_transfers SET provider_ref = 'mm-out-77' WHERE id = $1", [payoutId]);
+    await gw.db.query("UPDATE payins SET provider_ref = 'mm-in-42' WHERE id = $1", [momoId]);
+    await gw.db.query("UPDATE outbound_transfers SET destination_address = '+22670999888' WHERE id = $1", [
+      withdrawalId,
+    ]);
+    await gw.db.query("UPDATE sweeps SET step_tx_id = $1 WHERE id = 'swp_01m8bs0t1s5jf9eftm3bxdbwmg'", [
+      "ef".repeat(32),
+    ]);
+    await hit("mm-out-77", "PAYOUT", payoutId, "providerRef");
+    await hit("mm-in-42", "PAYIN", momoId, "providerRef");
+    await hit("226 70 99 98 88", "WITHDRAWAL", withdrawalId, "destination");
+    await hit("ef".repeat(32), "SWEEP", "swp_01m8bs0t1s5jf9eftm3bxdbwmg", "txHash");
+    assertEquals((await search("mm-out-7")).length, 0, "a provider reference is matched whole");
     assertEquals(await search("nothing-like-this"), []);
     for (const bad of ["ab", "%00abc", "x".repeat(201), "", "abc&q=def"]) {
       const res = await viewer.call("GET", `/admin/api/search?q=${bad}`);
