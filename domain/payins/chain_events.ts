@@ -31,10 +31,12 @@ export async function recordObservedTransfers(
   block: { number: number; hash: string; time: Date },
   transfers: UsdtTransfer[],
 ): Promise<number> {
-  const watched = new Map(
-    (await chain.lockWatchedPayins(deps.db, [...new Set(transfers.map((t) => t.toHex))]))
-      .map((w) => [w.watched_hex, w]),
+  const addresses = [...new Set(transfers.map((t) => t.toHex))];
+  // The pay-ins' locks and the standing addresses, sent together.
+  const [locked, direct] = await chain.settleAll(
+    [chain.lockWatchedPayins(deps.db, addresses), directTransfers(deps, transfers)] as const,
   );
+  const watched = new Map(locked.map((w) => [w.watched_hex, w]));
   const rows: Array<chain.NewTransfer & { payinId: string; payin: chain.WatchedPayin }> = [];
   for (const t of transfers) {
     const payin = watched.get(t.toHex);
@@ -56,7 +58,6 @@ export async function recordObservedTransfers(
     });
   }
   const now = deps.clock.now();
-  const direct = await directTransfers(deps, transfers);
   const inserted = await chain.insertBlockTransfers(
     deps.db,
     block,
@@ -74,14 +75,19 @@ export async function recordObservedTransfers(
     }
   }
   // The newly funded move to CONFIRMING with their amounts in one write; the others only get amounts.
-  await chain.setReceived(deps.db, [...totals.values()].filter((t) => !funded.has(t.payin_id)), now);
-  await transitionPayins(
-    deps,
-    [...funded.values()].map((p) => {
-      const t = totals.get(p.id)!;
-      return { id: p.id, status: p.status, received: { amount: t.received, txHash: t.first_tx } };
-    }),
-    "CONFIRMING",
+  // Two statements over disjoint pay-ins, sent together.
+  await chain.settleAll(
+    [
+      chain.setReceived(deps.db, [...totals.values()].filter((t) => !funded.has(t.payin_id)), now),
+      transitionPayins(
+        deps,
+        [...funded.values()].map((p) => {
+          const t = totals.get(p.id)!;
+          return { id: p.id, status: p.status, received: { amount: t.received, txHash: t.first_tx } };
+        }),
+        "CONFIRMING",
+      ),
+    ] as const,
   );
   return fresh.length + direct.filter((d) => inserted.has(`${d.txId}:${d.logIndex}`)).length;
 }
