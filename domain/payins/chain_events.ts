@@ -23,8 +23,9 @@ const OPEN = ["AWAITING_PAYMENT", "PENDING", "CONFIRMING"];
  * Records one block's transfers to watched addresses (inside the scanner's block transaction). A transfer
  * counts toward its pay-in while the pay-in is open and the block is not past its expiry; afterwards,
  * within the watch window, it is late funds: a deposit credited on its own. The work is a fixed handful of
- * statements per block however many transfers it carries: lock the pay-ins, insert the transfers (each
- * once ever), recompute the amounts received, move the newly funded pay-ins to CONFIRMING with their events.
+ * statements per block however many transfers it carries, in four round trips: lock the pay-ins (with the
+ * standing addresses), insert the transfers (each once ever) with the amounts received recomputed after
+ * them, move the newly funded pay-ins to CONFIRMING (the others only get their amounts), their events.
  */
 export async function recordObservedTransfers(
   deps: ChainDeps,
@@ -58,15 +59,20 @@ export async function recordObservedTransfers(
     });
   }
   const now = deps.clock.now();
-  const inserted = await chain.insertBlockTransfers(
-    deps.db,
-    block,
-    [...rows.map(({ payin: _, ...r }) => r), ...direct],
-    now,
+  // The totals are read by the statement sent right after the insert (so they include its rows), for
+  // every pay-in a transfer may count toward; only those with a transfer new here are used.
+  const [inserted, maybeTotals] = await chain.settleAll(
+    [
+      chain.insertBlockTransfers(deps.db, block, [...rows.map(({ payin: _, ...r }) => r), ...direct], now),
+      chain.receivedTotals(deps.db, [
+        ...new Set(rows.filter((r) => r.kind === "PAYIN").map((r) => r.payinId)),
+      ]),
+    ] as const,
   );
   const fresh = rows.filter((r) => inserted.has(`${r.txId}:${r.logIndex}`));
   const counting = fresh.filter((r) => r.kind === "PAYIN");
-  const totals = await chain.receivedTotals(deps.db, [...new Set(counting.map((r) => r.payinId))]);
+  const countingIds = new Set(counting.map((r) => r.payinId));
+  const totals = new Map([...maybeTotals].filter(([id]) => countingIds.has(id)));
   // A transfer below the network fee is dust: it does not start confirmation on its own.
   const funded = new Map<string, chain.WatchedPayin>();
   for (const r of counting) {
