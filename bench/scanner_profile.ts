@@ -106,7 +106,8 @@ for (const open of await benchTargets(options)) {
       const blocks = head - first + 1;
       console.log(
         `\n${target.label}: ${blocks} blocks in ${fmt(wall)} ms (${fmt(blocks / wall * 1000, 1)}/s), ` +
-          `${fmt((gw.nodeRequests() - requests) / blocks, 2)} node req/block; last commit at ${scannedAt}`,
+          `${fmt((gw.nodeRequests() - requests) / blocks, 2)} node req/block; last commit at ${scannedAt}; ` +
+          `this process's CPU ${fmt(cpu / blocks, 2)} ms/block (on PGlite the database's too)`,
       );
       const rows = [...stats.entries()].sort((a, b) => b[1].ms - a[1].ms);
       let total = 0;
