@@ -277,15 +277,52 @@ export async function deleteBlocksAbove(db: Db, forkPoint: number): Promise<void
 }
 
 /**
+ * lockCursor and then lastBlock, sent together (one round trip): the second statement runs after the
+ * first has taken the lock, so it sees the last block committed by whoever held the lock before. Undefined
+ * while another process holds the lock; `last` undefined when no block was followed yet.
+ */
+export async function lockCursorAndLastBlock(
+  db: Db,
+  network: string,
+): Promise<{ last: ChainBlockRow | undefined } | undefined> {
+  const [locked, last] = await settleAll([lockCursorOnce(db, network), lastBlock(db)] as const);
+  if (locked.length) return { last };
+  // The cursor row does not exist yet (the very first scan): create it, then read again after the lock.
+  if (!(await lockCursor(db, network))) return undefined;
+  return { last: await lastBlock(db) };
+}
+
+function lockCursorOnce(db: Db, network: string) {
+  return db.query<{ head_seen: string }>(
+    "SELECT head_seen FROM chain_cursor WHERE network = $1 FOR UPDATE SKIP LOCKED",
+    [network],
+  );
+}
+
+/**
+ * Promise.all for statements sent together on one transaction (pipelined by the driver, one round trip),
+ * but returning only once every one has settled, so no statement of a failed group is still running when
+ * the transaction rolls back. The error thrown is the first statement's own, not the "current transaction
+ * is aborted" (25P02) of those sent after it.
+ */
+export async function settleAll<T extends readonly unknown[]>(
+  promises: { [K in keyof T]: Promise<T[K]> },
+): Promise<T> {
+  const results = await Promise.allSettled(promises);
+  const failed = results.filter((r): r is PromiseRejectedResult => r.status === "rejected");
+  if (failed.length) {
+    const own = failed.find((r) => (r.reason as { code?: unknown })?.code !== "25P02") ?? failed[0];
+    throw own.reason;
+  }
+  return results.map((r) => (r as PromiseFulfilledResult<unknown>).value) as unknown as T;
+}
+
+/**
  * The scanner's mutex across processes: the cursor row, locked for the length of one block's work.
  * Undefined while another process holds it. The row is created the first time only.
  */
 export async function lockCursor(db: Db, network: string): Promise<{ head_seen: string } | undefined> {
-  const lock = () =>
-    db.query<{ head_seen: string }>(
-      "SELECT head_seen FROM chain_cursor WHERE network = $1 FOR UPDATE SKIP LOCKED",
-      [network],
-    );
+  const lock = () => lockCursorOnce(db, network);
   const rows = await lock();
   if (rows.length) return rows[0];
   await db.query("INSERT INTO chain_cursor (network) VALUES ($1) ON CONFLICT (network) DO NOTHING", [

@@ -23,18 +23,21 @@ const OPEN = ["AWAITING_PAYMENT", "PENDING", "CONFIRMING"];
  * Records one block's transfers to watched addresses (inside the scanner's block transaction). A transfer
  * counts toward its pay-in while the pay-in is open and the block is not past its expiry; afterwards,
  * within the watch window, it is late funds: a deposit credited on its own. The work is a fixed handful of
- * statements per block however many transfers it carries: lock the pay-ins, insert the transfers (each
- * once ever), recompute the amounts received, move the newly funded pay-ins to CONFIRMING with their events.
+ * statements per block however many transfers it carries, in four round trips: lock the pay-ins (with the
+ * standing addresses), insert the transfers (each once ever) with the amounts received recomputed after
+ * them, move the newly funded pay-ins to CONFIRMING (the others only get their amounts), their events.
  */
 export async function recordObservedTransfers(
   deps: ChainDeps,
   block: { number: number; hash: string; time: Date },
   transfers: UsdtTransfer[],
 ): Promise<number> {
-  const watched = new Map(
-    (await chain.lockWatchedPayins(deps.db, [...new Set(transfers.map((t) => t.toHex))]))
-      .map((w) => [w.watched_hex, w]),
+  const addresses = [...new Set(transfers.map((t) => t.toHex))];
+  // The pay-ins' locks and the standing addresses, sent together.
+  const [locked, direct] = await chain.settleAll(
+    [chain.lockWatchedPayins(deps.db, addresses), directTransfers(deps, transfers)] as const,
   );
+  const watched = new Map(locked.map((w) => [w.watched_hex, w]));
   const rows: Array<chain.NewTransfer & { payinId: string; payin: chain.WatchedPayin }> = [];
   for (const t of transfers) {
     const payin = watched.get(t.toHex);
@@ -56,16 +59,20 @@ export async function recordObservedTransfers(
     });
   }
   const now = deps.clock.now();
-  const direct = await directTransfers(deps, transfers);
-  const inserted = await chain.insertBlockTransfers(
-    deps.db,
-    block,
-    [...rows.map(({ payin: _, ...r }) => r), ...direct],
-    now,
+  // The totals are read by the statement sent right after the insert (so they include its rows), for
+  // every pay-in a transfer may count toward; only those with a transfer new here are used.
+  const [inserted, maybeTotals] = await chain.settleAll(
+    [
+      chain.insertBlockTransfers(deps.db, block, [...rows.map(({ payin: _, ...r }) => r), ...direct], now),
+      chain.receivedTotals(deps.db, [
+        ...new Set(rows.filter((r) => r.kind === "PAYIN").map((r) => r.payinId)),
+      ]),
+    ] as const,
   );
   const fresh = rows.filter((r) => inserted.has(`${r.txId}:${r.logIndex}`));
   const counting = fresh.filter((r) => r.kind === "PAYIN");
-  const totals = await chain.receivedTotals(deps.db, [...new Set(counting.map((r) => r.payinId))]);
+  const countingIds = new Set(counting.map((r) => r.payinId));
+  const totals = new Map([...maybeTotals].filter(([id]) => countingIds.has(id)));
   // A transfer below the network fee is dust: it does not start confirmation on its own.
   const funded = new Map<string, chain.WatchedPayin>();
   for (const r of counting) {
@@ -74,14 +81,19 @@ export async function recordObservedTransfers(
     }
   }
   // The newly funded move to CONFIRMING with their amounts in one write; the others only get amounts.
-  await chain.setReceived(deps.db, [...totals.values()].filter((t) => !funded.has(t.payin_id)), now);
-  await transitionPayins(
-    deps,
-    [...funded.values()].map((p) => {
-      const t = totals.get(p.id)!;
-      return { id: p.id, status: p.status, received: { amount: t.received, txHash: t.first_tx } };
-    }),
-    "CONFIRMING",
+  // Two statements over disjoint pay-ins, sent together.
+  await chain.settleAll(
+    [
+      chain.setReceived(deps.db, [...totals.values()].filter((t) => !funded.has(t.payin_id)), now),
+      transitionPayins(
+        deps,
+        [...funded.values()].map((p) => {
+          const t = totals.get(p.id)!;
+          return { id: p.id, status: p.status, received: { amount: t.received, txHash: t.first_tx } };
+        }),
+        "CONFIRMING",
+      ),
+    ] as const,
   );
   return fresh.length + direct.filter((d) => inserted.has(`${d.txId}:${d.logIndex}`)).length;
 }

@@ -2,7 +2,8 @@
 // number of questions however many pay-ins wait: the head once per pass, the blocks a hundred at a time
 // when catching up (getblockbylimitnext), and all the transaction infos of a block that has transactions
 // in one call, asked for a few blocks ahead; it matches USDT transfers to watched addresses through an index in a fixed handful of
-// statements per block, and notices reorgs by parent hash. The cursor row's lock makes one scanner advance
+// statements per block, sent a few at a time where they do not depend on each other (about seven round
+// trips a block), and notices reorgs by parent hash. The cursor row's lock makes one scanner advance
 // at a time across processes, and a block's transfers commit with the cursor move, so a scanner killed
 // mid-block redoes that block exactly once.
 import * as chain from "../../db/chain.ts";
@@ -102,9 +103,10 @@ export async function scanNextBlock(
 ): Promise<StepResult> {
   const network = deps.config.tron.network;
   return await deps.db.tx(async (tx) => {
-    if (!(await chain.lockCursor(tx, network))) return "locked";
+    const cursor = await chain.lockCursorAndLastBlock(tx, network);
+    if (!cursor) return "locked";
     const txDeps = { ...deps, db: tx };
-    const last = await chain.lastBlock(tx);
+    const { last } = cursor;
     const nextNumber = last ? Number(last.number) + 1 : Math.max(1, head.number - FIRST_SCAN_LOOKBACK + 1);
     if (nextNumber > head.number) return "idle";
     const block = await window.get(nextNumber);
@@ -120,24 +122,30 @@ export async function scanNextBlock(
     }
     const infos = await window.infos(block);
     const blockTime = new Date(block.timestamp);
-    await recordObservedTransfers(
-      txDeps,
-      { number: block.number, hash: block.hash, time: blockTime },
-      extractUsdtTransfers(infos, deps.config.tron.usdtContract),
-    );
-    await recordOutgoingInBlock(tx, block.number, infos);
-    await chain.commitBlock(
-      tx,
-      network,
-      {
-        number: block.number,
-        hash: block.hash,
-        parentHash: block.parentHash,
-        time: blockTime,
-        keep: KEPT_BLOCKS,
-      },
-      head.number,
-      deps.clock.now(),
+    // Three independent writes of one transaction, sent together: the money out's inclusions and the
+    // cursor move travel with the first statements of the transfers' (the pay-ins' locks still first).
+    await chain.settleAll(
+      [
+        recordObservedTransfers(
+          txDeps,
+          { number: block.number, hash: block.hash, time: blockTime },
+          extractUsdtTransfers(infos, deps.config.tron.usdtContract),
+        ),
+        recordOutgoingInBlock(tx, block.number, infos),
+        chain.commitBlock(
+          tx,
+          network,
+          {
+            number: block.number,
+            hash: block.hash,
+            parentHash: block.parentHash,
+            time: blockTime,
+            keep: KEPT_BLOCKS,
+          },
+          head.number,
+          deps.clock.now(),
+        ),
+      ] as const,
     );
     return "scanned";
   });
