@@ -123,10 +123,13 @@ Deno.test({
         gw.process.kill("SIGKILL");
         await gw.process.status;
         gw = await startGateway(env);
+        // The new process waits for the dead one's scanner lease to lapse: polled slowly enough to stay under
+        // the key's 100 reads a minute, and any refusal meanwhile is only "not yet".
         const confirmed = await until("CONFIRMED after restart", async () => {
+          await new Promise((r) => setTimeout(r, 700));
           const r = await api("GET", `/v1/payments/${p.transactionId}`, key);
-          return r.json.data.status === "CONFIRMED" ? r.json.data : undefined;
-        });
+          return r.json.data?.status === "CONFIRMED" ? r.json.data : undefined;
+        }, 120_000);
         assertEquals(confirmed.netAmount, "19.700000"); // 21.5 received - 1.5 network fee = 20, less 1.5 %
         const balance = await api("GET", "/v1/merchant/balances/USDT_TRC20", key);
         assertEquals(balance.json.data.total, "29.550000"); // 9.85 + 19.70, each once
