@@ -1,5 +1,6 @@
 // The card acquirer's refunds, simulated: most refunds are made at once; test amounts are refused, answer
-// late through a signed callback, or time out (the money goes back to the card, the answer is lost).
+// late through a signed callback (once, or the same notification twice), or time out (the money goes back
+// to the card, the answer is lost).
 // Idempotent by reference like a real acquirer: a reference sent twice is refunded once, and the sum of a
 // payment's refunds never passes what was captured. State lives in a Map: a restart forgets it.
 import type { CardRefundAnswer, CardRefundInput } from "./provider.ts";
@@ -14,6 +15,8 @@ export const REFUND_TEST_AMOUNTS = {
   LATE: "778",
   /** Refunded, but the answer is lost (the caller sees "unavailable"); the callback comes later. */
   TIMEOUT: "779",
+  /** Accepted (PENDING), then the same signed callback (one notification id) delivered twice. */
+  DUPLICATE: "780",
 } as const;
 
 export type SimulatedCardRefund = {
@@ -50,7 +53,7 @@ export function createCardRefunds(
     [...refunds.values()].filter((r) => r.paymentRef === paymentRef && r.status !== "FAILED")
       .reduce((sum, r) => sum + BigInt(r.amount), 0n);
 
-  function callBackLater(r: SimulatedCardRefund, input: CardRefundInput) {
+  function callBackLater(r: SimulatedCardRefund, input: CardRefundInput, copies: number) {
     d.schedule(opts.delayMs, async () => {
       r.status = "SUCCEEDED";
       await d.send(input.callbackUrl, {
@@ -60,7 +63,7 @@ export function createCardRefunds(
         status: "SUCCEEDED",
         amount: r.amount,
         occurredAt: new Date(opts.now()).toISOString(),
-      });
+      }, copies);
     });
   }
 
@@ -88,11 +91,16 @@ export function createCardRefunds(
       if (over) Object.assign(r, { status: "FAILED", reason: "REFUND_EXCEEDS_CAPTURE" });
       else if (input.amount === REFUND_TEST_AMOUNTS.REFUSED) {
         Object.assign(r, { status: "FAILED", reason: "REFUND_REFUSED" });
-      } else if (input.amount === REFUND_TEST_AMOUNTS.LATE || input.amount === REFUND_TEST_AMOUNTS.TIMEOUT) {
+      } else if (
+        input.amount === REFUND_TEST_AMOUNTS.LATE || input.amount === REFUND_TEST_AMOUNTS.TIMEOUT ||
+        input.amount === REFUND_TEST_AMOUNTS.DUPLICATE
+      ) {
         r.status = "PENDING";
       }
       refunds.set(r.reference, r);
-      if (r.status === "PENDING") callBackLater(r, input);
+      if (r.status === "PENDING") {
+        callBackLater(r, input, input.amount === REFUND_TEST_AMOUNTS.DUPLICATE ? 2 : 1);
+      }
       if (input.amount === REFUND_TEST_AMOUNTS.TIMEOUT && r.calls === 1) {
         return Promise.reject(new ProviderError("unavailable", "the acquirer did not answer in time"));
       }

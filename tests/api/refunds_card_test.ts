@@ -1,6 +1,6 @@
 // Card refunds over HTTP: asked, reserved, approved by an operator, paid through the acquirer's refund call
-// exactly once (at once, late by callback, refused, after a crash between sending and recording), with
-// the merchant's wallet and IN_FLIGHT checked after each step.
+// exactly once (at once, late by callback, by a duplicated callback, refused, after a crash between sending
+// and recording), with the merchant's wallet and IN_FLIGHT checked after each step.
 import { SIGNATURE_HEADER, signCallback } from "../../rails/fiat/signing.ts";
 import { REFUND_TEST_AMOUNTS } from "../../rails/fiat/mod.ts";
 import type { CardRefundInput } from "../../rails/fiat/provider.ts";
@@ -155,6 +155,41 @@ Deno.test("card refunds: reserve, approve, pay once; partial, refused, late and 
         (await eventsOf(gw, r.refundId)).filter((e) => e === "refund.completed").length,
         1,
       );
+    });
+
+    await t.step("the simulator's duplicate callback: refunded once, refund.completed once", async () => {
+      const payin = await paidCard(gw, key, "5000");
+      const before = await xofWallet(gw, key, "CARD");
+      // Every answer the gateway gives the acquirer's callbacks for this refund.
+      const answers: number[] = [];
+      const original = gw.app.fetch;
+      gw.app.fetch = async (request: Request, ...rest: unknown[]) => {
+        const res = await (original as (r: Request, ...x: unknown[]) => Response | Promise<Response>)(
+          request,
+          ...rest,
+        );
+        if (request.url.includes("/refund-callback")) answers.push(res.status);
+        return res;
+      };
+      try {
+        const r = (await askRefund(gw, key, payin, { amount: REFUND_TEST_AMOUNTS.DUPLICATE })).json.data;
+        await approve(gw, r.refundId);
+        await runRefundJobs(gw);
+        assertEquals((await getRefund(gw, key, r.refundId)).status, "PROCESSING");
+        await gw.simulators.flush(); // the same signed notification, twice
+        assertEquals(answers, [200, 409], "the copy is recognised as a replay");
+        assertEquals((await getRefund(gw, key, r.refundId)).status, "COMPLETED");
+        assertEquals(card.getRefund(r.refundId)?.calls, 1);
+        assertEquals(await xofWallet(gw, key, "CARD"), before - 780);
+        assertEquals(await inFlight(gw, "CARD"), 0);
+        assertEquals(await eventsOf(gw, r.refundId), [
+          "refund.created",
+          "refund.approved",
+          "refund.completed",
+        ]);
+      } finally {
+        gw.app.fetch = original;
+      }
     });
 
     await t.step(
