@@ -28,11 +28,8 @@ export async function paidCard(gw: TestGateway, key: string, amount = "10000"): 
   });
   assertEquals(res.status, 201, res.text);
   const id = res.json.data.transactionId;
-  const [{ provider_ref }] = await gw.db.query<{ provider_ref: string }>(
-    "SELECT provider_ref FROM payins WHERE id = $1",
-    [id],
-  );
-  gw.simulators.card.submitCard(provider_ref, { number: TEST_CARDS.SUCCESS, expiry: "12/39", cvc: "123" });
+  const ref = await providerRefOf(gw, id);
+  gw.simulators.card.submitCard(ref, { number: TEST_CARDS.SUCCESS, expiry: "12/39", cvc: "123" });
   await gw.simulators.flush();
   assertEquals(await payinStatus(gw, key, id), "CONFIRMED");
   return id;
@@ -50,6 +47,15 @@ export async function paidMomo(gw: TestGateway, key: string, amount = "5000", ph
   await gw.simulators.flush();
   assertEquals(await payinStatus(gw, key, id), "CONFIRMED");
   return id;
+}
+
+/** The provider's reference of a card or mobile money pay-in (PayDunya's invoice token, a simulator's ref). */
+export async function providerRefOf(gw: Pick<TestGateway, "db">, payinId: string): Promise<string> {
+  const [{ provider_ref }] = await gw.db.query<{ provider_ref: string }>(
+    "SELECT provider_ref FROM payins WHERE id = $1",
+    [payinId],
+  );
+  return provider_ref;
 }
 
 export async function payinStatus(gw: TestGateway, key: string, id: string): Promise<string> {

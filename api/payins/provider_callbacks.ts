@@ -1,6 +1,7 @@
 // Where card and mobile money providers report outcomes. No key: the provider's signature over the raw
 // body is the authentication, checked first (requireProviderSignature), like a key on other routes.
 import { createRoute, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
 import { handleDisbursementCallback } from "../../domain/fiat_out/disburse.ts";
 import { handleProviderCallback } from "../../domain/payins/settle_fiat.ts";
 import { newRouter } from "../router.ts";
@@ -27,89 +28,66 @@ const callbackBody = (component: string) => ({
 const RAILS = ["card", "momo"] as const;
 const railOf = (value: string | undefined) => RAILS.find((r) => r === value);
 
-/** The signature check of each route, naming its provider from the path (undefined: a path refused). */
+/** The signature check of each pay-in route, naming its provider from the path (undefined: a path refused). */
 const payinSignature = (simulator: boolean) =>
   requireProviderSignature((c) => {
     const rail = railOf(c.req.param("rail"));
     if (!rail || (simulator && c.req.param("source") !== "simulator")) return undefined;
     return { kind: "payin", rail, simulator };
   });
-const SIMULATOR_PAYIN_SIGNATURE = payinSignature(true);
-const LIVE_PAYIN_SIGNATURE = payinSignature(false);
+
+/** What every signed route says of its authentication. */
+const SIGNED = "No key: the provider's signature over the raw body is the authentication, checked " +
+  "before anything in the body (INVALID_WEBHOOK_SIGNATURE).";
+
+/** The request as the domain's callback parsers read it: headers and the raw body the signature covers. */
+async function signedRequest(c: Context) {
+  return { headers: c.req.raw.headers, rawBody: await c.req.text() };
+}
 
 export function providerRoutes() {
   const r = newRouter();
   // rails/ uses plain zod: its own JSON Schema export, without the draft marker OpenAPI does not want.
   const { $schema: _draft, ...callbackSchema } = z.toJSONSchema(CallbackBodySchema);
   r.openAPIRegistry.registerComponent("schemas", "ProviderCallback", callbackSchema as never);
-  r.openapi(
-    createRoute({
-      method: "post",
-      path: "/providers/{source}/{rail}/callback",
-      tags: ["Providers"],
-      summary: "Signed outcome from a card acquirer or mobile money aggregator",
-      operationId: "simulatorProviderCallback",
-      description: "No key: the provider's signature over the raw body is the authentication, checked " +
-        "before anything in the body (INVALID_WEBHOOK_SIGNATURE).",
-      security: [],
-      middleware: [SIMULATOR_PAYIN_SIGNATURE],
-      request: {
-        params: z.object({ source: z.literal("simulator"), rail: z.enum(["card", "momo"]) }),
-        headers: SignatureHeaders,
-        body: callbackBody("ProviderCallback"),
+  // The simulator's route (sandbox, development) and the live provider's: the same outcome, told apart by
+  // the path, which names the provider whose signature is checked.
+  for (const simulator of [true, false]) {
+    r.openapi(
+      createRoute({
+        method: "post",
+        path: simulator ? "/providers/{source}/{rail}/callback" : "/providers/{rail}/callback",
+        tags: ["Providers"],
+        summary: simulator
+          ? "Signed outcome from a card acquirer or mobile money aggregator"
+          : "Signed outcome from the live card acquirer or mobile money aggregator",
+        operationId: simulator ? "simulatorProviderCallback" : "providerCallback",
+        description: simulator ? SIGNED : SIGNED + " With FIAT_PROVIDER=cinetpay or paydunya " +
+          "the body is that aggregator's notification form (CinetPay's x-token header, PayDunya's " +
+          "data[hash]), and the outcome is re-read with the aggregator's status call before anything moves.",
+        security: [],
+        middleware: [payinSignature(simulator)],
+        request: {
+          params: simulator
+            ? z.object({ source: z.literal("simulator"), rail: z.enum(["card", "momo"]) })
+            : z.object({ rail: z.enum(["card", "momo"]) }),
+          headers: SignatureHeaders,
+          body: callbackBody("ProviderCallback"),
+        },
+        responses: {
+          200: jsonContent(
+            successSchema(z.object({ payinId: z.string(), status: z.string() })),
+            "Outcome applied",
+          ),
+          ...errorResponses,
+        },
+      }),
+      async (c) => {
+        const source = { rail: c.req.valid("param").rail, simulator };
+        return ok(c, await handleProviderCallback(c.get("deps"), source, await signedRequest(c)));
       },
-      responses: {
-        200: jsonContent(
-          successSchema(z.object({ payinId: z.string(), status: z.string() })),
-          "Outcome applied",
-        ),
-        ...errorResponses,
-      },
-    }),
-    async (c) => {
-      const rawBody = await c.req.text();
-      const source = { rail: c.req.valid("param").rail, simulator: true };
-      return ok(
-        c,
-        await handleProviderCallback(c.get("deps"), source, { headers: c.req.raw.headers, rawBody }),
-      );
-    },
-  );
-  r.openapi(
-    createRoute({
-      method: "post",
-      path: "/providers/{rail}/callback",
-      tags: ["Providers"],
-      summary: "Signed outcome from the live card acquirer or mobile money aggregator",
-      operationId: "providerCallback",
-      description: "No key: the provider's signature over the raw body is the authentication, checked " +
-        "before anything in the body (INVALID_WEBHOOK_SIGNATURE). With FIAT_PROVIDER=cinetpay or paydunya " +
-        "the body is that aggregator's notification form (CinetPay's x-token header, PayDunya's " +
-        "data[hash]), and the outcome is re-read with the aggregator's status call before anything moves.",
-      security: [],
-      middleware: [LIVE_PAYIN_SIGNATURE],
-      request: {
-        params: z.object({ rail: z.enum(["card", "momo"]) }),
-        headers: SignatureHeaders,
-        body: callbackBody("ProviderCallback"),
-      },
-      responses: {
-        200: jsonContent(
-          successSchema(z.object({ payinId: z.string(), status: z.string() })),
-          "Outcome applied",
-        ),
-        ...errorResponses,
-      },
-    }),
-    async (c) => {
-      const rawBody = await c.req.text();
-      const source = { rail: c.req.valid("param").rail, simulator: false };
-      return ok(
-        c,
-        await handleProviderCallback(c.get("deps"), source, { headers: c.req.raw.headers, rawBody }),
-      );
-    },
-  );
+    );
+  }
   // CinetPay checks that a notify_url is up with a GET carrying nothing, and wants 200 (its notification
   // documentation); nothing is read, nothing moves.
   for (const path of ["/providers/{rail}/callback", "/providers/momo/disbursement-callback"]) {
@@ -145,9 +123,7 @@ export function providerRoutes() {
           ? "Signed outcome of a mobile money disbursement from the simulator (sandbox)"
           : "Signed outcome of a mobile money disbursement from the live aggregator",
         operationId: simulator ? "simulatorDisbursementCallback" : "disbursementCallback",
-        description: "No key: the provider's signature over the raw body is the authentication, checked " +
-          "before anything in the body (INVALID_WEBHOOK_SIGNATURE). A replayed notification answers " +
-          "CONFLICT and changes nothing.",
+        description: SIGNED + " A replayed notification answers CONFLICT and changes nothing.",
         security: [],
         middleware: [requireProviderSignature(() => ({ kind: "disbursement", simulator }))],
         request: { headers: SignatureHeaders, body: callbackBody("ProviderCallback") },
@@ -159,16 +135,8 @@ export function providerRoutes() {
           ...errorResponses,
         },
       }),
-      async (c) => {
-        const rawBody = await c.req.text();
-        return ok(
-          c,
-          await handleDisbursementCallback(c.get("deps"), { simulator }, {
-            headers: c.req.raw.headers,
-            rawBody,
-          }),
-        );
-      },
+      async (c) =>
+        ok(c, await handleDisbursementCallback(c.get("deps"), { simulator }, await signedRequest(c))),
     );
   }
   return r;

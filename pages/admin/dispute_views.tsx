@@ -5,7 +5,8 @@ import type { BatchStory, DisputeStory } from "../../domain/operators/review_sto
 import type { BatchRow } from "../../db/bulk.ts";
 import { adminWords } from "./i18n.ts";
 import { reviewWords } from "./review_i18n.ts";
-import { DecisionForm, Entries, reviewPage, type Shown, Trail } from "./review_views.tsx";
+import { Entries, reviewPage, type Shown, Trail } from "./review_views.tsx";
+import { DecisionForm, StoryHeader } from "./story_parts.tsx";
 import type { Frame } from "./views.tsx";
 import { NextPage } from "./pager.tsx";
 
@@ -74,35 +75,34 @@ export function renderDispute(p: Frame & Shown & { story: DisputeStory; canDecid
   return reviewPage(
     { ...p, title: d.id, back: `/admin/disputes?lang=${p.lang}` },
     <>
-      <div class="card">
-        <h1 class="mono">{d.id}</h1>
-        <dl class="story">
-          <dt>{t.status}</dt>
-          <dd id="dispute-status">{d.status}{d.isSandbox ? " · sandbox" : ""}</dd>
-          <dt>{t.merchant}</dt>
-          <dd>
-            {merchant.name} <span class="mono muted">{merchant.id} · {merchant.status}</span>
-          </dd>
-          <dt>{r.payin}</dt>
-          <dd class="mono">{d.transactionId}</dd>
-          <dt>{t.amount}</dt>
-          <dd>{d.amount} {d.currency}</dd>
-          <dt>{r.heldAmount}</dt>
-          <dd id="held">{d.heldAmount} {d.currency}</dd>
-          <dt>{r.shortfall}</dt>
-          <dd>{d.shortfall} {d.currency}</dd>
-          <dt>{r.deadline}</dt>
-          <dd>{d.evidenceDueAt}</dd>
-          <dt>{r.reason}</dt>
-          <dd>{d.reason} · {d.cardOrigin}</dd>
-          <dt>{r.source}</dt>
-          <dd>
-            {d.source} · <span class="mono">{d.caseRef}</span>
-          </dd>
-          {d.outcome && <dt>{r.outcome}</dt>}
-          {d.outcome && <dd>{d.outcome} · {d.decisionNote}</dd>}
-        </dl>
-      </div>
+      <StoryHeader
+        lang={p.lang}
+        title={d.id}
+        mono
+        statusId="dispute-status"
+        status={d.status}
+        sandbox={d.isSandbox}
+        merchant={merchant}
+      >
+        <dt>{r.payin}</dt>
+        <dd class="mono">{d.transactionId}</dd>
+        <dt>{t.amount}</dt>
+        <dd>{d.amount} {d.currency}</dd>
+        <dt>{r.heldAmount}</dt>
+        <dd id="held">{d.heldAmount} {d.currency}</dd>
+        <dt>{r.shortfall}</dt>
+        <dd>{d.shortfall} {d.currency}</dd>
+        <dt>{r.deadline}</dt>
+        <dd>{d.evidenceDueAt}</dd>
+        <dt>{r.reason}</dt>
+        <dd>{d.reason} · {d.cardOrigin}</dd>
+        <dt>{r.source}</dt>
+        <dd>
+          {d.source} · <span class="mono">{d.caseRef}</span>
+        </dd>
+        {d.outcome && <dt>{r.outcome}</dt>}
+        {d.outcome && <dd>{d.outcome} · {d.decisionNote}</dd>}
+      </StoryHeader>
       <div class="card" id="evidence">
         <h2>{r.evidence}</h2>
         {d.evidence.text
@@ -122,15 +122,7 @@ export function renderDispute(p: Frame & Shown & { story: DisputeStory; canDecid
         )}
       </div>
       {UNDECIDED.has(d.status) && (
-        <div class="card">
-          <DecisionForm
-            lang={p.lang}
-            csrf={p.csrf}
-            canDecide={p.canDecide}
-            action={`/admin/disputes/${d.id}/decide?lang=${p.lang}`}
-            buttons={buttons}
-          />
-        </div>
+        <DecisionForm frame={p} action={`/admin/disputes/${d.id}/decide?lang=${p.lang}`} buttons={buttons} />
       )}
       <Entries lang={p.lang} entries={p.story.entries} />
       <Trail lang={p.lang} audit={p.story.audit} />
@@ -177,41 +169,41 @@ export function renderBatch(p: Frame & Shown & { story: BatchStory; canDecide: b
   return reviewPage(
     { ...p, title: row.id, back: `/admin/bulk?lang=${p.lang}` },
     <>
-      <div class="card">
-        <h1 class="mono">{row.id}</h1>
-        <dl class="story">
-          <dt>{t.status}</dt>
-          <dd id="batch-status">{row.status}{row.is_sandbox ? " · sandbox" : ""}</dd>
-          <dt>{t.merchant}</dt>
-          <dd>
-            {merchant.name} <span class="mono muted">{merchant.id} · {merchant.status}</span>
-          </dd>
-          <dt>{r.batch}</dt>
-          <dd>{batch.label} · {batch.rail} · {batch.itemCount}</dd>
-          <dt>{r.total}</dt>
-          <dd>{batch.totalAmount} {batch.currency}</dd>
-          <dt>{r.totalDebited}</dt>
-          <dd>{batch.totalDebited} {batch.currency}</dd>
-          <dt>{r.reviewReason}</dt>
-          <dd>{batch.reviewReason ?? "—"}</dd>
-          {batch.reviewNote && <dt>{t.decisions}</dt>}
-          {batch.reviewNote && <dd>{row.reviewed_by} · {batch.reviewNote}</dd>}
-          {waiting && <dt>{t.approvals}</dt>}
-          {waiting && <dd id="approvals">{row.first_approved_by ? 1 : 0}/{approvalsNeeded}</dd>}
-        </dl>
-        {waiting && approvalsNeeded === 2 && <p class="muted">{r.fourEyes}</p>}
-        {waiting && row.first_approved_by && <p class="muted">{r.firstGivenBy} {row.first_approved_by}</p>}
-      </div>
+      <StoryHeader
+        lang={p.lang}
+        title={row.id}
+        mono
+        statusId="batch-status"
+        status={row.status}
+        sandbox={row.is_sandbox}
+        merchant={merchant}
+        after={
+          <>
+            {waiting && approvalsNeeded === 2 && <p class="muted">{r.fourEyes}</p>}
+            {waiting && row.first_approved_by && <p class="muted">{r.firstGivenBy} {row.first_approved_by}
+            </p>}
+          </>
+        }
+      >
+        <dt>{r.batch}</dt>
+        <dd>{batch.label} · {batch.rail} · {batch.itemCount}</dd>
+        <dt>{r.total}</dt>
+        <dd>{batch.totalAmount} {batch.currency}</dd>
+        <dt>{r.totalDebited}</dt>
+        <dd>{batch.totalDebited} {batch.currency}</dd>
+        <dt>{r.reviewReason}</dt>
+        <dd>{batch.reviewReason ?? "—"}</dd>
+        {batch.reviewNote && <dt>{t.decisions}</dt>}
+        {batch.reviewNote && <dd>{row.reviewed_by} · {batch.reviewNote}</dd>}
+        {waiting && <dt>{t.approvals}</dt>}
+        {waiting && <dd id="approvals">{row.first_approved_by ? 1 : 0}/{approvalsNeeded}</dd>}
+      </StoryHeader>
       {waiting && (
-        <div class="card">
-          <DecisionForm
-            lang={p.lang}
-            csrf={p.csrf}
-            canDecide={p.canDecide}
-            action={`/admin/bulk/${row.id}/decide?lang=${p.lang}`}
-            buttons={[["approve", t.approve], ["reject", t.reject]]}
-          />
-        </div>
+        <DecisionForm
+          frame={p}
+          action={`/admin/bulk/${row.id}/decide?lang=${p.lang}`}
+          buttons={[["approve", t.approve], ["reject", t.reject]]}
+        />
       )}
       <div class="card scroll" id="items">
         <h2>{r.items}</h2>

@@ -5,7 +5,8 @@ import type { HeldStory } from "../../domain/operators/console_lists.ts";
 import { consoleWords } from "./console_i18n.ts";
 import { adminWords } from "./i18n.ts";
 import { NextPage } from "./pager.tsx";
-import { DecisionForm, reviewPage, type Shown, Trail } from "./review_views.tsx";
+import { reviewPage, type Shown, Trail } from "./review_views.tsx";
+import { DecisionForm } from "./story_parts.tsx";
 import type { Frame } from "./views.tsx";
 
 export function renderHeldList(
@@ -83,17 +84,13 @@ export function renderHeld(p: Frame & Shown & { story: HeldStory; canDecide: boo
           <dd>{h.pollAttempts}</dd>
         </dl>
       </div>
-      <div class="card">
-        <DecisionForm
-          lang={p.lang}
-          csrf={p.csrf}
-          canDecide={p.canDecide}
-          action={`/admin/provider-statuses/${h.id}/resolve?lang=${p.lang}`}
-          buttons={[["SUCCEEDED", c.markSucceeded], ["FAILED", c.markFailed]]}
-          name="outcome"
-          noteLabel={c.outcomeNote}
-        />
-      </div>
+      <DecisionForm
+        frame={p}
+        action={`/admin/provider-statuses/${h.id}/resolve?lang=${p.lang}`}
+        buttons={[["SUCCEEDED", c.markSucceeded], ["FAILED", c.markFailed]]}
+        name="outcome"
+        noteLabel={c.outcomeNote}
+      />
       <Trail lang={p.lang} audit={p.story.audit} />
     </>,
   );

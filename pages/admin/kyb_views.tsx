@@ -4,7 +4,8 @@
 import type { KybStory } from "../../domain/operators/console_lists.ts";
 import { consoleWords } from "./console_i18n.ts";
 import { adminWords } from "./i18n.ts";
-import { DecisionForm, reviewPage, type Shown, Trail } from "./review_views.tsx";
+import { reviewPage, type Shown, Trail } from "./review_views.tsx";
+import { DecisionForm, StoryHeader } from "./story_parts.tsx";
 import type { Frame } from "./views.tsx";
 import { NextPage } from "./pager.tsx";
 
@@ -77,24 +78,26 @@ export function renderKybReview(p: Frame & Shown & { story: KybStory; canDecide:
   return reviewPage(
     { ...p, title: `${c.kybReview} · ${merchant.name}`, back: `/admin/kyb?lang=${p.lang}` },
     <>
-      <div class="card">
-        <h1>{c.kybReview} · {merchant.name}</h1>
-        <dl class="story">
-          <dt>{t.status}</dt>
-          <dd id="kyb-status">{review.status}</dd>
-          <dt>{t.merchant}</dt>
-          <dd>
+      <StoryHeader
+        lang={p.lang}
+        title={<>{c.kybReview} · {merchant.name}</>}
+        statusId="kyb-status"
+        status={review.status}
+        merchant={merchant}
+        merchantLine={
+          <>
             <a href={`/admin/merchants/${id}?lang=${p.lang}`} class="mono">{id}</a>{" "}
             <span class="muted">{merchant.status} · KYB {merchant.kyb_status}</span>
-          </dd>
-          <dt>{c.submitted}</dt>
-          <dd>{review.submittedAt ?? "—"}</dd>
-          {review.decidedAt && <dt>{c.decidedAt}</dt>}
-          {review.decidedAt && <dd>{review.decidedAt}</dd>}
-          {review.decisionNote && <dt>{c.decisionNote}</dt>}
-          {review.decisionNote && <dd class="evidence">{review.decisionNote}</dd>}
-        </dl>
-      </div>
+          </>
+        }
+      >
+        <dt>{c.submitted}</dt>
+        <dd>{review.submittedAt ?? "—"}</dd>
+        {review.decidedAt && <dt>{c.decidedAt}</dt>}
+        {review.decidedAt && <dd>{review.decidedAt}</dd>}
+        {review.decisionNote && <dt>{c.decisionNote}</dt>}
+        {review.decisionNote && <dd class="evidence">{review.decisionNote}</dd>}
+      </StoryHeader>
       <div class="card" id="business">
         <h2>{c.business}</h2>
         <dl class="story">
@@ -121,15 +124,11 @@ export function renderKybReview(p: Frame & Shown & { story: KybStory; canDecide:
         )}
       </div>
       {waiting && (
-        <div class="card">
-          <DecisionForm
-            lang={p.lang}
-            csrf={p.csrf}
-            canDecide={p.canDecide}
-            action={`/admin/kyb/${id}/decide?lang=${p.lang}`}
-            buttons={[["approve", c.approveKyb], ["reject", c.rejectKyb]]}
-          />
-        </div>
+        <DecisionForm
+          frame={p}
+          action={`/admin/kyb/${id}/decide?lang=${p.lang}`}
+          buttons={[["approve", c.approveKyb], ["reject", c.rejectKyb]]}
+        />
       )}
       <div class="card" id="threads">
         <h2>{c.threads}</h2>

@@ -1,5 +1,5 @@
-// The review screens' shared parts (a decision form with its required note, ledger entries, the audit
-// trail) and the refunds screens: the list of refunds awaiting approval and one refund's story.
+// The review screens' shared parts (the page around them, ledger entries, the audit trail; the story's
+// header and decision form are in story_parts.tsx) and the refunds screens: the list of refunds awaiting approval and one refund's story.
 import type { ComponentChildren } from "preact";
 import type { AuditRecord } from "../../domain/audit/trail.ts";
 import type { RefundRow } from "../../db/refunds.ts";
@@ -10,6 +10,7 @@ import { adminWords } from "./i18n.ts";
 import { reviewWords } from "./review_i18n.ts";
 import { type Frame, Header, shell } from "./views.tsx";
 import { NextPage } from "./pager.tsx";
+import { DecisionForm, StoryHeader } from "./story_parts.tsx";
 
 export type Shown = { error?: string; notice?: string };
 
@@ -31,35 +32,6 @@ export function reviewPage(p: Frame & Shown & { title: string; back?: string }, 
         {body}
       </main>
     </>,
-  );
-}
-
-/** Approve / reject (or the dispute's three answers) with a required note; a viewer sees why not. */
-export function DecisionForm(
-  p: {
-    lang: Lang;
-    csrf: string;
-    action: string;
-    canDecide: boolean;
-    buttons: Array<[string, string]>;
-    /** The buttons' field name ("action" unless told). */
-    name?: string;
-    noteLabel?: string;
-  },
-) {
-  const r = reviewWords(p.lang);
-  if (!p.canDecide) return <p class="muted">{adminWords(p.lang).viewerOnly}</p>;
-  return (
-    <form method="post" action={p.action} id="decide">
-      <input type="hidden" name="_csrf" value={p.csrf} />
-      <label for="note">{p.noteLabel ?? r.noteRequired}</label>
-      <textarea id="note" name="note" maxLength={1000} required />
-      {p.buttons.map(([value, label], i) => (
-        <button type="submit" name={p.name ?? "action"} value={value} class={i === 0 ? undefined : "no"}>
-          {label}
-        </button>
-      ))}
-    </form>
   );
 }
 
@@ -162,42 +134,37 @@ export function renderRefund(p: Frame & Shown & { story: RefundStory; canDecide:
   return reviewPage(
     { ...p, title: refund.id, back: `/admin/refunds?lang=${p.lang}` },
     <>
-      <div class="card">
-        <h1 class="mono">{refund.id}</h1>
-        <dl class="story">
-          <dt>{t.status}</dt>
-          <dd id="refund-status">{refund.status}{refund.is_sandbox ? " · sandbox" : ""}</dd>
-          <dt>{t.merchant}</dt>
-          <dd>
-            {merchant.name} <span class="mono muted">{merchant.id} · {merchant.status}</span>
-          </dd>
-          <dt>{r.payin}</dt>
-          <dd class="mono">{refund.payin_id}</dd>
-          <dt>{t.amount}</dt>
-          <dd>{refund.amount} {refund.currency}</dd>
-          <dt>{r.rail}</dt>
-          <dd>{refund.payment_method} · {refund.wallet_rail}</dd>
-          <dt>{r.reason}</dt>
-          <dd>{refund.reason ?? r.noReason}</dd>
-          <dt>{t.created}</dt>
-          <dd>{refund.created_at.toISOString()}</dd>
-          {refund.reviewer && <dt>{t.decisions}</dt>}
-          {refund.reviewer && <dd>{refund.reviewer} · {refund.review_note}</dd>}
-          {waiting && <dt>{t.approvals}</dt>}
-          {waiting && <dd id="approvals">{approvals.given}/{approvals.needed}</dd>}
-        </dl>
-        {waiting && approvals.needed === 2 && <p class="muted">{r.fourEyes}</p>}
-      </div>
+      <StoryHeader
+        lang={p.lang}
+        title={refund.id}
+        mono
+        statusId="refund-status"
+        status={refund.status}
+        sandbox={refund.is_sandbox}
+        merchant={merchant}
+        after={waiting && approvals.needed === 2 && <p class="muted">{r.fourEyes}</p>}
+      >
+        <dt>{r.payin}</dt>
+        <dd class="mono">{refund.payin_id}</dd>
+        <dt>{t.amount}</dt>
+        <dd>{refund.amount} {refund.currency}</dd>
+        <dt>{r.rail}</dt>
+        <dd>{refund.payment_method} · {refund.wallet_rail}</dd>
+        <dt>{r.reason}</dt>
+        <dd>{refund.reason ?? r.noReason}</dd>
+        <dt>{t.created}</dt>
+        <dd>{refund.created_at.toISOString()}</dd>
+        {refund.reviewer && <dt>{t.decisions}</dt>}
+        {refund.reviewer && <dd>{refund.reviewer} · {refund.review_note}</dd>}
+        {waiting && <dt>{t.approvals}</dt>}
+        {waiting && <dd id="approvals">{approvals.given}/{approvals.needed}</dd>}
+      </StoryHeader>
       {waiting && (
-        <div class="card">
-          <DecisionForm
-            lang={p.lang}
-            csrf={p.csrf}
-            canDecide={p.canDecide}
-            action={`/admin/refunds/${refund.id}/decide?lang=${p.lang}`}
-            buttons={[["approve", t.approve], ["reject", t.reject]]}
-          />
-        </div>
+        <DecisionForm
+          frame={p}
+          action={`/admin/refunds/${refund.id}/decide?lang=${p.lang}`}
+          buttons={[["approve", t.approve], ["reject", t.reject]]}
+        />
       )}
       <Entries lang={p.lang} entries={p.story.entries} />
       <Trail lang={p.lang} audit={p.story.audit} />

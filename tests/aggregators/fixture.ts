@@ -9,8 +9,12 @@ import {
   queueDisbursement,
   registerDisbursementFinisher,
 } from "../../domain/fiat_out/disburse.ts";
+import { openAggregator } from "../../domain/providers/aggregators.ts";
+import { createCinetPay } from "../../rails/fiat/cinetpay/mod.ts";
 import type { FiatProviderSet } from "../../rails/fiat/provider.ts";
 import { startTestGateway } from "../helpers.ts";
+import { CINETPAY_CREDENTIALS, startCinetPaySimulator } from "./cinetpay_simulator.ts";
+import { PAYDUNYA_KEYS, startPayDunyaSimulator, TEST_WITHDRAW_MODES } from "./paydunya_simulator.ts";
 import { deliverTo } from "./sim_server.ts";
 
 registerDisbursementFinisher("BULK_ITEM", async (tx: Db, d: DisbursementRow, outcome) => {
@@ -103,4 +107,55 @@ export async function startAggregatorGateway() {
       return rows[0]?.held_status ?? null;
     },
   };
+}
+
+export type AggregatorFixture = Awaited<ReturnType<typeof startAggregatorGateway>>;
+
+/** The fixture with PayDunya's adapter, built as FIAT_PROVIDER=paydunya builds it, at PayDunya's simulator. */
+export async function startPayDunyaGateway() {
+  const f = await startAggregatorGateway();
+  const sim = startPayDunyaSimulator(f.deliver);
+  const paydunya = openAggregator(
+    {
+      fiat: {
+        ...f.gw.deps.config.fiat,
+        provider: "paydunya",
+        aggregatorTimeoutMs: 3000,
+        paydunya: {
+          ...PAYDUNYA_KEYS,
+          apiUrl: sim.url,
+          storeName: "Boutique Ouaga",
+          withdrawModes: TEST_WITHDRAW_MODES,
+        },
+      },
+    },
+    f.gw.db,
+    { fetch },
+  )!;
+  f.useLive(paydunya);
+  const close = async () => {
+    await sim.close();
+    await f.gw.close();
+  };
+  return { f, sim, close };
+}
+
+/** The fixture with CinetPay's adapter (collections and transfers) at CinetPay's simulator. */
+export async function startCinetPayGateway() {
+  const f = await startAggregatorGateway();
+  const sim = startCinetPaySimulator(f.deliver);
+  f.useLive(
+    createCinetPay({
+      ...CINETPAY_CREDENTIALS,
+      apiUrl: sim.url,
+      transferUrl: sim.url,
+      fetch,
+      timeoutMs: 3000,
+    }),
+  );
+  const close = async () => {
+    await sim.close();
+    await f.gw.close();
+  };
+  return { f, sim, close };
 }

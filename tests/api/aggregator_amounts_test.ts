@@ -3,21 +3,15 @@
 // and an amount or currency other than the one asked is held for an operator, never credited on its word.
 import { processDisbursement, sweepDisbursements } from "../../domain/fiat_out/disburse.ts";
 import { reconcileFiatPayins } from "../../domain/payins/settle_fiat.ts";
-import { openAggregator } from "../../domain/providers/aggregators.ts";
-import { createCinetPay } from "../../rails/fiat/cinetpay/mod.ts";
-import type { FiatProviderSet } from "../../rails/fiat/provider.ts";
 import { assert, assertEquals } from "../assert.ts";
-import { CINETPAY_CREDENTIALS, startCinetPaySimulator } from "../aggregators/cinetpay_simulator.ts";
-import { startAggregatorGateway } from "../aggregators/fixture.ts";
+import {
+  type AggregatorFixture as Fixture,
+  startCinetPayGateway,
+  startPayDunyaGateway,
+} from "../aggregators/fixture.ts";
 import { download, drainExports } from "../export_helpers.ts";
 import { parse } from "csv-parse/sync";
-import {
-  PAYDUNYA_KEYS,
-  startPayDunyaSimulator,
-  TEST_WITHDRAW_MODES,
-} from "../aggregators/paydunya_simulator.ts";
-
-type Fixture = Awaited<ReturnType<typeof startAggregatorGateway>>;
+import { providerRefOf } from "../refund_fixture.ts";
 
 async function amounts(f: Fixture, kind: "PAYIN" | "DISBURSEMENT", id: string) {
   const rows = await f.gw.db.query<Record<string, string | null>>(
@@ -47,31 +41,9 @@ async function view(f: Fixture, payinId: string) {
 }
 
 Deno.test("PayDunya: the customer's fee, the amount paid and settled are recorded; other amounts held", async (t) => {
-  const f = await startAggregatorGateway();
-  const sim = startPayDunyaSimulator(f.deliver);
-  const paydunya: FiatProviderSet = openAggregator(
-    {
-      fiat: {
-        ...f.gw.deps.config.fiat,
-        provider: "paydunya",
-        aggregatorTimeoutMs: 3000,
-        paydunya: {
-          ...PAYDUNYA_KEYS,
-          apiUrl: sim.url,
-          storeName: "Boutique Ouaga",
-          withdrawModes: TEST_WITHDRAW_MODES,
-        },
-      },
-    },
-    f.gw.db,
-    { fetch },
-  )!;
-  f.useLive(paydunya);
-  const tokenOf = async (payinId: string) =>
-    (await f.gw.db.query<{ provider_ref: string }>("SELECT provider_ref FROM payins WHERE id = $1", [
-      payinId,
-    ]))[0]
-      .provider_ref;
+  const { f, sim, close } = await startPayDunyaGateway();
+  // PayDunya's invoice token is the pay-in's provider reference.
+  const tokenOf = (payinId: string) => providerRefOf(f.gw, payinId);
   try {
     await t.step(
       "fee paid by the customer on top: credited for the order, PayDunya's fee recorded",
@@ -191,23 +163,12 @@ Deno.test("PayDunya: the customer's fee, the amount paid and settled are recorde
       },
     );
   } finally {
-    await sim.close();
-    await f.gw.close();
+    await close();
   }
 });
 
 Deno.test("CinetPay: the amount paid is recorded; another amount or currency is held, never credited", async (t) => {
-  const f = await startAggregatorGateway();
-  const sim = startCinetPaySimulator(f.deliver);
-  f.useLive(
-    createCinetPay({
-      ...CINETPAY_CREDENTIALS,
-      apiUrl: sim.url,
-      transferUrl: sim.url,
-      fetch,
-      timeoutMs: 3000,
-    }),
-  );
+  const { f, sim, close } = await startCinetPayGateway();
   try {
     await t.step("paid as asked: recorded with no fee (CinetPay's check reports none)", async () => {
       const p = await f.payin("CARD", "10000");
@@ -288,7 +249,6 @@ Deno.test("CinetPay: the amount paid is recorded; another amount or currency is 
       assertEquals(await amounts(f, "DISBURSEMENT", id), null);
     });
   } finally {
-    await sim.close();
-    await f.gw.close();
+    await close();
   }
 });

@@ -4,20 +4,21 @@
 // re-queried), with every refund.* webhook the merchant receives verified by its signature. Card refunds
 // through an aggregator stay REFUND_RAIL_NOT_AVAILABLE: neither publishes a refund call.
 import { deliveryPump, handleWebhookDeliver } from "../../jobs/webhook_delivery.ts";
-import { openAggregator } from "../../domain/providers/aggregators.ts";
-import { createCinetPay } from "../../rails/fiat/cinetpay/mod.ts";
-import type { FiatProviderSet } from "../../rails/fiat/provider.ts";
 import { assert, assertEquals } from "../assert.ts";
-import { CINETPAY_CREDENTIALS, startCinetPaySimulator } from "../aggregators/cinetpay_simulator.ts";
-import { startAggregatorGateway } from "../aggregators/fixture.ts";
 import {
-  PAYDUNYA_KEYS,
-  startPayDunyaSimulator,
-  TEST_WITHDRAW_MODES,
-} from "../aggregators/paydunya_simulator.ts";
-import { approve, askRefund, getRefund, inFlight, runRefundJobs } from "../refund_fixture.ts";
-
-type Fixture = Awaited<ReturnType<typeof startAggregatorGateway>>;
+  type AggregatorFixture as Fixture,
+  startCinetPayGateway,
+  startPayDunyaGateway,
+} from "../aggregators/fixture.ts";
+import {
+  approve,
+  askRefund,
+  getRefund,
+  inFlight,
+  providerRefOf,
+  runRefundJobs,
+  xofWallet,
+} from "../refund_fixture.ts";
 type Received = { headers: Headers; body: string };
 
 function startReceiver() {
@@ -55,11 +56,6 @@ async function deliverAll(f: Fixture) {
   await deliveryPump(gw.deps).idle();
 }
 
-async function wallet(f: Fixture, rail: "MOMO" | "CARD"): Promise<number> {
-  const res = await f.gw.request("GET", "/v1/merchant/balances/XOF", { key: f.merchant.keys.liveSecret });
-  return Number(res.json.data.wallets.find((w: { rail: string }) => w.rail === rail).balance);
-}
-
 /**
  * The whole story for one aggregator: `pay` settles a pay-in on the aggregator's page, `planLate` makes
  * the payer's disbursement answer "in progress" first, `settle` sends the aggregator's final callback,
@@ -76,6 +72,7 @@ async function refundStory(
   },
 ) {
   const key = f.merchant.keys.liveSecret;
+  const wallet = (rail: "MOMO" | "CARD") => xofWallet(f.gw, key, rail);
   const receiver = startReceiver();
   try {
     const endpoint = (await f.gw.request("POST", "/v1/webhooks/endpoints", {
@@ -93,13 +90,13 @@ async function refundStory(
     const card = await f.payin("CARD", "5000");
     await agg.pay(card.transactionId);
     assertEquals(await f.payinStatus(card.transactionId), "CONFIRMED");
-    const before = await wallet(f, "MOMO");
+    const before = await wallet("MOMO");
     assertEquals(before, 4900);
 
     // A card refund has no aggregator call to go through: refused before anything is reserved.
     const refused = await askRefund(f.gw, key, card.transactionId, { reason: "Order cancelled" });
     assertEquals([refused.status, refused.json.error?.code], [400, "REFUND_RAIL_NOT_AVAILABLE"]);
-    assertEquals(await wallet(f, "CARD"), 4825);
+    assertEquals(await wallet("CARD"), 4825);
 
     // The merchant refunds 3000 of it; an operator approves; the payout to the payer answers "in progress".
     agg.planLate("70123456");
@@ -109,7 +106,7 @@ async function refundStory(
     });
     assertEquals(asked.status, 201, asked.text);
     const refundId = asked.json.data.refundId as string;
-    assertEquals(await wallet(f, "MOMO"), before - 3000);
+    assertEquals(await wallet("MOMO"), before - 3000);
     assertEquals((await approve(f.gw, refundId)).status, 200);
     await runRefundJobs(f.gw);
     const sending = await getRefund(f.gw, key, refundId);
@@ -131,7 +128,7 @@ async function refundStory(
     const done = await getRefund(f.gw, key, refundId);
     assertEquals([done.status, done.amount, done.providerRef !== null], ["COMPLETED", "3000", true]);
     assertEquals(await inFlight(f.gw, "MOMO"), 0);
-    assertEquals(await wallet(f, "MOMO"), before - 3000);
+    assertEquals(await wallet("MOMO"), before - 3000);
     const payin = (await f.gw.request("GET", `/v1/payments/${momo.transactionId}`, { key })).json.data;
     assertEquals(payin.refundedAmount, "3000");
     const [paid] = await f.gw.db.query<{ paid: string }>(
@@ -174,17 +171,7 @@ async function refundStory(
 }
 
 Deno.test("CinetPay: a mobile money refund from request to completed, paid as a transfer to the payer", async () => {
-  const f = await startAggregatorGateway();
-  const sim = startCinetPaySimulator(f.deliver);
-  f.useLive(
-    createCinetPay({
-      ...CINETPAY_CREDENTIALS,
-      apiUrl: sim.url,
-      transferUrl: sim.url,
-      fetch,
-      timeoutMs: 3000,
-    }),
-  );
+  const { f, sim, close } = await startCinetPayGateway();
   try {
     await refundStory(f, {
       provider: "cinetpay-transfer",
@@ -208,42 +195,16 @@ Deno.test("CinetPay: a mobile money refund from request to completed, paid as a 
       },
     });
   } finally {
-    await sim.close();
-    await f.gw.close();
+    await close();
   }
 });
 
 Deno.test("PayDunya: a mobile money refund from request to completed, paid as a disbursement to the payer", async () => {
-  const f = await startAggregatorGateway();
-  const sim = startPayDunyaSimulator(f.deliver);
-  const paydunya: FiatProviderSet = openAggregator(
-    {
-      fiat: {
-        ...f.gw.deps.config.fiat,
-        provider: "paydunya",
-        aggregatorTimeoutMs: 3000,
-        paydunya: {
-          ...PAYDUNYA_KEYS,
-          apiUrl: sim.url,
-          storeName: "Boutique Ouaga",
-          withdrawModes: TEST_WITHDRAW_MODES,
-        },
-      },
-    },
-    f.gw.db,
-    { fetch },
-  )!;
-  f.useLive(paydunya);
+  const { f, sim, close } = await startPayDunyaGateway();
   try {
     await refundStory(f, {
       provider: "paydunya-disburse",
-      pay: async (id) => {
-        const [{ provider_ref }] = await f.gw.db.query<{ provider_ref: string }>(
-          "SELECT provider_ref FROM payins WHERE id = $1",
-          [id],
-        );
-        await sim.pay(provider_ref);
-      },
+      pay: async (id) => await sim.pay(await providerRefOf(f.gw, id)),
       planLate: (digits) => sim.planDisbursement(digits, "LATE_Success"),
       settle: () => sim.settleDisbursements(),
       // PayDunya's callback carries data[hash] (SHA-512 of the master key): a wrong one is refused.
@@ -262,7 +223,6 @@ Deno.test("PayDunya: a mobile money refund from request to completed, paid as a 
       },
     });
   } finally {
-    await sim.close();
-    await f.gw.close();
+    await close();
   }
 });

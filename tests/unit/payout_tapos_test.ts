@@ -21,11 +21,15 @@ import {
 
 const USDT = 1_000_000n;
 
-Deno.test("a payout refused with TAPOS_ERROR is not failed: it expires, is signed anew once and paid once", async () => {
+/**
+ * Each test's start: a merchant holding 1000 USDT, a funded hot wallet, and a payout of `amount` to a
+ * whitelisted address accepted (not yet sent); `mine` mines blocks 3 s apart and scans them.
+ */
+async function payoutScenario(merchantName: string, amount = "25.5") {
   const clock = manualClock(new Date());
   const gw = await startTestGateway({ clock, devnetNow: () => clock.now().getTime() });
   try {
-    const m = await gw.createMerchant("Fork Victim SARL");
+    const m = await gw.createMerchant(merchantName);
     await creditUsdt(gw, m.merchantId, false, "1000");
     const hot = hotWallet(gw.deps.config, false);
     gw.devnet.fund(hot.address, { trx: 1_000n * USDT, usdt: 10_000n * USDT });
@@ -34,7 +38,7 @@ Deno.test("a payout refused with TAPOS_ERROR is not failed: it expires, is signe
     await whitelist(gw, m.keys.liveSecret, dest, ["PAYOUT"]);
     const res = await gw.request("POST", "/v1/payout", {
       key: m.keys.liveSecret,
-      body: { amount: "25.5", destinationAddress: dest },
+      body: { amount, destinationAddress: dest },
       headers: idem(),
     });
     assertEquals(res.status, 201, res.text);
@@ -46,19 +50,34 @@ Deno.test("a payout refused with TAPOS_ERROR is not failed: it expires, is signe
       clock.advance(blocks * 3000);
       await scanChain(gw.deps);
     };
+    return { gw, clock, m, dest, id, status, mine };
+  } catch (err) {
+    await gw.close();
+    throw err;
+  }
+}
 
+/**
+ * Reference blocks as a node on another fork gives them (same number, another hash), for the first
+ * `forkedCount` signatures (all of them unless told); the devnet refuses such a transaction with TAPOS_ERROR.
+ */
+function forkedRefBlocks(real: TronResources, forkedCount = Infinity): TronResources {
+  let left = forkedCount;
+  return {
+    ...real,
+    async refBlock() {
+      const head = await real.refBlock();
+      if (left-- <= 0) return head;
+      return { ...head, hash: head.hash.slice(0, 16) + "ab".repeat(24) };
+    },
+  };
+}
+
+Deno.test("a payout refused with TAPOS_ERROR is not failed: it expires, is signed anew once and paid once", async () => {
+  const { gw, clock, m, dest, id, status, mine } = await payoutScenario("Fork Victim SARL");
+  try {
     // The first signature takes its reference block from a node on another fork: same number, other hash.
-    const real = gw.deps.tronResources;
-    let forkedRefs = 1;
-    const resources: TronResources = {
-      ...real,
-      async refBlock() {
-        const head = await real.refBlock();
-        if (forkedRefs-- <= 0) return head;
-        return { ...head, hash: head.hash.slice(0, 16) + "ab".repeat(24) };
-      },
-    };
-    const deps = { ...gw.deps, tronResources: resources };
+    const deps = { ...gw.deps, tronResources: forkedRefBlocks(gw.deps.tronResources, 1) };
 
     // Refused by the (real) node again and again, well past the refusal limit, while it has not expired.
     for (let i = 0; i < MAX_REFUSED_BROADCASTS + 3; i++) {
@@ -105,23 +124,8 @@ Deno.test("a payout refused with TAPOS_ERROR is not failed: it expires, is signe
 });
 
 Deno.test("other refusals still fail the payout after the limit, with its money returned", async () => {
-  const clock = manualClock(new Date());
-  const gw = await startTestGateway({ clock, devnetNow: () => clock.now().getTime() });
+  const { gw, clock, m, id, status } = await payoutScenario("Refused SARL");
   try {
-    const m = await gw.createMerchant("Refused SARL");
-    await creditUsdt(gw, m.merchantId, false, "1000");
-    const hot = hotWallet(gw.deps.config, false);
-    gw.devnet.fund(hot.address, { trx: 1_000n * USDT, usdt: 10_000n * USDT });
-    gw.devnet.mine(1);
-    const dest = randomTronAddress();
-    await whitelist(gw, m.keys.liveSecret, dest, ["PAYOUT"]);
-    const res = await gw.request("POST", "/v1/payout", {
-      key: m.keys.liveSecret,
-      body: { amount: "25.5", destinationAddress: dest },
-      headers: idem(),
-    });
-    assertEquals(res.status, 201, res.text);
-    const id = res.json.data.transactionId as string;
     const deps = {
       ...gw.deps,
       tron: {
@@ -133,7 +137,7 @@ Deno.test("other refusals still fail the payout after the limit, with its money 
     clock.advance(90_000);
     gw.devnet.mine(1);
     assertEquals(await sendOutbound(deps, id), "failed");
-    const rec = (await gw.request("GET", `/v1/payout/${id}`, { key: m.keys.liveSecret })).json.data;
+    const rec = await status();
     assertEquals([rec.status, rec.failureReason], ["FAILED", "BROADCAST_REJECTED"]);
     assertEquals(await usdtBalance(gw, m.merchantId, false), "1000.000000");
   } finally {
@@ -142,42 +146,12 @@ Deno.test("other refusals still fail the payout after the limit, with its money 
 });
 
 Deno.test("a payout whose every transaction is refused with TAPOS_ERROR is replaced at most MAX_TAPOS_REPLACEMENTS times, then fails with its money back", async () => {
-  const clock = manualClock(new Date());
-  const gw = await startTestGateway({ clock, devnetNow: () => clock.now().getTime() });
+  const { gw, clock, m, dest, id, status, mine } = await payoutScenario("Always Forked SARL");
   try {
-    const m = await gw.createMerchant("Always Forked SARL");
-    await creditUsdt(gw, m.merchantId, false, "1000");
-    const hot = hotWallet(gw.deps.config, false);
-    gw.devnet.fund(hot.address, { trx: 1_000n * USDT, usdt: 10_000n * USDT });
-    gw.devnet.mine(1);
-    const dest = randomTronAddress();
-    await whitelist(gw, m.keys.liveSecret, dest, ["PAYOUT"]);
-    const res = await gw.request("POST", "/v1/payout", {
-      key: m.keys.liveSecret,
-      body: { amount: "25.5", destinationAddress: dest },
-      headers: idem(),
-    });
-    assertEquals(res.status, 201, res.text);
-    const id = res.json.data.transactionId as string;
-    const status = async () =>
-      (await gw.request("GET", `/v1/payout/${id}`, { key: m.keys.liveSecret })).json.data;
-    const mine = async (blocks: number) => {
-      gw.devnet.mine(blocks);
-      clock.advance(blocks * 3000);
-      await scanChain(gw.deps);
-    };
     assertEquals(await usdtBalance(gw, m.merchantId, false), "973.500000", "debited (amount and fee)");
 
     // Every signature takes its reference block from a node on another fork: the devnet refuses each.
-    const real = gw.deps.tronResources;
-    const resources: TronResources = {
-      ...real,
-      async refBlock() {
-        const head = await real.refBlock();
-        return { ...head, hash: head.hash.slice(0, 16) + "ab".repeat(24) };
-      },
-    };
-    const deps = { ...gw.deps, tronResources: resources };
+    const deps = { ...gw.deps, tronResources: forkedRefBlocks(gw.deps.tronResources) };
 
     assertEquals(await sendOutbound(deps, id), "refused", "the first transaction is refused");
     for (let replaced = 1; replaced <= MAX_TAPOS_REPLACEMENTS; replaced++) {
@@ -223,30 +197,8 @@ Deno.test("a payout whose every transaction is refused with TAPOS_ERROR is repla
 });
 
 Deno.test("a BROADCAST payout whose replacements keep being refused with TAPOS_ERROR fails after the cap, money back once", async () => {
-  const clock = manualClock(new Date());
-  const gw = await startTestGateway({ clock, devnetNow: () => clock.now().getTime() });
+  const { gw, clock, m, dest, id, status, mine } = await payoutScenario("Lost Broadcast SARL", "10");
   try {
-    const m = await gw.createMerchant("Lost Broadcast SARL");
-    await creditUsdt(gw, m.merchantId, false, "1000");
-    const hot = hotWallet(gw.deps.config, false);
-    gw.devnet.fund(hot.address, { trx: 1_000n * USDT, usdt: 10_000n * USDT });
-    gw.devnet.mine(1);
-    const dest = randomTronAddress();
-    await whitelist(gw, m.keys.liveSecret, dest, ["PAYOUT"]);
-    const res = await gw.request("POST", "/v1/payout", {
-      key: m.keys.liveSecret,
-      body: { amount: "10", destinationAddress: dest },
-      headers: idem(),
-    });
-    assertEquals(res.status, 201, res.text);
-    const id = res.json.data.transactionId as string;
-    const status = async () =>
-      (await gw.request("GET", `/v1/payout/${id}`, { key: m.keys.liveSecret })).json.data;
-    const mine = async (blocks: number) => {
-      gw.devnet.mine(blocks);
-      clock.advance(blocks * 3000);
-      await scanChain(gw.deps);
-    };
     assertEquals(await usdtBalance(gw, m.merchantId, false), "989.000000", "debited (amount and fee)");
 
     // A node takes the first transaction and then loses it (it never reaches a block): BROADCAST.
@@ -257,17 +209,7 @@ Deno.test("a BROADCAST payout whose replacements keep being refused with TAPOS_E
     assertEquals(await sendOutbound(lost, id), "sent");
     assertEquals((await status()).status, "BROADCAST");
     // Every new signature then takes its reference block from a forked node: refused with TAPOS_ERROR.
-    const real = gw.deps.tronResources;
-    const deps = {
-      ...gw.deps,
-      tronResources: {
-        ...real,
-        async refBlock() {
-          const head = await real.refBlock();
-          return { ...head, hash: head.hash.slice(0, 16) + "cd".repeat(24) };
-        },
-      } satisfies TronResources,
-    };
+    const deps = { ...gw.deps, tronResources: forkedRefBlocks(gw.deps.tronResources) };
     // The first expires (not TAPOS), then MAX_TAPOS_REPLACEMENTS + 1 refused signatures: MAX replaced.
     for (let i = 0; i <= MAX_TAPOS_REPLACEMENTS; i++) {
       clock.advance(61_000);
