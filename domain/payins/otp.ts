@@ -16,15 +16,8 @@ export const OTP_ATTEMPTS_PER_MINUTE = 5;
 type OtpDeps = Pick<Deps, "fiat" | "kv" | "db" | "config" | "clock">;
 
 async function submitOtpFor(deps: OtpDeps, payin: PayinRow, otp: string) {
-  if (
-    payin.payment_method !== "MOBILE_MONEY" || payin.next_step !== "otp" ||
-    payin.status !== "AWAITING_PAYMENT"
-  ) {
-    throw new AppError(
-      "OTP_NOT_APPLICABLE",
-      "This pay-in does not take an OTP (not mobile money, approval mode, or no longer awaiting payment)",
-    );
-  }
+  // Counted first: every code sent counts, and the answer to the sixth does not depend on whether the
+  // provider has failed the pay-in meanwhile (it does after three wrong codes, by its own callback).
   const [attempts] = await takeTokens(deps, [{ bucket: ["otp", payin.id], limit: OTP_ATTEMPTS_PER_MINUTE }]);
   if (!attempts.allowed) {
     throw new AppError(
@@ -33,6 +26,15 @@ async function submitOtpFor(deps: OtpDeps, payin: PayinRow, otp: string) {
       {
         headers: { "Retry-After": String(attempts.retryAfterSeconds) },
       },
+    );
+  }
+  if (
+    payin.payment_method !== "MOBILE_MONEY" || payin.next_step !== "otp" ||
+    payin.status !== "AWAITING_PAYMENT"
+  ) {
+    throw new AppError(
+      "OTP_NOT_APPLICABLE",
+      "This pay-in does not take an OTP (not mobile money, approval mode, or no longer awaiting payment)",
     );
   }
   const result = await fiatProvidersFor(deps, payin.is_sandbox).momo.submitOtp(payin.provider_ref!, otp);
