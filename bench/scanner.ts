@@ -8,7 +8,8 @@
 //   2. Live: a block every LIVE_INTERVAL_MS while the scanner loops (polling every IDLE_POLL_MS when it has
 //      nothing to do), settling as it goes; per block, the delay from its timestamp to the commit of the
 //      scanner transaction that moved its 50 pay-ins to CONFIRMING, median and p99.
-//   3. Warm catch-up: the same as 1 on the now warm process and database, beside the cold figure.
+//   3. Warm catch-up: the same as 1 on the now warm process and database, beside the cold figure; then
+//      the same again with one block a transaction (the scanner before it batched blocks), side by side.
 //   4. The fault column: the same catch-up through a pool of two nodes, one answering 429 to half its
 //      requests (bench/scanner_fault.ts); node req/block counts the refused requests too.
 //   5. The floor, beside it: per block, one transaction that only inserts the block's 50 transfers with one
@@ -19,6 +20,7 @@
 // timed apart: it is the ledger's cost, not the following of the chain. Node requests are counted by
 // wrapping the TRON client's fetch (bench/gateway.ts). `--smoke` runs the same phases tiny.
 import { lastBlock } from "../db/chain.ts";
+import { BLOCKS_PER_TRANSACTION } from "../domain/payins/chain_scanner.ts";
 import { authenticateApiKey } from "../domain/auth.ts";
 import { startBenchGateway } from "./gateway.ts";
 import { FAULT_PHASE, halfThrottledPair } from "./scanner_fault.ts";
@@ -41,8 +43,9 @@ import {
 } from "./scanner_setup.ts";
 
 const TRANSFERS_PER_BLOCK = 50;
+const ONE_A_TRANSACTION = "catch-up, warm, 1 block/tx";
 const FULL = { waiting: 10_000, coldBlocks: 100, liveBlocks: 30, warmBlocks: 50 };
-const SMOKE = { waiting: 300, coldBlocks: 2, liveBlocks: 2, warmBlocks: 2 };
+const SMOKE = { waiting: 400, coldBlocks: 2, liveBlocks: 2, warmBlocks: 2 };
 const LIVE_INTERVAL_MS = 300;
 const IDLE_POLL_MS = 10;
 
@@ -186,6 +189,11 @@ async function benchTarget(
     phases.push(await live(target, scanner, nextPayees, sizes.liveBlocks));
     console.log(`${target.label}: warm catch-up of ${sizes.warmBlocks} blocks...`);
     phases.push(await catchUp("catch-up, warm", target, scanner, nextPayees, sizes.warmBlocks));
+    // Beside it, the same catch-up with one block a transaction (the scanner before batching).
+    console.log(`${target.label}: warm catch-up of ${sizes.warmBlocks} blocks, one block a transaction...`);
+    scanner.blocksPerTransaction = 1;
+    phases.push(await catchUp(ONE_A_TRANSACTION, target, scanner, nextPayees, sizes.warmBlocks));
+    scanner.blocksPerTransaction = undefined;
     console.log(`${target.label}: catch-up of ${sizes.warmBlocks} blocks, one of two nodes 429 half...`);
     const pair = halfThrottledPair(gw);
     const direct = scanner.deps.tron;
@@ -250,7 +258,7 @@ export async function runScannerBench(options: BenchOptions): Promise<void> {
   const started = performance.now();
   const sizes = options.smoke ? SMOKE : FULL;
   const targets = await benchTargets(options);
-  const paid = (sizes.coldBlocks + sizes.liveBlocks + 2 * sizes.warmBlocks) * TRANSFERS_PER_BLOCK;
+  const paid = (sizes.coldBlocks + sizes.liveBlocks + 3 * sizes.warmBlocks) * TRANSFERS_PER_BLOCK;
   // Enough that `waiting` pay-ins are still unpaid when the live phase starts.
   const count = sizes.waiting + sizes.coldBlocks * TRANSFERS_PER_BLOCK;
   if (count < paid) throw new Error("not enough pay-ins for the blocks");
@@ -297,6 +305,18 @@ export async function runScannerBench(options: BenchOptions): Promise<void> {
       `p50 ${fmt(median(liveRun.delays!))} ms / p99 ${fmt(percentile(liveRun.delays!, 99))} ms`;
   });
   for (const r of results) {
+    const warm = r.phases.find((p) => p.phase === "catch-up, warm")!;
+    const single = r.phases.find((p) => p.phase === ONE_A_TRANSACTION)!;
+    summary.push(
+      `${r.target}: warm catch-up ${
+        fmt(warm.blocksPerSecond, 1)
+      } blocks/s with up to ${BLOCKS_PER_TRANSACTION} ` +
+        `blocks a transaction, ${fmt(single.blocksPerSecond, 1)} with one (${
+          fmt(warm.blocksPerSecond / single.blocksPerSecond, 2)
+        }x, same run)`,
+    );
+  }
+  for (const r of results) {
     const fault = r.phases.find((p) => p.phase === FAULT_PHASE)!;
     summary.push(
       `${r.target}: with one of two nodes answering 429 to half its requests, catch-up ${
@@ -306,7 +326,7 @@ export async function runScannerBench(options: BenchOptions): Promise<void> {
       } node req/block (target at least 30 blocks/s, no block missed)`,
     );
   }
-  console.log(`\nSummary (targets: at most 3 node req/block, catch-up at least 50 blocks/s):`);
+  console.log(`\nSummary (targets: at most 3 node req/block, catch-up at least 100 blocks/s):`);
   for (const line of summary) console.log(`  ${line}`);
   console.log(`Total ${fmt((performance.now() - started) / 1000, 1)} s`);
 }

@@ -46,8 +46,11 @@ export async function produceBlock(
   return { number: head.number, timestamp: head.timestamp };
 }
 
-/** The Db seen by the scanner: as given, but tells when a block's transaction ("scanned") has committed. */
-function observedDb(db: Db, onScanned: () => void): Db {
+/**
+ * The Db seen by the scanner: as given, but tells when a transaction that followed blocks has committed,
+ * and how many it followed.
+ */
+function observedDb(db: Db, onScanned: (blocks: number) => void): Db {
   return {
     driver: db.driver,
     inTransaction: db.inTransaction,
@@ -55,7 +58,8 @@ function observedDb(db: Db, onScanned: () => void): Db {
     exec: (text) => db.exec(text),
     async tx(fn) {
       const result = await db.tx(fn);
-      if (result === "scanned") onScanned();
+      const step = result as { result?: unknown; blocks?: unknown } | undefined;
+      if (step?.result === "scanned" && typeof step.blocks === "number") onScanned(step.blocks);
       return result;
     },
     afterCommit: (fn) => db.afterCommit(fn),
@@ -67,16 +71,24 @@ function observedDb(db: Db, onScanned: () => void): Db {
 export class WatchedScanner {
   /** Commit time (epoch ms) of each block the scanner followed, by block number. */
   readonly committedAt = new Map<number, number>();
+  /** Each transaction that followed blocks: when it committed and the blocks it followed, the last one's number. */
+  readonly commits: Array<{ at: number; blocks: number; last: number }> = [];
   #next: number;
   readonly deps;
   requests = 0;
   idlePolls = 0;
+  /** Blocks followed in one transaction at most (scanChain's default unless set). */
+  blocksPerTransaction: number | undefined;
 
   constructor(readonly gw: BenchGateway, followedFrom: number) {
     this.#next = followedFrom + 1;
     this.deps = {
       ...gw.deps,
-      db: observedDb(gw.deps.db, () => this.committedAt.set(this.#next++, Date.now())),
+      db: observedDb(gw.deps.db, (blocks) => {
+        const at = Date.now();
+        for (let i = 0; i < blocks; i++) this.committedAt.set(this.#next++, at);
+        this.commits.push({ at, blocks, last: this.#next - 1 });
+      }),
     };
   }
 
@@ -87,7 +99,7 @@ export class WatchedScanner {
   /** One scanChain pass; its node requests count unless it found nothing new (an idle poll). */
   async pass(): Promise<ScanReport> {
     const before = this.gw.nodeRequests();
-    const report = await scanChain(this.deps);
+    const report = await scanChain(this.deps, { blocksPerTransaction: this.blocksPerTransaction });
     if (report.scanned === 0) this.idlePolls++;
     else this.requests += this.gw.nodeRequests() - before;
     return report;
@@ -102,13 +114,17 @@ export class WatchedScanner {
     while (this.followed < head) await this.pass();
   }
 
-  /** Milliseconds from one followed block's commit to the next's, within blocks from..to. */
+  /**
+   * Milliseconds per block within blocks from..to: from one commit to the next, shared by the blocks the
+   * later transaction followed together (one value per block).
+   */
   blockTimes(from: number, to: number): number[] {
     const out: number[] = [];
-    for (let n = from + 1; n <= to; n++) {
-      const a = this.committedAt.get(n - 1);
-      const b = this.committedAt.get(n);
-      if (a !== undefined && b !== undefined) out.push(b - a);
+    for (let i = 1; i < this.commits.length; i++) {
+      const c = this.commits[i];
+      if (c.last - c.blocks + 1 <= from || c.last > to) continue;
+      const ms = (c.at - this.commits[i - 1].at) / c.blocks;
+      for (let b = 0; b < c.blocks; b++) out.push(ms);
     }
     return out;
   }

@@ -92,18 +92,15 @@ export type NewTransfer = {
   /** Null for a direct deposit to a merchant's standing address. */
   payinId: string | null;
   isSandbox: boolean;
+  /** The block the transfer is in. */
+  block: { number: number; hash: string; time: Date };
 };
 
 /**
- * Inserts one block's transfers in one statement, each at most once ever (txID + log index): answers the
- * keys ("txid:log") of those new here, so a block scanned again after a crash counts nothing twice.
+ * Inserts transfers (of one block or several) in one statement, each at most once ever (txID + log index):
+ * answers the keys ("txid:log") of those new here, so a block scanned again after a crash counts nothing twice.
  */
-export async function insertBlockTransfers(
-  db: Db,
-  block: { number: number; hash: string; time: Date },
-  transfers: NewTransfer[],
-  now: Date,
-): Promise<Set<string>> {
+export async function insertTransfers(db: Db, transfers: NewTransfer[], now: Date): Promise<Set<string>> {
   if (transfers.length === 0) return new Set();
   // A transfer orphaned by a reorg and included again by the new branch (the usual case: the same
   // transaction lands in the replacing block) is seen anew, in its new block; any other repeat is ignored.
@@ -111,16 +108,25 @@ export async function insertBlockTransfers(
   const rows = await db.query<{ tx_id: string; log_index: number }>(
     `INSERT INTO chain_transfers (tx_id, log_index, block_number, block_hash, block_time, from_address,
        to_address, amount, merchant_id, kind, payin_id, is_sandbox, seen_at)
-     SELECT t."txId", t."logIndex", $2, $3, $4, t."from", t."to", t.amount, t."merchantId", t.kind,
-            t."payinId", t."isSandbox", $5
-       FROM jsonb_to_recordset($1::text::jsonb) AS t("txId" text, "logIndex" integer, "from" text, "to" text,
-            amount numeric, "merchantId" text, kind text, "payinId" text, "isSandbox" boolean)
+     SELECT t."txId", t."logIndex", t."blockNumber", t."blockHash", t."blockTime", t."from", t."to", t.amount,
+            t."merchantId", t.kind, t."payinId", t."isSandbox", $2
+       FROM jsonb_to_recordset($1::text::jsonb) AS t("txId" text, "logIndex" integer, "blockNumber" bigint,
+            "blockHash" text, "blockTime" timestamptz, "from" text, "to" text, amount numeric,
+            "merchantId" text, kind text, "payinId" text, "isSandbox" boolean)
      ON CONFLICT (tx_id, log_index) DO UPDATE SET block_number = EXCLUDED.block_number,
        block_hash = EXCLUDED.block_hash, block_time = EXCLUDED.block_time, kind = EXCLUDED.kind,
        payin_id = EXCLUDED.payin_id, status = 'SEEN', seen_at = EXCLUDED.seen_at
        WHERE chain_transfers.status = 'ORPHANED'
      RETURNING tx_id, log_index`,
-    [JSON.stringify(transfers), block.number, block.hash, block.time, now],
+    [
+      JSON.stringify(transfers.map(({ block, ...t }) => ({
+        ...t,
+        blockNumber: block.number,
+        blockHash: block.hash,
+        blockTime: block.time.toISOString(),
+      }))),
+      now,
+    ],
   );
   return new Set(rows.map((r) => `${r.tx_id}:${r.log_index}`));
 }
@@ -251,13 +257,14 @@ export async function blockAt(db: Db, number: number): Promise<ChainBlockRow | u
 }
 
 /**
- * Records a followed block, forgets those more than `keep` below it and moves the cursor, in one
- * statement (the last of the block's transaction).
+ * Records followed blocks (consecutive, oldest first), forgets those more than `keep` below the last and
+ * moves the cursor, in one statement (the last of the blocks' transaction).
  */
-export async function commitBlock(
+export async function commitBlocks(
   db: Db,
   network: string,
-  b: { number: number; hash: string; parentHash: string; time: Date; keep: number },
+  blocks: Array<{ number: number; hash: string; parentHash: string; time: Date }>,
+  keep: number,
   headSeen: number,
   now: Date,
 ): Promise<void> {
@@ -266,9 +273,20 @@ export async function commitBlock(
     `WITH old AS (DELETE FROM chain_blocks WHERE number < $5 AND number <= COALESCE(
             (SELECT audited_through FROM chain_audit WHERE network = $6), number)),
           cursor AS (UPDATE chain_cursor SET head_seen = $7, updated_at = $8 WHERE network = $6)
-     INSERT INTO chain_blocks (number, hash, parent_hash, block_time) VALUES ($1, $2, $3, $4)
+     INSERT INTO chain_blocks (number, hash, parent_hash, block_time)
+     SELECT n, h, p, t::timestamptz FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[]) AS b(n, h, p, t)
      ON CONFLICT (number) DO NOTHING`,
-    [b.number, b.hash, b.parentHash, b.time, b.number - b.keep, network, headSeen, now],
+    [
+      blocks.map((b) => b.number),
+      blocks.map((b) => b.hash),
+      blocks.map((b) => b.parentHash),
+      // ISO strings: postgres.js does not send an array of Dates as timestamptz[].
+      blocks.map((b) => b.time.toISOString()),
+      blocks[blocks.length - 1].number - keep,
+      network,
+      headSeen,
+      now,
+    ],
   );
 }
 

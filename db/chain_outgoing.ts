@@ -69,15 +69,14 @@ export async function supersede(db: Db, txId: string): Promise<void> {
 /** The scanner's one statement per block: which of our transactions this block holds, and their result. */
 export async function markIncluded(
   db: Db,
-  blockNumber: number,
-  included: Array<{ txId: string; result: string }>,
+  included: Array<{ txId: string; result: string; blockNumber: number }>,
 ): Promise<number> {
   if (included.length === 0) return 0;
   const rows = await db.query(
-    `UPDATE chain_outgoing o SET block_number = $1, result = i.result
-       FROM unnest($2::text[], $3::text[]) AS i(tx_id, result)
+    `UPDATE chain_outgoing o SET block_number = i.block_number, result = i.result
+       FROM unnest($1::text[], $2::text[], $3::bigint[]) AS i(tx_id, result, block_number)
       WHERE o.tx_id = i.tx_id AND NOT o.superseded RETURNING o.tx_id`,
-    [blockNumber, included.map((i) => i.txId), included.map((i) => i.result)],
+    [included.map((i) => i.txId), included.map((i) => i.result), included.map((i) => i.blockNumber)],
   );
   return rows.length;
 }

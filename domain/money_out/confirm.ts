@@ -9,14 +9,23 @@ import { releaseOutbound, settleOutbound } from "./finish.ts";
 
 /** Records which of our signed transactions the block holds, with their result. */
 export async function recordOutgoingInBlock(db: Db, blockNumber: number, infos: TxInfo[]): Promise<number> {
-  if (infos.length === 0) return 0;
+  return await recordOutgoingInBlocks(db, [{ number: blockNumber, infos }]);
+}
+
+/** Our transactions among several blocks' infos: included, with their receipts' results. */
+export async function recordOutgoingInBlocks(
+  db: Db,
+  blocks: Array<{ number: number; infos: TxInfo[] }>,
+): Promise<number> {
   return await outgoing.markIncluded(
     db,
-    blockNumber,
-    infos.map((i) => ({
-      txId: i.id,
-      result: i.receiptResult ?? (i.result === "FAILED" ? "FAILED" : "SUCCESS"),
-    })),
+    blocks.flatMap((b) =>
+      b.infos.map((i) => ({
+        txId: i.id,
+        result: i.receiptResult ?? (i.result === "FAILED" ? "FAILED" : "SUCCESS"),
+        blockNumber: b.number,
+      }))
+    ),
   );
 }
 

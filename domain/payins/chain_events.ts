@@ -19,51 +19,74 @@ type ChainDeps = Pick<Deps, "db" | "queue" | "clock" | "config" | "log">;
 
 const OPEN = ["AWAITING_PAYMENT", "PENDING", "CONFIRMING"];
 
-/**
- * Records one block's transfers to watched addresses (inside the scanner's block transaction). A transfer
- * counts toward its pay-in while the pay-in is open and the block is not past its expiry; afterwards,
- * within the watch window, it is late funds: a deposit credited on its own. The work is a fixed handful of
- * statements per block however many transfers it carries, in four round trips: lock the pay-ins (with the
- * standing addresses), insert the transfers (each once ever) with the amounts received recomputed after
- * them, move the newly funded pay-ins to CONFIRMING (the others only get their amounts), their events.
- */
+/** A followed block and the USDT transfers in it, as one of several recorded in one transaction. */
+export type ObservedBlock = { number: number; hash: string; time: Date; transfers: UsdtTransfer[] };
+
+/** One block's transfers to watched addresses (see recordObservedBlocks). */
 export async function recordObservedTransfers(
   deps: ChainDeps,
   block: { number: number; hash: string; time: Date },
   transfers: UsdtTransfer[],
 ): Promise<number> {
-  const addresses = [...new Set(transfers.map((t) => t.toHex))];
+  return await recordObservedBlocks(deps, [{ ...block, transfers }]);
+}
+
+/**
+ * Records consecutive blocks' transfers to watched addresses (inside the scanner's transaction, oldest
+ * block first). A transfer counts toward its pay-in while the pay-in is open and its block is not past the
+ * expiry; afterwards, within the watch window, it is late funds: a deposit credited on its own. The work is
+ * a fixed handful of statements however many blocks and transfers there are, in four round trips: lock the
+ * pay-ins (with the standing addresses), insert the transfers (each once ever) with the amounts received
+ * recomputed after them, move the newly funded pay-ins to CONFIRMING (the others only get their amounts),
+ * their events. Each block is judged as it would be alone, after the ones before it.
+ */
+export async function recordObservedBlocks(deps: ChainDeps, blocks: ObservedBlock[]): Promise<number> {
+  const all = blocks.flatMap((b) => b.transfers);
+  const addresses = [...new Set(all.map((t) => t.toHex))];
   // The pay-ins' locks and the standing addresses, sent together.
   const [locked, direct] = await chain.settleAll(
-    [chain.lockWatchedPayins(deps.db, addresses), directTransfers(deps, transfers)] as const,
+    [chain.lockWatchedPayins(deps.db, addresses), directTransfers(deps, blocks)] as const,
   );
   const watched = new Map(locked.map((w) => [w.watched_hex, w]));
-  const rows: Array<chain.NewTransfer & { payinId: string; payin: chain.WatchedPayin }> = [];
-  for (const t of transfers) {
-    const payin = watched.get(t.toHex);
-    if (!payin || block.time > payin.watched_until) continue;
-    // As the pay-in was when the block began: a pay-in paid twice in one block counts both transfers.
-    const counts = payin.status === "CONFIRMING" ||
-      (OPEN.includes(payin.status) && block.time.getTime() <= payin.expires_at.getTime());
-    rows.push({
-      txId: t.txId,
-      logIndex: t.logIndex,
-      from: t.from,
-      to: t.to,
-      amount: t.amount,
-      merchantId: payin.merchant_id,
-      kind: counts ? "PAYIN" : "DEPOSIT",
-      payinId: payin.id,
-      isSandbox: payin.is_sandbox,
-      payin,
-    });
+  type Row = chain.NewTransfer & { payinId: string; payin: chain.WatchedPayin; funds: boolean };
+  const rows: Row[] = [];
+  // Pay-ins moved to CONFIRMING by an earlier block of this batch: a later block sees them so.
+  const confirmingSince = new Set<string>();
+  for (const block of blocks) {
+    const fundedHere: string[] = [];
+    for (const t of block.transfers) {
+      const payin = watched.get(t.toHex);
+      if (!payin || block.time > payin.watched_until) continue;
+      // As the pay-in was when the block began: a pay-in paid twice in one block counts both transfers.
+      const status = confirmingSince.has(payin.id) ? "CONFIRMING" : payin.status;
+      const counts = status === "CONFIRMING" ||
+        (OPEN.includes(status) && block.time.getTime() <= payin.expires_at.getTime());
+      // A transfer below the network fee is dust: it does not start confirmation on its own.
+      const funds = counts && status !== "CONFIRMING" && !new Decimal(t.amount).lessThan(payin.network_fee);
+      if (funds) fundedHere.push(payin.id);
+      rows.push({
+        txId: t.txId,
+        logIndex: t.logIndex,
+        from: t.from,
+        to: t.to,
+        amount: t.amount,
+        merchantId: payin.merchant_id,
+        kind: counts ? "PAYIN" : "DEPOSIT",
+        payinId: payin.id,
+        isSandbox: payin.is_sandbox,
+        block,
+        payin,
+        funds,
+      });
+    }
+    for (const id of fundedHere) confirmingSince.add(id);
   }
   const now = deps.clock.now();
   // The totals are read by the statement sent right after the insert (so they include its rows), for
   // every pay-in a transfer may count toward; only those with a transfer new here are used.
   const [inserted, maybeTotals] = await chain.settleAll(
     [
-      chain.insertBlockTransfers(deps.db, block, [...rows.map(({ payin: _, ...r }) => r), ...direct], now),
+      chain.insertTransfers(deps.db, [...rows.map(({ payin: _, funds: __, ...r }) => r), ...direct], now),
       chain.receivedTotals(deps.db, [
         ...new Set(rows.filter((r) => r.kind === "PAYIN").map((r) => r.payinId)),
       ]),
@@ -73,13 +96,8 @@ export async function recordObservedTransfers(
   const counting = fresh.filter((r) => r.kind === "PAYIN");
   const countingIds = new Set(counting.map((r) => r.payinId));
   const totals = new Map([...maybeTotals].filter(([id]) => countingIds.has(id)));
-  // A transfer below the network fee is dust: it does not start confirmation on its own.
   const funded = new Map<string, chain.WatchedPayin>();
-  for (const r of counting) {
-    if (r.payin.status !== "CONFIRMING" && !new Decimal(r.amount).lessThan(r.payin.network_fee)) {
-      funded.set(r.payinId, r.payin);
-    }
-  }
+  for (const r of counting) if (r.funds) funded.set(r.payinId, r.payin);
   // The newly funded move to CONFIRMING with their amounts in one write; the others only get amounts.
   // Two statements over disjoint pay-ins, sent together.
   await chain.settleAll(
@@ -99,27 +117,29 @@ export async function recordObservedTransfers(
 }
 
 /** Transfers to merchants' standing addresses: direct deposits, credited on their own at 20 blocks. */
-async function directTransfers(deps: ChainDeps, transfers: UsdtTransfer[]): Promise<chain.NewTransfer[]> {
+async function directTransfers(deps: ChainDeps, blocks: ObservedBlock[]): Promise<chain.NewTransfer[]> {
+  const all = blocks.flatMap((b) => b.transfers);
   const standing = new Map(
-    (await findStandingByHex(deps.db, [...new Set(transfers.map((t) => t.toHex))])).map((
-      a,
-    ) => [a.address_hex, a]),
+    (await findStandingByHex(deps.db, [...new Set(all.map((t) => t.toHex))])).map((a) => [a.address_hex, a]),
   );
-  return transfers.flatMap((t) => {
-    const a = standing.get(t.toHex);
-    if (!a) return [];
-    return [{
-      txId: t.txId,
-      logIndex: t.logIndex,
-      from: t.from,
-      to: t.to,
-      amount: t.amount,
-      merchantId: a.merchant_id,
-      kind: "DIRECT" as const,
-      payinId: null,
-      isSandbox: a.is_sandbox,
-    }];
-  });
+  return blocks.flatMap((block) =>
+    block.transfers.flatMap((t) => {
+      const a = standing.get(t.toHex);
+      if (!a) return [];
+      return [{
+        txId: t.txId,
+        logIndex: t.logIndex,
+        from: t.from,
+        to: t.to,
+        amount: t.amount,
+        merchantId: a.merchant_id,
+        kind: "DIRECT" as const,
+        payinId: null,
+        isSandbox: a.is_sandbox,
+        block,
+      }];
+    })
+  );
 }
 
 /** Credits one late transfer as a wallet deposit (`chain:<txid>:<log>`), net of the same fees as a pay-in. */

@@ -1,18 +1,19 @@
-// Follows the TRON chain block by block from a cursor kept in Postgres. It asks the node a constant
-// number of questions however many pay-ins wait: the head once per pass, the blocks a hundred at a time
-// when catching up (getblockbylimitnext), and all the transaction infos of a block that has transactions
-// in one call, asked for a few blocks ahead; it matches USDT transfers to watched addresses through an index in a fixed handful of
-// statements per block, sent a few at a time where they do not depend on each other (about seven round
-// trips a block), and notices reorgs by parent hash. The cursor row's lock makes one scanner advance
-// at a time across processes, and a block's transfers commit with the cursor move, so a scanner killed
-// mid-block redoes that block exactly once.
+// Follows the TRON chain from a cursor kept in Postgres. It asks the node a constant number of questions
+// however many pay-ins wait: the head once per pass, the blocks a hundred at a time when catching up
+// (getblockbylimitnext), and all the transaction infos of a block that has transactions in one call, asked
+// for a few blocks ahead. It matches USDT transfers to watched addresses through an index in a fixed
+// handful of statements per transaction, sent a few at a time where they do not depend on each other, and
+// one transaction follows up to BLOCKS_PER_TRANSACTION consecutive blocks when behind (one when live). It
+// notices reorgs by parent hash. The cursor row's lock makes one scanner advance at a time across
+// processes, and the blocks' transfers commit with the cursor move, so a scanner killed mid-batch redoes
+// those blocks exactly once.
 import * as chain from "../../db/chain.ts";
 import { BLOCK_RANGE_LIMIT, type TronBlock, type TronClient, type TxInfo } from "../../rails/tron/client.ts";
 import { extractUsdtTransfers } from "../../rails/tron/transfers.ts";
 import type { Deps } from "../deps.ts";
-import { creditDeposit, expireDuePayins, recordObservedTransfers, rewindTransfers } from "./chain_events.ts";
+import { creditDeposit, expireDuePayins, recordObservedBlocks, rewindTransfers } from "./chain_events.ts";
 import { settlePayinFromChain } from "./settle.ts";
-import { confirmMaturedOutbound, recordOutgoingInBlock, rewindOutgoing } from "../money_out/confirm.ts";
+import { confirmMaturedOutbound, recordOutgoingInBlocks, rewindOutgoing } from "../money_out/confirm.ts";
 
 export type ScannerDeps = Pick<Deps, "db" | "queue" | "clock" | "config" | "log"> & { tron: TronClient };
 
@@ -95,59 +96,79 @@ export class BlockWindow {
   }
 }
 
+/**
+ * Blocks followed in one transaction at most when behind (a live scanner finds one at a time): a
+ * catch-up pays the transaction's fixed statements once per batch rather than once per block. A crash
+ * redoes the batch once, as it redid a block.
+ */
+export const BLOCKS_PER_TRANSACTION = 20;
+
+export type Step = { result: StepResult; blocks: number };
+
 /** Scans the next block after the last one followed; the very first run starts a little before the head. */
 export async function scanNextBlock(
   deps: ScannerDeps,
   head: TronBlock,
   window = new BlockWindow(deps.tron, head),
 ): Promise<StepResult> {
+  return (await scanNextBlocks(deps, head, window, 1)).result;
+}
+
+/**
+ * Follows the next blocks after the last one followed, up to `max` consecutive ones the node has (each
+ * the child of the one before), in one transaction; the very first run starts a little before the head.
+ */
+export async function scanNextBlocks(
+  deps: ScannerDeps,
+  head: TronBlock,
+  window: BlockWindow,
+  max: number,
+): Promise<Step> {
   const network = deps.config.tron.network;
-  return await deps.db.tx(async (tx) => {
+  return await deps.db.tx(async (tx): Promise<Step> => {
     const cursor = await chain.lockCursorAndLastBlock(tx, network);
-    if (!cursor) return "locked";
+    if (!cursor) return { result: "locked", blocks: 0 };
     const txDeps = { ...deps, db: tx };
     const { last } = cursor;
     const nextNumber = last ? Number(last.number) + 1 : Math.max(1, head.number - FIRST_SCAN_LOOKBACK + 1);
-    if (nextNumber > head.number) return "idle";
-    const block = await window.get(nextNumber);
-    if (!block) return "idle";
-    if (last && block.parentHash !== last.hash) {
+    if (nextNumber > head.number) return { result: "idle", blocks: 0 };
+    const first = await window.get(nextNumber);
+    if (!first) return { result: "idle", blocks: 0 };
+    if (last && first.parentHash !== last.hash) {
       const forkPoint = await findForkPoint(txDeps, Number(last.number));
       await rewindTransfers(txDeps, forkPoint);
       await rewindOutgoing(tx, forkPoint);
       await chain.deleteBlocksAbove(tx, forkPoint);
       window.forget();
       deps.log.warn("chain reorganisation followed", { forkPoint, replacedFrom: forkPoint + 1, network });
-      return "reorg";
+      return { result: "reorg", blocks: 1 };
     }
-    const infos = await window.infos(block);
-    const blockTime = new Date(block.timestamp);
+    const blocks = [first];
+    while (blocks.length < max) {
+      const next = await window.get(first.number + blocks.length);
+      // A block that is not the child of the one before is a reorg under way: the next step meets it.
+      if (!next || next.parentHash !== blocks[blocks.length - 1].hash) break;
+      blocks.push(next);
+    }
+    const infos = await Promise.all(blocks.map((b) => window.infos(b)));
+    const observed = blocks.map((block, i) => ({
+      number: block.number,
+      hash: block.hash,
+      time: new Date(block.timestamp),
+      transfers: extractUsdtTransfers(infos[i], deps.config.tron.usdtContract),
+      infos: infos[i],
+      parentHash: block.parentHash,
+    }));
     // Three independent writes of one transaction, sent together: the money out's inclusions and the
     // cursor move travel with the first statements of the transfers' (the pay-ins' locks still first).
     await chain.settleAll(
       [
-        recordObservedTransfers(
-          txDeps,
-          { number: block.number, hash: block.hash, time: blockTime },
-          extractUsdtTransfers(infos, deps.config.tron.usdtContract),
-        ),
-        recordOutgoingInBlock(tx, block.number, infos),
-        chain.commitBlock(
-          tx,
-          network,
-          {
-            number: block.number,
-            hash: block.hash,
-            parentHash: block.parentHash,
-            time: blockTime,
-            keep: KEPT_BLOCKS,
-          },
-          head.number,
-          deps.clock.now(),
-        ),
+        recordObservedBlocks(txDeps, observed),
+        recordOutgoingInBlocks(tx, observed),
+        chain.commitBlocks(tx, network, observed, KEPT_BLOCKS, head.number, deps.clock.now()),
       ] as const,
     );
-    return "scanned";
+    return { result: "scanned", blocks: blocks.length };
   });
 }
 
@@ -208,16 +229,24 @@ export type ScanReport = {
 /** One pass: up to `maxBlocks` blocks, then settlement and expiry. Safe to run from several processes. */
 export async function scanChain(
   deps: ScannerDeps,
-  options: { maxBlocks?: number } = {},
+  options: { maxBlocks?: number; blocksPerTransaction?: number } = {},
 ): Promise<ScanReport> {
   const head = await deps.tron.getNowBlock();
   const window = new BlockWindow(deps.tron, head);
   let scanned = 0;
   let reorgs = 0;
-  for (let i = 0; i < (options.maxBlocks ?? 100); i++) {
-    const step = await scanNextBlock(deps, head, window);
-    if (step === "scanned") scanned++;
-    else if (step === "reorg") reorgs++;
+  const maxBlocks = options.maxBlocks ?? 100;
+  const perTransaction = options.blocksPerTransaction ?? BLOCKS_PER_TRANSACTION;
+  // Each step scans blocks or follows a reorg; as many steps as blocks at most, as when one was one block.
+  for (let i = 0; i < maxBlocks && scanned < maxBlocks; i++) {
+    const step = await scanNextBlocks(
+      deps,
+      head,
+      window,
+      Math.min(perTransaction, maxBlocks - scanned),
+    );
+    if (step.result === "scanned") scanned += step.blocks;
+    else if (step.result === "reorg") reorgs++;
     else break;
   }
   const last = await chain.lastBlock(deps.db);
