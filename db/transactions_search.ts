@@ -13,7 +13,10 @@
 // is then the matches newer than that row (the trigram index ANDed with a BRIN range on created_at, so
 // only the heap pages of that recent span are read) followed by a short walk down from it; if the two do
 // not fill the page, step 2 answers as before. The probe runs only when the planner estimates at least
-// 1,000 matches (a rare term goes straight to step 2, cheap for it). The count reuses what the page found.
+// 1,000 matches (a rare term goes straight to step 2, cheap for it). The count reuses what the page found,
+// and starts from the probe's row when there is one: for an old shared prefix it reaches the cap there,
+// where the newest rows hold no match at all. Once the probe's row is known, the two parts of the page
+// run at once on two connections (the trigram scan is the slow one).
 import type { Db } from "./mod.ts";
 import {
   COLUMNS,
