@@ -27,6 +27,8 @@ export const LOCAL_POSTGRES_URL = "postgres://postgres@127.0.0.1:5432/postgres";
 export type BenchTarget = {
   label: string;
   db: Db;
+  /** PostgreSQL only: where another process finds the same data (the bench's schema in that database). */
+  postgres?: { url: string; schema: string };
   /** Closes the database and removes whatever the bench created (temp dir, schema). */
   cleanup(): Promise<void>;
 };
@@ -56,6 +58,7 @@ export async function postgresTarget(url: string, poolSize: number): Promise<Ben
   return {
     label: `PostgreSQL (pool ${poolSize})`,
     db,
+    postgres: { url, schema },
     async cleanup() {
       await db.close();
       await admin.unsafe(`DROP SCHEMA ${schema} CASCADE`);

@@ -5,18 +5,17 @@
 //     alone, two together, a one-week range;
 //   - search: rare terms (an e-mail, a phone, an externalRef drawn from the data), frequent ones (a mail
 //     domain, a surname), a note with LIKE metacharacters, a term that matches nothing;
-//   - the CSV export of the whole history (all of it in one job, as the queue would run it), rows/s and
-//     the process's peak memory above what it held before, then the download streamed and counted;
+//   - the CSV export of the whole history (one job, its slices run one after the other as the queue would),
+//     rows/s and peak memory above idle, on PostgreSQL in a fresh process started like the server
+//     (bench/transactions_export.ts), then the download streamed and counted;
 //   - EXPLAIN ANALYZE of the statements behind them (for docs/transactions.md).
 // Targets (issue 21): list and search p99 under 50 ms; export memory under 100 MB above idle.
 import { createMerchant } from "../domain/merchants/mod.ts";
-import { runExportJob } from "../domain/exports/run.ts";
-import { startTransactionsExport } from "../domain/transactions/export.ts";
 import { encodeCursor } from "../domain/transactions/query.ts";
-import type { Caller } from "../domain/auth.ts";
 import { startBenchGateway } from "./gateway.ts";
 import { type BenchOptions, benchTargets, fmt, formatTable, median, percentile } from "./lib.ts";
 import { generateHistory } from "./transactions_data.ts";
+import { benchExport, EXPORT_COLUMNS } from "./transactions_export.ts";
 import { printPlans } from "./transactions_plans.ts";
 
 const SIZES = {
@@ -26,8 +25,6 @@ const SIZES = {
 };
 
 type Case = { group: "list" | "search" | "worst"; name: string; queries: string[] };
-
-const mb = (bytes: number) => bytes / 1024 / 1024;
 
 async function timed(
   app: { request: (p: string, i: RequestInit) => Response | Promise<Response> },
@@ -170,7 +167,7 @@ export async function runTransactionsBench(options: BenchOptions): Promise<void>
         ]);
       }
 
-      exports.push(await benchExport(gw, target.label, merchantId, key, endAt));
+      exports.push(await benchExport(target, gw, merchantId, key, endAt));
       await printPlans(db, target.label, merchantId, rare[0] ?? "gmail", weekFrom, weekTo, deep[0]);
     } finally {
       await gw.close();
@@ -181,54 +178,5 @@ export async function runTransactionsBench(options: BenchOptions): Promise<void>
     formatTable(["database", "request (1 at a time, through the app)", "p50 ms", "p99 ms"], results),
   );
   console.log();
-  console.log(
-    formatTable(
-      ["database", "rows", "export s", "rows/s", "peak RSS above idle MB", "download MB/s"],
-      exports,
-    ),
-  );
-}
-
-async function benchExport(
-  gw: Awaited<ReturnType<typeof startBenchGateway>>,
-  label: string,
-  merchantId: string,
-  key: string,
-  endAt: Date,
-): Promise<string[]> {
-  const caller = { merchantId, isSandbox: false } as Caller;
-  const from = new Date(endAt.getTime() - 400 * 86_400_000).toISOString();
-  const started = await startTransactionsExport(gw.deps, caller, { from, to: endAt.toISOString() });
-  const idle = Deno.memoryUsage().rss;
-  let peak = idle;
-  const sampler = setInterval(() => peak = Math.max(peak, Deno.memoryUsage().rss), 20);
-  const t0 = performance.now();
-  let outcome;
-  do outcome = await runExportJob(gw.deps, started.jobId, { sliceMs: 3_600_000 }); while (
-    outcome === "CONTINUE"
-  );
-  const exportMs = performance.now() - t0;
-  clearInterval(sampler);
-  peak = Math.max(peak, Deno.memoryUsage().rss);
-  if (outcome !== "COMPLETED") throw new Error(`export ended ${outcome}`);
-  const [job] = await gw.deps.db.query<{ rows_written: string }>(
-    "SELECT rows_written FROM export_jobs WHERE id = $1",
-    [started.jobId],
-  );
-  const rows = Number(job.rows_written);
-  const d0 = performance.now();
-  const res = await gw.app.request(`/v1/exports/${started.jobId}/download`, {
-    headers: { "x-api-key": key },
-  });
-  let bytes = 0;
-  for await (const chunk of res.body!) bytes += chunk.length;
-  const downloadMs = performance.now() - d0;
-  return [
-    label,
-    String(rows),
-    fmt(exportMs / 1000, 1),
-    fmt(rows / (exportMs / 1000)),
-    fmt(mb(peak - idle), 1),
-    fmt(mb(bytes) / (downloadMs / 1000), 1),
-  ];
+  console.log(formatTable(EXPORT_COLUMNS, exports));
 }

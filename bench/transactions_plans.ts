@@ -9,7 +9,6 @@ import {
   type TransactionFilter,
 } from "../db/transactions.ts";
 import {
-  fromPivotSearchStatement,
   indexedSearchCountStatement,
   indexedSearchStatement,
   newerSearchStatement,
@@ -18,7 +17,6 @@ import {
   probeStatement,
   SEARCH_COUNT_WINDOW,
   SEARCH_WINDOW,
-  windowedSearchCountStatement,
   windowedSearchStatement,
 } from "../db/transactions_search.ts";
 
@@ -69,13 +67,16 @@ export async function printPlans(
     ],
     [
       `search "${rareTerm}", step 1 (newest ${SEARCH_WINDOW} rows)`,
-      windowedSearchStatement(rare, { limit: 21 }, SEARCH_WINDOW),
+      windowedSearchStatement(rare, {}, SEARCH_WINDOW, { page: { limit: 21 } }),
     ],
     [`search "${rareTerm}", step 3 (trigram index)`, indexedSearchStatement(rare, { limit: 21 })],
-    [`search "gmail.com", step 1 (enough)`, windowedSearchStatement(frequent, { limit: 21 }, SEARCH_WINDOW)],
+    [
+      `search "gmail.com", step 1 (enough)`,
+      windowedSearchStatement(frequent, {}, SEARCH_WINDOW, { page: { limit: 21 } }),
+    ],
     [
       `count "gmail.com", step 1 (newest ${SEARCH_COUNT_WINDOW} rows)`,
-      windowedSearchCountStatement(frequent, SEARCH_COUNT_WINDOW, 1_001),
+      windowedSearchStatement(frequent, {}, SEARCH_COUNT_WINDOW, { countUpTo: 1_001 }),
     ],
     [`count "${rareTerm}", step 3 (bitmap scans only)`, indexedSearchCountStatement(rare, 1_001), true],
   ];
@@ -94,7 +95,11 @@ export async function printPlans(
     ]);
     plans.push([
       `"ORD-21-4" down from the probe's row`,
-      fromPivotSearchStatement(prefix, { limit: 21 }, pivot, SEARCH_WINDOW),
+      windowedSearchStatement(prefix, { pivot }, SEARCH_WINDOW, { page: { limit: 21 } }),
+    ]);
+    plans.push([
+      `count "ORD-21-4" down from the probe's row (up to the cap)`,
+      windowedSearchStatement(prefix, { pivot }, SEARCH_COUNT_WINDOW, { countUpTo: 1_001 }),
     ]);
   }
   for (const [name, statement, bitmapOnly] of plans) {

@@ -13,7 +13,10 @@
 // is then the matches newer than that row (the trigram index ANDed with a BRIN range on created_at, so
 // only the heap pages of that recent span are read) followed by a short walk down from it; if the two do
 // not fill the page, step 2 answers as before. The probe runs only when the planner estimates at least
-// 1,000 matches (a rare term goes straight to step 2, cheap for it). The count reuses what the page found.
+// 1,000 matches (a rare term goes straight to step 2, cheap for it). The count reuses what the page found,
+// and starts from the probe's row when there is one: for an old shared prefix it reaches the cap there,
+// where the newest rows hold no match at all. Once the probe's row is known, the two parts of the page
+// run at once on two connections (the trigram scan is the slow one).
 import type { Db } from "./mod.ts";
 import {
   COLUMNS,
@@ -84,53 +87,6 @@ export function newerSearchStatement(filter: TransactionFilter, page: Page, pivo
   };
 }
 
-/** The newest matches from `pivot` (inclusive) down, among the next `window` rows in order. */
-export function fromPivotSearchStatement(
-  filter: TransactionFilter,
-  page: Page,
-  pivot: Keyset,
-  window: number,
-): Statement {
-  const params: unknown[] = [];
-  let where = whereOf(filter, params, false);
-  params.push(pivot.createdAt, pivot.id);
-  where += ` AND (created_at, id) <= ($${params.length - 1}, $${params.length})`;
-  params.push(window);
-  const windowParam = `$${params.length}`;
-  const search = searchClause(filter.searchPattern!, params);
-  params.push(page.limit + (page.offset ?? 0));
-  return {
-    text: `SELECT ${COLUMNS} FROM (
-        SELECT * FROM transactions WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ${windowParam}
-      ) recent WHERE ${search}
-      ORDER BY created_at DESC, id DESC LIMIT $${params.length}`,
-    params,
-  };
-}
-
-/** Matches from `pivot` (inclusive) down among the next `window` rows. */
-export function fromPivotSearchCountStatement(
-  filter: TransactionFilter,
-  pivot: Keyset,
-  window: number,
-  cap: number,
-): Statement {
-  const params: unknown[] = [];
-  let where = whereOf(filter, params, false);
-  params.push(pivot.createdAt, pivot.id);
-  where += ` AND (created_at, id) <= ($${params.length - 1}, $${params.length})`;
-  params.push(window);
-  const windowParam = `$${params.length}`;
-  const search = searchClause(filter.searchPattern!, params);
-  params.push(cap);
-  return {
-    text: `SELECT count(*)::int AS n FROM (SELECT 1 FROM (
-        SELECT search_text FROM transactions WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ${windowParam}
-      ) recent WHERE ${search} LIMIT $${params.length}) capped`,
-    params,
-  };
-}
-
 /** Runs `s` with bitmap scans only: the trigram index (ANDed with the BRIN range when given), never a walk. */
 async function bitmapOnly<T>(db: Db, s: Statement): Promise<T[]> {
   return await db.tx(async (tx) => {
@@ -152,19 +108,49 @@ async function probe(
   return hit ? { createdAt: hit.created_at, id: hit.id } : undefined;
 }
 
-/** Step 1: the page among the next `window` rows in order (after the keyset position), searched. */
-export function windowedSearchStatement(filter: TransactionFilter, page: Page, window: number): Statement {
+/**
+ * Where a walk of rows in order (newest first) starts: after a keyset position (exclusive; none: the
+ * newest row), or at the probe's row (inclusive).
+ */
+export type WalkStart = { after?: Keyset } | { pivot: Keyset };
+
+/** What a walk answers: a page of its matches, or how many they are up to `cap` (the walk stops there). */
+export type WalkAnswer = { page: { limit: number; offset?: number } } | { countUpTo: number };
+
+/**
+ * The matches among the next `window` rows in order from `start`, searched: step 1 (from the newest row
+ * or the keyset position), and the walk down from the probe's row (page and count alike).
+ */
+export function windowedSearchStatement(
+  filter: TransactionFilter,
+  start: WalkStart,
+  window: number,
+  answer: WalkAnswer,
+): Statement {
   const params: unknown[] = [];
   let where = whereOf(filter, params, false);
-  if (page.after) where += ` AND ${keysetClause(page.after, params)}`;
+  if ("pivot" in start) {
+    params.push(start.pivot.createdAt, start.pivot.id);
+    where += ` AND (created_at, id) <= ($${params.length - 1}, $${params.length})`;
+  } else if (start.after) where += ` AND ${keysetClause(start.after, params)}`;
   params.push(window);
-  const windowParam = `$${params.length}`;
+  const walk = (columns: string) =>
+    `SELECT ${columns} FROM transactions WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`;
+  if ("countUpTo" in answer) {
+    const inner = walk("search_text");
+    const search = searchClause(filter.searchPattern!, params);
+    params.push(answer.countUpTo);
+    return {
+      text:
+        `SELECT count(*)::int AS n FROM (SELECT 1 FROM (${inner}) recent WHERE ${search} LIMIT $${params.length}) capped`,
+      params,
+    };
+  }
+  const inner = walk("*");
   const search = searchClause(filter.searchPattern!, params);
-  params.push(page.limit, page.offset ?? 0);
+  params.push(answer.page.limit, answer.page.offset ?? 0);
   return {
-    text: `SELECT ${COLUMNS} FROM (
-        SELECT * FROM transactions WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ${windowParam}
-      ) recent WHERE ${search}
+    text: `SELECT ${COLUMNS} FROM (${inner}) recent WHERE ${search}
       ORDER BY created_at DESC, id DESC LIMIT $${params.length - 1} OFFSET $${params.length}`,
     params,
   };
@@ -181,26 +167,6 @@ export function indexedSearchStatement(filter: TransactionFilter, page: Page): S
       ORDER BY created_at + interval '0 seconds' DESC, id DESC LIMIT $${
       params.length - 1
     } OFFSET $${params.length}`,
-    params,
-  };
-}
-
-/** Matches among the newest `window` rows, up to `cap` (the walk stops there): at the cap, no more counting is needed. */
-export function windowedSearchCountStatement(
-  filter: TransactionFilter,
-  window: number,
-  cap: number,
-): Statement {
-  const params: unknown[] = [];
-  const where = whereOf(filter, params, false);
-  params.push(window);
-  const windowParam = `$${params.length}`;
-  const search = searchClause(filter.searchPattern!, params);
-  params.push(cap);
-  return {
-    text: `SELECT count(*)::int AS n FROM (SELECT 1 FROM (
-        SELECT search_text FROM transactions WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ${windowParam}
-      ) recent WHERE ${search} LIMIT $${params.length}) capped`,
     params,
   };
 }
@@ -271,7 +237,7 @@ export async function searchTransactionRows(
   memo?: SearchMemo,
 ): Promise<TransactionRow[]> {
   const window = windows.list + (page.offset ?? 0);
-  const first = windowedSearchStatement(filter, page, window);
+  const first = windowedSearchStatement(filter, page, window, { page });
   const rows = await db.query<TransactionRow>(first.text, first.params, { oneShot: true });
   if (rows.length >= page.limit) return rows;
   const sizes = windows.probe ?? DEFAULT_WINDOWS.probe!;
@@ -280,20 +246,29 @@ export async function searchTransactionRows(
   const pivot = worthIt ? await probe(db, filter, page.after, sizes) : undefined;
   if (memo && !page.after) memo.pivot = pivot ?? null;
   if (pivot) {
-    const newer = await bitmapOnly<TransactionRow & { newer_total: number }>(
+    const offset = page.offset ?? 0;
+    const down = windowedSearchStatement(filter, { pivot }, window, { page: { limit: offset + page.limit } });
+    // The two parts are independent once the pivot is known: on two connections at once, the walk down
+    // costs no time beside the trigram index scan (PGlite, one connection, runs them in turn).
+    const [newer, older] = await both(
       db,
-      newerSearchStatement(filter, page, pivot),
+      () =>
+        bitmapOnly<TransactionRow & { newer_total: number }>(db, newerSearchStatement(filter, page, pivot)),
+      () => db.query<TransactionRow>(down.text, down.params, { oneShot: true }),
     );
     if (memo && !page.after) memo.newer = newer[0]?.newer_total ?? 0;
     for (const row of newer) delete (row as { newer_total?: number }).newer_total;
-    const down = fromPivotSearchStatement(filter, page, pivot, window);
-    const older = await db.query<TransactionRow>(down.text, down.params, { oneShot: true });
-    const both = [...newer, ...older];
-    const offset = page.offset ?? 0;
-    if (both.length >= offset + page.limit) return both.slice(offset, offset + page.limit);
+    const joined = [...newer, ...older];
+    if (joined.length >= offset + page.limit) return joined.slice(offset, offset + page.limit);
   }
   const second = indexedSearchStatement(filter, page);
   return await db.query<TransactionRow>(second.text, second.params, { oneShot: true });
+}
+
+/** `a` and `b` at once, except inside a transaction (one connection, whose settings `bitmapOnly` changes). */
+async function both<A, B>(db: Db, a: () => Promise<A>, b: () => Promise<B>): Promise<[A, B]> {
+  if (db.inTransaction) return [await a(), await b()];
+  return await Promise.all([a(), b()]);
 }
 
 /** Matches, up to `cap` at least (more may be counted on the way: the caller caps what it shows). */
@@ -304,19 +279,20 @@ export async function countSearchMatches(
   windows: SearchWindows = DEFAULT_WINDOWS,
   memo?: SearchMemo,
 ): Promise<number> {
-  const first = windowedSearchCountStatement(filter, windows.count, cap);
-  const [recent] = await db.query<{ n: number }>(first.text, first.params, { oneShot: true });
-  if (recent.n >= cap) return recent.n;
-  // Dense somewhere older: the matches newer than the probe's row and those in a window down from it
-  // (the page's search may have found both already).
+  // Dense somewhere older (the page's search probed and met them): the matches newer than the probe's
+  // row, counted by the page's statement, and those in a window down from it. First, since that window
+  // starts among the matches: for a shared prefix it reaches the cap within a few thousand rows, where
+  // the walk over the newest rows below would read all of its window for none (issue 21).
   // Only when the page probed already: a probe of its own costs a count more than it saves (measured).
   const pivot = memo?.pivot;
   if (pivot && memo?.newer !== undefined) {
-    const newer = memo.newer;
-    const down = fromPivotSearchCountStatement(filter, pivot, windows.count, cap);
+    const down = windowedSearchStatement(filter, { pivot }, windows.count, { countUpTo: cap });
     const [older] = await db.query<{ n: number }>(down.text, down.params, { oneShot: true });
-    if (newer + older.n >= cap) return newer + older.n;
+    if (memo.newer + older.n >= cap) return memo.newer + older.n;
   }
+  const first = windowedSearchStatement(filter, {}, windows.count, { countUpTo: cap });
+  const [recent] = await db.query<{ n: number }>(first.text, first.params, { oneShot: true });
+  if (recent.n >= cap) return recent.n;
   // Capped, and with the walks forbidden for this statement: a LIMIT would otherwise let the planner bet
   // on walking the history (or the table) until the cap, and lose when the matches are few or old. The
   // bitmap is built from the index, and the heap is read only until the cap.
