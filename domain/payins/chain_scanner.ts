@@ -144,13 +144,27 @@ export async function scanNextBlocks(
       return { result: "reorg", blocks: 1 };
     }
     const blocks = [first];
-    while (blocks.length < max) {
-      const next = await window.get(first.number + blocks.length);
-      // A block that is not the child of the one before is a reorg under way: the next step meets it.
-      if (!next || next.parentHash !== blocks[blocks.length - 1].hash) break;
-      blocks.push(next);
+    try {
+      while (blocks.length < max) {
+        const next = await window.get(first.number + blocks.length);
+        // A block that is not the child of the one before is a reorg under way: the next step meets it.
+        if (!next || next.parentHash !== blocks[blocks.length - 1].hash) break;
+        blocks.push(next);
+      }
+    } catch (error) {
+      // The blocks read so far are followed now; the next step asks again for the one that failed.
+      deps.log.info("scanner batch cut short", {
+        after: blocks[blocks.length - 1].number,
+        error: String(error),
+      });
     }
-    const infos = await Promise.all(blocks.map((b) => window.infos(b)));
+    // Asked for all at once; a batch keeps the blocks up to the first whose infos failed (the first
+    // block's own failure fails the step, as it did one block at a time).
+    const settled = await Promise.allSettled(blocks.map((b) => window.infos(b)));
+    if (settled[0].status === "rejected") throw settled[0].reason;
+    const failedAt = settled.findIndex((r) => r.status === "rejected");
+    if (failedAt > 0) blocks.length = failedAt;
+    const infos = settled.slice(0, blocks.length).map((r) => (r as PromiseFulfilledResult<TxInfo[]>).value);
     const observed = blocks.map((block, i) => ({
       number: block.number,
       hash: block.hash,

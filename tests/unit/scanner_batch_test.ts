@@ -4,6 +4,7 @@
 // payment is a deposit). The same chain scanned one block a transaction and twenty at a time must leave
 // the same pay-ins, transfers and events.
 import { scanChain } from "../../domain/payins/chain_scanner.ts";
+import { createTronClient } from "../../rails/tron/client.ts";
 import { assertEquals } from "../assert.ts";
 import { startTestGateway } from "../helpers.ts";
 
@@ -93,4 +94,64 @@ Deno.test("blocks followed twenty to a transaction are judged as one at a time",
     ["paid", "11.5", "PAYIN"],
   ]);
   assertEquals(one.events, [["payin.confirming", 2], ["payin.created", 4]]);
+});
+
+Deno.test("a batch whose later block the node fails to give keeps the blocks before it", async () => {
+  const gw = await startTestGateway();
+  try {
+    const m = await gw.createMerchant("Cut Shop");
+    gw.devnet.mine(1);
+    await scanChain(gw.deps);
+    const payins: Array<{ transactionId: string; address: string }> = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await gw.request("POST", "/v1/payments", {
+        key: m.keys.liveSecret,
+        body: { amount: "10" },
+      });
+      payins.push(res.json.data);
+    }
+    const blocks: number[] = [];
+    for (const p of payins) {
+      gw.devnet.transferUsdt(p.address, 11_500_000n);
+      gw.devnet.mine(1);
+      blocks.push(gw.devnet.chain.head.number);
+    }
+    // The node answers 503 once for the second paying block's transaction infos.
+    let failed = 0;
+    const tron = createTronClient({
+      apiUrl: "http://devnet.internal/devnet",
+      fetch: async (input: RequestInfo | URL, init?: RequestInit) => {
+        const req = new Request(input, init);
+        if (req.url.endsWith("gettransactioninfobyblocknum") && failed === 0) {
+          const body = await req.clone().json();
+          if (body.num === blocks[1]) {
+            failed++;
+            return new Response("busy", { status: 503 });
+          }
+        }
+        return gw.devnet.app.fetch(req);
+      },
+    });
+    const deps = { ...gw.deps, tron };
+    const status = async (i: number) =>
+      (await gw.request("GET", `/v1/payments/${payins[i].transactionId}`, { key: m.keys.liveSecret })).json
+        .data.status;
+    // The pass stops at the block the node failed to give; the block before it is followed.
+    await scanChain(deps).catch(() => undefined);
+    assertEquals(failed, 1);
+    assertEquals([await status(0), await status(1), await status(2)], [
+      "CONFIRMING",
+      "AWAITING_PAYMENT",
+      "AWAITING_PAYMENT",
+    ]);
+    const report = await scanChain(deps);
+    assertEquals(report.behind, 0);
+    assertEquals([await status(0), await status(1), await status(2)], [
+      "CONFIRMING",
+      "CONFIRMING",
+      "CONFIRMING",
+    ]);
+  } finally {
+    await gw.close();
+  }
 });
