@@ -61,8 +61,14 @@ export async function insertTransferOnce(
   return rows.length === 1;
 }
 
-/** A pay-in behind a watched address, locked, with the address's watch window. */
-export type WatchedPayin = PayinRow & { watched_hex: string; watched_until: Date };
+/**
+ * What the scanner judges a transfer with: the pay-in behind a watched address (locked), its state,
+ * deadline and network fee, and the address's watch window. Only these columns: a batch locks a thousand
+ * pay-ins, and every column more is parsed a thousand times.
+ */
+export type WatchedPayin =
+  & Pick<PayinRow, "id" | "merchant_id" | "is_sandbox" | "status" | "network_fee" | "expires_at">
+  & { watched_hex: string; watched_until: Date };
 
 /**
  * The pay-ins behind any of `addressesHex`, locked FOR UPDATE in id order (one statement per block, and a
@@ -72,7 +78,8 @@ export async function lockWatchedPayins(db: Db, addressesHex: string[]): Promise
   if (addressesHex.length === 0) return [];
   return await db.query<WatchedPayin>(
     // Driven by the array (a nested loop over two unique indexes), whatever the tables' statistics say.
-    `SELECT p.*, d.address_hex AS watched_hex, d.watch_until AS watched_until
+    `SELECT p.id, p.merchant_id, p.is_sandbox, p.status, p.network_fee, p.expires_at,
+            d.address_hex AS watched_hex, d.watch_until AS watched_until
        FROM unnest($1::text[]) AS a(hex)
        JOIN deposit_addresses d ON d.address_hex = a.hex
        JOIN payins p ON p.id = d.payin_id

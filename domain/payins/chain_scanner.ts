@@ -9,7 +9,7 @@
 // those blocks exactly once.
 import * as chain from "../../db/chain.ts";
 import { BLOCK_RANGE_LIMIT, type TronBlock, type TronClient, type TxInfo } from "../../rails/tron/client.ts";
-import { extractUsdtTransfers } from "../../rails/tron/transfers.ts";
+import { extractUsdtTransfers, type UsdtTransfer } from "../../rails/tron/transfers.ts";
 import type { Deps } from "../deps.ts";
 import { creditDeposit, expireDuePayins, recordObservedBlocks, rewindTransfers } from "./chain_events.ts";
 import { settlePayinFromChain } from "./settle.ts";
@@ -30,70 +30,129 @@ export type StepResult = "scanned" | "idle" | "locked" | "reorg";
 /** Blocks ahead whose transaction infos are asked for while the current one is recorded. */
 export const INFOS_AHEAD = 4;
 
+/** A block's transaction infos as the node gave them, checked against the block, and its USDT transfers. */
+export type BlockContents = { infos: TxInfo[]; transfers: UsdtTransfer[] };
+
+/** The node's answer for a block's infos does not match the block (a lagging node, another branch). */
+class InfosMismatch extends Error {}
+
 /**
  * The node's blocks up to one pass's head, fetched a range at a time and kept for the pass, and the
- * transaction infos of the next few blocks, asked for ahead so that a node far away costs one round trip
- * per block at most, not two in a row. A block read here may be stale by the time it is scanned; that is no
- * worse than reading it one by one, because every block's parent hash is checked against the block
- * followed before it (so a reorg is still noticed), and its infos against its own transaction ids.
+ * transaction infos of blocks ahead, asked for (and their transfers read out) before the scanner needs
+ * them: a node far away costs one round trip per block at most, not two in a row, and while one batch's
+ * statements run in the database the next batch's blocks are fetched and decoded. A block read here may
+ * be stale by the time it is scanned; that is no worse than reading it one by one, because every block's
+ * parent hash is checked against the block followed before it (so a reorg is still noticed), and its
+ * infos against its own transaction ids.
  */
 export class BlockWindow {
   #blocks = new Map<number, TronBlock>();
-  #infos = new Map<number, Promise<TxInfo[]>>();
-  constructor(private readonly tron: TronClient, readonly head: TronBlock) {}
+  #contents = new Map<number, Promise<BlockContents>>();
+  /** The range request under way, so that a block asked for ahead is not fetched twice. */
+  #fetching: { from: number; to: number; done: Promise<void> } | undefined;
+
+  constructor(
+    private readonly tron: TronClient,
+    readonly head: TronBlock,
+    private readonly usdtContract: string,
+  ) {}
 
   async get(number: number): Promise<TronBlock | null> {
     if (number === this.head.number) return this.head;
     if (number > this.head.number) return null;
-    if (!this.#blocks.has(number)) {
-      this.#blocks.clear();
-      const end = Math.min(this.head.number, number + BLOCK_RANGE_LIMIT);
-      for (const b of await this.tron.getBlockRange(number, end)) this.#blocks.set(b.number, b);
-    }
+    if (!this.#blocks.has(number)) await this.#fetchRange(number);
     return this.#blocks.get(number) ?? null;
   }
 
-  /** The infos of `block` (asked for earlier if they were), and a request for the next blocks' under way. */
-  async infos(block: TronBlock): Promise<TxInfo[]> {
+  #fetchRange(from: number): Promise<void> {
+    const under = this.#fetching;
+    if (under && from >= under.from && from < under.to) return under.done;
+    const to = Math.min(this.head.number, from + BLOCK_RANGE_LIMIT);
+    const done = this.tron.getBlockRange(from, to).then((blocks) => {
+      // Blocks below the new range are behind the scanner: forgotten, the window stays small.
+      for (const n of this.#blocks.keys()) if (n < from) this.#blocks.delete(n);
+      for (const b of blocks) this.#blocks.set(b.number, b);
+    }).finally(() => {
+      if (this.#fetching?.done === done) this.#fetching = undefined;
+    });
+    this.#fetching = { from, to, done };
+    return done;
+  }
+
+  /** The infos and transfers of `block` (asked for earlier if they were), and the next blocks' under way. */
+  async contents(block: TronBlock): Promise<BlockContents> {
     for (let n = block.number + 1; n <= block.number + INFOS_AHEAD; n++) {
       const next = n === this.head.number ? this.head : this.#blocks.get(n);
       if (next) this.#ask(next);
     }
-    const infos = await this.#ask(block);
-    this.#infos.delete(block.number);
-    // java-tron keeps one info per transaction of a block. Fewer is a node that does not have the block
-    // yet (a lagging node answers []): recording it would skip its transfers for good, so wait instead.
-    if (infos.length !== block.txCount) {
-      this.#infos.delete(block.number);
-      throw new Error(
-        `block ${block.number} has ${block.txCount} transactions but the node gave ${infos.length} infos`,
-      );
+    try {
+      const contents = await this.#ask(block);
+      this.#contents.delete(block.number);
+      return contents;
+    } catch (error) {
+      // A node that does not have the block yet may have it at the next ask.
+      if (error instanceof InfosMismatch) this.#contents.delete(block.number);
+      throw error;
     }
-    const ids = new Set(block.txIds);
-    for (const info of infos) {
-      if (!ids.has(info.id)) {
-        throw new Error(`transaction info ${info.id} is not in block ${block.number} ${block.hash}`);
-      }
-    }
-    return infos;
   }
 
-  #ask(block: TronBlock): Promise<TxInfo[]> {
-    let infos = this.#infos.get(block.number);
-    if (!infos) {
-      infos = block.txCount > 0 ? this.tron.getTransactionInfosByBlock(block.number) : Promise.resolve([]);
-      // Asked for ahead, it may fail before anyone waits for it: the scan that waits sees the error.
-      infos.catch(() => {});
-      this.#infos.set(block.number, infos);
+  /**
+   * Asks now for the infos of blocks `from` to `to` (those up to the head), fetching their range if it is
+   * not held yet: the batch after the current one, ready when its turn comes.
+   */
+  askAhead(from: number, to: number, fetched = false): void {
+    for (let n = from; n <= Math.min(to, this.head.number); n++) {
+      const block = n === this.head.number ? this.head : this.#blocks.get(n);
+      if (block) {
+        this.#ask(block);
+        continue;
+      }
+      // One range request at most for what is missing; a failure is met again when the block is needed.
+      if (!fetched) this.#fetchRange(n).then(() => this.askAhead(n, to, true), () => {});
+      return;
     }
-    return infos;
+  }
+
+  #ask(block: TronBlock): Promise<BlockContents> {
+    let contents = this.#contents.get(block.number);
+    if (!contents) {
+      const infos = block.txCount > 0
+        ? this.tron.getTransactionInfosByBlock(block.number)
+        : Promise.resolve([]);
+      contents = infos.then((list) => ({
+        infos: checkInfos(block, list),
+        transfers: extractUsdtTransfers(list, this.usdtContract),
+      }));
+      // Asked for ahead, it may fail before anyone waits for it: the scan that waits sees the error.
+      contents.catch(() => {});
+      this.#contents.set(block.number, contents);
+    }
+    return contents;
   }
 
   /** After a reorg the kept blocks and infos may be of the abandoned branch. */
   forget(): void {
     this.#blocks.clear();
-    this.#infos.clear();
+    this.#contents.clear();
   }
+}
+
+/** `infos` when they are exactly the block's: one per transaction, each of one of its transactions. */
+function checkInfos(block: TronBlock, infos: TxInfo[]): TxInfo[] {
+  // java-tron keeps one info per transaction of a block. Fewer is a node that does not have the block
+  // yet (a lagging node answers []): recording it would skip its transfers for good, so wait instead.
+  if (infos.length !== block.txCount) {
+    throw new InfosMismatch(
+      `block ${block.number} has ${block.txCount} transactions but the node gave ${infos.length} infos`,
+    );
+  }
+  const ids = new Set(block.txIds);
+  for (const info of infos) {
+    if (!ids.has(info.id)) {
+      throw new InfosMismatch(`transaction info ${info.id} is not in block ${block.number} ${block.hash}`);
+    }
+  }
+  return infos;
 }
 
 /**
@@ -101,7 +160,7 @@ export class BlockWindow {
  * catch-up pays the transaction's fixed statements once per batch rather than once per block. A crash
  * redoes the batch once, as it redid a block.
  */
-export const BLOCKS_PER_TRANSACTION = 20;
+export const BLOCKS_PER_TRANSACTION = 50;
 
 export type Step = { result: StepResult; blocks: number };
 
@@ -109,7 +168,7 @@ export type Step = { result: StepResult; blocks: number };
 export async function scanNextBlock(
   deps: ScannerDeps,
   head: TronBlock,
-  window = new BlockWindow(deps.tron, head),
+  window = new BlockWindow(deps.tron, head, deps.config.tron.usdtContract),
 ): Promise<StepResult> {
   return (await scanNextBlocks(deps, head, window, 1)).result;
 }
@@ -123,6 +182,8 @@ export async function scanNextBlocks(
   head: TronBlock,
   window: BlockWindow,
   max: number,
+  /** Blocks the pass will follow after these at most: their infos are asked for while these are written. */
+  ahead = 0,
 ): Promise<Step> {
   const network = deps.config.tron.network;
   return await deps.db.tx(async (tx): Promise<Step> => {
@@ -160,17 +221,23 @@ export async function scanNextBlocks(
     }
     // Asked for all at once; a batch keeps the blocks up to the first whose infos failed (the first
     // block's own failure fails the step, as it did one block at a time).
-    const settled = await Promise.allSettled(blocks.map((b) => window.infos(b)));
+    const settled = await Promise.allSettled(blocks.map((b) => window.contents(b)));
     if (settled[0].status === "rejected") throw settled[0].reason;
     const failedAt = settled.findIndex((r) => r.status === "rejected");
     if (failedAt > 0) blocks.length = failedAt;
-    const infos = settled.slice(0, blocks.length).map((r) => (r as PromiseFulfilledResult<TxInfo[]>).value);
+    const contents = settled.slice(0, blocks.length).map((r) =>
+      (r as PromiseFulfilledResult<BlockContents>).value
+    );
+    const lastHere = blocks[blocks.length - 1].number;
+    // Asked once this batch's first statements are on their way: decoding the answers then overlaps the
+    // database's work instead of delaying it.
+    if (ahead > 0) setTimeout(() => window.askAhead(lastHere + 1, lastHere + ahead), 0);
     const observed = blocks.map((block, i) => ({
       number: block.number,
       hash: block.hash,
       time: new Date(block.timestamp),
-      transfers: extractUsdtTransfers(infos[i], deps.config.tron.usdtContract),
-      infos: infos[i],
+      transfers: contents[i].transfers,
+      infos: contents[i].infos,
       parentHash: block.parentHash,
     }));
     // Three independent writes of one transaction, sent together: the money out's inclusions and the
@@ -246,18 +313,20 @@ export async function scanChain(
   options: { maxBlocks?: number; blocksPerTransaction?: number } = {},
 ): Promise<ScanReport> {
   const head = await deps.tron.getNowBlock();
-  const window = new BlockWindow(deps.tron, head);
+  const window = new BlockWindow(deps.tron, head, deps.config.tron.usdtContract);
   let scanned = 0;
   let reorgs = 0;
   const maxBlocks = options.maxBlocks ?? 100;
   const perTransaction = options.blocksPerTransaction ?? BLOCKS_PER_TRANSACTION;
   // Each step scans blocks or follows a reorg; as many steps as blocks at most, as when one was one block.
   for (let i = 0; i < maxBlocks && scanned < maxBlocks; i++) {
+    const max = Math.min(perTransaction, maxBlocks - scanned);
     const step = await scanNextBlocks(
       deps,
       head,
       window,
-      Math.min(perTransaction, maxBlocks - scanned),
+      max,
+      Math.min(perTransaction, maxBlocks - scanned - max),
     );
     if (step.result === "scanned") scanned += step.blocks;
     else if (step.result === "reorg") reorgs++;

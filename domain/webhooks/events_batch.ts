@@ -2,7 +2,7 @@
 // block): the same rows, bodies and queueing as emitEvent (domain/webhooks/events.ts), in one statement.
 import { insertEventsWithDeliveries } from "../../db/events_batch.ts";
 import type { Deps } from "../deps.ts";
-import { type EmitEventInput, queueDeliveriesAfterCommit, webhookBody } from "./events.ts";
+import { type EmitEventInput, queueDeliveriesAfterCommit, webhookBodyOfJson } from "./events.ts";
 import { newId } from "../ids.ts";
 
 /**
@@ -17,15 +17,19 @@ export async function emitEvents(
   const now = deps.clock.now();
   const deliveryIds = await insertEventsWithDeliveries(
     deps.db,
-    inputs.map((input) => ({
-      merchantId: input.merchantId,
-      isSandbox: input.isSandbox,
-      eventId: newId("evt", now.getTime()),
-      type: input.type,
-      dataJson: JSON.stringify(input.data),
-      // Batched events are real ones (test deliveries go through emitEvent's single path).
-      body: webhookBody(input.type, input.data, now, { livemode: !input.isSandbox, test: false }),
-    })),
+    inputs.map((input) => {
+      // Stringified once for the event's row and its webhook body.
+      const dataJson = JSON.stringify(input.data);
+      return {
+        merchantId: input.merchantId,
+        isSandbox: input.isSandbox,
+        eventId: newId("evt", now.getTime()),
+        type: input.type,
+        dataJson,
+        // Batched events are real ones (test deliveries go through emitEvent's single path).
+        body: webhookBodyOfJson(input.type, dataJson, now, { livemode: !input.isSandbox, test: false }),
+      };
+    }),
     now,
     newId("dlv", now.getTime()).slice(0, "dlv_".length + 10),
   );

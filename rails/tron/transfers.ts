@@ -69,7 +69,24 @@ function readTransfer(
   if (units === 0n) return null;
   const fromHex = "41" + fromWord.slice(24);
   const toHex = "41" + toWord.slice(24);
-  return { fromHex, toHex, from: toBase58Address(fromHex), to: toBase58Address(toHex), units };
+  return { fromHex, toHex, from: base58Of(fromHex), to: base58Of(toHex), units };
+}
+
+/**
+ * Base58 forms already computed: an exchange's hot wallet or a customer's address sends many transfers,
+ * and each form costs two SHA-256 and a big-number division. Bounded: emptied when full.
+ */
+const base58Forms = new Map<string, string>();
+const BASE58_FORMS_KEPT = 20_000;
+
+function base58Of(hex: string): string {
+  let form = base58Forms.get(hex);
+  if (form === undefined) {
+    if (base58Forms.size >= BASE58_FORMS_KEPT) base58Forms.clear();
+    form = toBase58Address(hex);
+    base58Forms.set(hex, form);
+  }
+  return form;
 }
 
 /** The 20-byte emitter in lower-case hex: nodes print it without the 41 prefix, but accept it with. */
