@@ -114,7 +114,7 @@ async function catchUp(
       ? (nodeRequests() - countedBefore) / blocks
       : (scanner.requests - requestsBefore) / blocks,
     blocksPerSecond: blocks / (scannedMs / 1000),
-    blockMs: scanner.blockTimes(first, head),
+    blockMs: scanner.blockTimes(first, head, startedAt),
     // Settlement after the last block's commit (none ran before it while one pass covered the backlog).
     settle: {
       payins: (await countStatus(target, "CONFIRMED")) - confirmedBefore,
@@ -156,7 +156,7 @@ async function live(
     blocks,
     requestsPerBlock: (scanner.requests - requestsBefore) / blocks,
     blocksPerSecond: blocks / ((scanner.committedAt.get(last)! - startedAt) / 1000),
-    blockMs: scanner.blockTimes(first, last),
+    blockMs: scanner.blockTimes(first, last, startedAt),
     idlePolls: scanner.idlePolls - idleBefore,
     intervalMs: median(produced.slice(1).map((p, i) => p.timestamp - produced[i].timestamp)),
     delays: produced.map((p) => scanner.committedAt.get(p.number)! - p.timestamp),

@@ -115,15 +115,18 @@ export class WatchedScanner {
   }
 
   /**
-   * Milliseconds per block within blocks from..to: from one commit to the next, shared by the blocks the
-   * later transaction followed together (one value per block).
+   * Milliseconds per block within blocks from..to: from one commit to the next (for the first, from
+   * `startedAt`, when the phase began), shared by the blocks the later transaction followed together (one
+   * value per block). A catch-up that fits one transaction has one commit: its blocks share its time.
    */
-  blockTimes(from: number, to: number): number[] {
+  blockTimes(from: number, to: number, startedAt: number): number[] {
     const out: number[] = [];
-    for (let i = 1; i < this.commits.length; i++) {
+    for (let i = 0; i < this.commits.length; i++) {
       const c = this.commits[i];
-      if (c.last - c.blocks + 1 <= from || c.last > to) continue;
-      const ms = (c.at - this.commits[i - 1].at) / c.blocks;
+      const firstHere = c.last - c.blocks + 1;
+      if (firstHere < from || c.last > to) continue;
+      const since = firstHere === from ? startedAt : this.commits[i - 1].at;
+      const ms = (c.at - since) / c.blocks;
       for (let b = 0; b < c.blocks; b++) out.push(ms);
     }
     return out;

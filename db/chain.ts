@@ -63,8 +63,8 @@ export async function insertTransferOnce(
 
 /**
  * What the scanner judges a transfer with: the pay-in behind a watched address (locked), its state,
- * deadline and network fee, and the address's watch window. Only these columns: a batch locks a thousand
- * pay-ins, and every column more is parsed a thousand times.
+ * deadline and network fee, and the address's watch window. Only these columns: a catch-up batch locks
+ * thousands of pay-ins, and every column more is parsed thousands of times.
  */
 export type WatchedPayin =
   & Pick<PayinRow, "id" | "merchant_id" | "is_sandbox" | "status" | "network_fee" | "expires_at">
