@@ -20,7 +20,7 @@
 // timed apart: it is the ledger's cost, not the following of the chain. Node requests are counted by
 // wrapping the TRON client's fetch (bench/gateway.ts). `--smoke` runs the same phases tiny.
 import { lastBlock } from "../db/chain.ts";
-import { BLOCKS_PER_TRANSACTION } from "../domain/payins/chain_scanner.ts";
+import { blocksPerTransactionOn } from "../domain/payins/chain_scanner.ts";
 import { authenticateApiKey } from "../domain/auth.ts";
 import { startBenchGateway } from "./gateway.ts";
 import { FAULT_PHASE, halfThrottledPair } from "./scanner_fault.ts";
@@ -74,6 +74,8 @@ type TargetResult = {
   phases: PhaseResult[];
   floorBlocksPerSecond: number;
   stillWaiting: number;
+  /** Blocks a catch-up transaction follows at most on this database. */
+  perTransaction: number;
 };
 
 async function countStatus(target: BenchTarget, status: string): Promise<number> {
@@ -212,7 +214,14 @@ async function benchTarget(
       [payins.slice(0, cursor).map((p) => p.address)],
     );
     if (still[0].n !== 0) throw new Error(`${still[0].n} paid pay-ins still AWAITING_PAYMENT`);
-    return { target: target.label, seedMs, phases, floorBlocksPerSecond, stillWaiting: still[0].n };
+    return {
+      target: target.label,
+      seedMs,
+      phases,
+      floorBlocksPerSecond,
+      stillWaiting: still[0].n,
+      perTransaction: blocksPerTransactionOn(target.db),
+    };
   } finally {
     await gw.close();
   }
@@ -308,9 +317,7 @@ export async function runScannerBench(options: BenchOptions): Promise<void> {
     const warm = r.phases.find((p) => p.phase === "catch-up, warm")!;
     const single = r.phases.find((p) => p.phase === ONE_A_TRANSACTION)!;
     summary.push(
-      `${r.target}: warm catch-up ${
-        fmt(warm.blocksPerSecond, 1)
-      } blocks/s with up to ${BLOCKS_PER_TRANSACTION} ` +
+      `${r.target}: warm catch-up ${fmt(warm.blocksPerSecond, 1)} blocks/s with up to ${r.perTransaction} ` +
         `blocks a transaction, ${fmt(single.blocksPerSecond, 1)} with one (${
           fmt(warm.blocksPerSecond / single.blocksPerSecond, 2)
         }x, same run)`,

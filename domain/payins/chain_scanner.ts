@@ -3,11 +3,12 @@
 // (getblockbylimitnext), and all the transaction infos of a block that has transactions in one call, asked
 // for a few blocks ahead. It matches USDT transfers to watched addresses through an index in a fixed
 // handful of statements per transaction, sent a few at a time where they do not depend on each other, and
-// one transaction follows up to BLOCKS_PER_TRANSACTION consecutive blocks when behind (one when live). It
-// notices reorgs by parent hash. The cursor row's lock makes one scanner advance at a time across
-// processes, and the blocks' transfers commit with the cursor move, so a scanner killed mid-batch redoes
-// those blocks exactly once.
+// one transaction follows up to BLOCKS_PER_TRANSACTION consecutive blocks when behind (one when live; fewer
+// on PGlite, whose one connection the API shares). It notices reorgs by parent hash. The cursor row's lock
+// makes one scanner advance at a time across processes, and the blocks' transfers commit with the cursor
+// move, so a scanner killed mid-batch redoes those blocks exactly once.
 import * as chain from "../../db/chain.ts";
+import type { Db } from "../../db/mod.ts";
 import { BLOCK_RANGE_LIMIT, type TronBlock, type TronClient, type TxInfo } from "../../rails/tron/client.ts";
 import { extractUsdtTransfers, type UsdtTransfer } from "../../rails/tron/transfers.ts";
 import type { Deps } from "../deps.ts";
@@ -161,6 +162,17 @@ function checkInfos(block: TronBlock, infos: TxInfo[]): TxInfo[] {
  * redoes the batch once, as it redid a block.
  */
 export const BLOCKS_PER_TRANSACTION = 50;
+
+/**
+ * The same on embedded PGlite, whose one connection serves the API too: every request waits while a batch
+ * is written (about 12 ms a block there), so its batches stay short.
+ */
+export const BLOCKS_PER_TRANSACTION_EMBEDDED = 20;
+
+/** Blocks per catch-up transaction on this database. */
+export function blocksPerTransactionOn(db: Pick<Db, "driver">): number {
+  return db.driver === "pglite" ? BLOCKS_PER_TRANSACTION_EMBEDDED : BLOCKS_PER_TRANSACTION;
+}
 
 export type Step = { result: StepResult; blocks: number };
 
@@ -317,7 +329,7 @@ export async function scanChain(
   let scanned = 0;
   let reorgs = 0;
   const maxBlocks = options.maxBlocks ?? 100;
-  const perTransaction = options.blocksPerTransaction ?? BLOCKS_PER_TRANSACTION;
+  const perTransaction = options.blocksPerTransaction ?? blocksPerTransactionOn(deps.db);
   // Each step scans blocks or follows a reorg; as many steps as blocks at most, as when one was one block.
   for (let i = 0; i < maxBlocks && scanned < maxBlocks; i++) {
     const max = Math.min(perTransaction, maxBlocks - scanned);
