@@ -45,9 +45,12 @@ Deno.test({
         headers: { "content-type": "application/json" },
         body: JSON.stringify({ to: payin.json.data.address, amount: "60101.5" }),
       });
+      // Polled under the key's read limit (100 a minute); a refusal (429, no data) is "not yet".
+      const pause = () => new Promise((r) => setTimeout(r, 600));
       await until("pay-in confirmed", async () => {
         const p = await api("GET", `/v1/payments/${payin.json.data.transactionId}`);
-        return p.json.data.status === "CONFIRMED" ? true : undefined;
+        if (p.json.data?.status === "CONFIRMED") return true;
+        await pause();
       }, 90_000);
       assertEquals(
         (await api("POST", "/v1/wallets/whitelist", {
@@ -57,15 +60,21 @@ Deno.test({
         })).status,
         201,
       );
-      // Spendable once solidified (19 blocks): the first accepted item waits for that.
-      const payout = await until("payout accepted", async () => {
-        const res = await api("POST", "/v1/payout", {
-          amount: "10",
-          destinationAddress: DEST,
-          externalRef: "supplier-7",
-        }, idem());
-        return res.status === 201 ? res.json.data.transactionId as string : undefined;
+      // Spendable once solidified (19 blocks): the merchant asks the estimate once a second until then, as
+      // a merchant would. Asking the payout itself every 100 ms spent its limit of 10 a minute in a second
+      // and, when the window turned before the credit was spendable, the next minute's too (CI timed out).
+      await until("payout affordable", async () => {
+        const estimate = await api("POST", "/v1/payout/estimate", { amount: "10", destinationAddress: DEST });
+        if (estimate.json.data?.sufficient) return true;
+        await new Promise((r) => setTimeout(r, 1000));
       }, 60_000);
+      const accepted = await api("POST", "/v1/payout", {
+        amount: "10",
+        destinationAddress: DEST,
+        externalRef: "supplier-7",
+      }, idem());
+      assertEquals(accepted.status, 201, JSON.stringify(accepted.json));
+      const payout = accepted.json.data.transactionId as string;
       const withdraw = async (amount: string) =>
         (await api("POST", "/v1/withdrawals", { amount }, idem())).json.data.id as string;
       const toApprove = await withdraw("25");
@@ -151,7 +160,8 @@ Deno.test({
       // The approved withdrawal confirms on the devnet; the trail holds every step and verifies.
       await until("withdrawal confirmed", async () => {
         const w = await api("GET", `/v1/withdrawals/${toApprove}`);
-        return w.json.data.status === "CONFIRMED" ? true : undefined;
+        if (w.json.data?.status === "CONFIRMED") return true;
+        await pause();
       }, 120_000);
       // Its story now shows the signed transaction in a block with its confirmations, and the settle journal.
       const confirmedTx = (await api("GET", `/v1/withdrawals/${toApprove}`)).json.data.txHash as string;
