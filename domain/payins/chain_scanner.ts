@@ -241,9 +241,8 @@ export async function scanNextBlocks(
       (r as PromiseFulfilledResult<BlockContents>).value
     );
     const lastHere = blocks[blocks.length - 1].number;
-    // Asked once this batch's first statements are on their way: decoding the answers then overlaps the
-    // database's work instead of delaying it.
-    if (ahead > 0) setTimeout(() => window.askAhead(lastHere + 1, lastHere + ahead), 0);
+    // The next batch's infos travel while this batch's statements run.
+    if (ahead > 0) window.askAhead(lastHere + 1, lastHere + ahead);
     const observed = blocks.map((block, i) => ({
       number: block.number,
       hash: block.hash,
