@@ -309,6 +309,12 @@ export function createNodePool(nodes: TronNode[], options: NodePoolOptions = {})
       await checkIdentities();
       return all.map(({ url, role, identity, genesisBlockId }) => ({ url, role, identity, genesisBlockId }));
     },
+    /** Probes every node now, however fresh health is, and waits for the verdicts (tests, start-up). */
+    async probe(): Promise<void> {
+      await probing;
+      probedAtMs = now() - probeMs;
+      await refreshHealth();
+    },
     health: (): NodeHealth[] => {
       const t = now();
       return all.map(({ node: _node, benchedUntilMs: _b, budget, ...health }, i) => ({
