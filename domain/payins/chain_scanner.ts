@@ -51,6 +51,8 @@ export class BlockWindow {
   #contents = new Map<number, Promise<BlockContents>>();
   /** The range request under way, so that a block asked for ahead is not fetched twice. */
   #fetching: { from: number; to: number; done: Promise<void> } | undefined;
+  /** Requests started and not yet answered, asked-ahead ones too: a pass waits for them before it ends. */
+  #outstanding = new Set<Promise<void>>();
 
   constructor(
     private readonly tron: TronClient,
@@ -77,7 +79,7 @@ export class BlockWindow {
       if (this.#fetching?.done === done) this.#fetching = undefined;
     });
     this.#fetching = { from, to, done };
-    return done;
+    return this.#track(done);
   }
 
   /** The infos and transfers of `block` (asked for earlier if they were), and the next blocks' under way. */
@@ -118,7 +120,7 @@ export class BlockWindow {
     let contents = this.#contents.get(block.number);
     if (!contents) {
       const infos = block.txCount > 0
-        ? this.tron.getTransactionInfosByBlock(block.number)
+        ? this.#track(this.tron.getTransactionInfosByBlock(block.number))
         : Promise.resolve([]);
       contents = infos.then((list) => ({
         infos: checkInfos(block, list),
@@ -129,6 +131,21 @@ export class BlockWindow {
       this.#contents.set(block.number, contents);
     }
     return contents;
+  }
+
+  #track<T>(request: Promise<T>): Promise<T> {
+    const answered = request.then(() => {}, () => {});
+    this.#outstanding.add(answered);
+    answered.then(() => this.#outstanding.delete(answered));
+    return request;
+  }
+
+  /**
+   * Waits until no request of this window is under way (one answered may start the next ask ahead), so
+   * that a pass, failed or not, leaves nothing running behind it.
+   */
+  async drain(): Promise<void> {
+    while (this.#outstanding.size > 0) await Promise.all(this.#outstanding);
   }
 
   /** After a reorg the kept blocks and infos may be of the abandoned branch. */
@@ -330,18 +347,22 @@ export async function scanChain(
   const maxBlocks = options.maxBlocks ?? 100;
   const perTransaction = options.blocksPerTransaction ?? blocksPerTransactionOn(deps.db);
   // Each step scans blocks or follows a reorg; as many steps as blocks at most, as when one was one block.
-  for (let i = 0; i < maxBlocks && scanned < maxBlocks; i++) {
-    const max = Math.min(perTransaction, maxBlocks - scanned);
-    const step = await scanNextBlocks(
-      deps,
-      head,
-      window,
-      max,
-      Math.min(perTransaction, maxBlocks - scanned - max),
-    );
-    if (step.result === "scanned") scanned += step.blocks;
-    else if (step.result === "reorg") reorgs++;
-    else break;
+  try {
+    for (let i = 0; i < maxBlocks && scanned < maxBlocks; i++) {
+      const max = Math.min(perTransaction, maxBlocks - scanned);
+      const step = await scanNextBlocks(
+        deps,
+        head,
+        window,
+        max,
+        Math.min(perTransaction, maxBlocks - scanned - max),
+      );
+      if (step.result === "scanned") scanned += step.blocks;
+      else if (step.result === "reorg") reorgs++;
+      else break;
+    }
+  } finally {
+    await window.drain();
   }
   const last = await chain.lastBlock(deps.db);
   const followed = last ? Number(last.number) : head.number;

@@ -148,6 +148,47 @@ Deno.test("transaction infos that are not the block's own (a node answering from
   }
 });
 
+Deno.test("a pass that fails leaves no node request running behind it (the infos asked for ahead are awaited)", async () => {
+  const gw = await startTestGateway();
+  try {
+    const m = await gw.createMerchant("Drain");
+    gw.devnet.mine(1);
+    await scanChain(gw.deps);
+    const payins = await createPayins(gw, m.keys.liveSecret, 6);
+    const first = gw.devnet.chain.head.number + 1;
+    for (const p of payins) {
+      gw.devnet.transferUsdt(p.address, 11_500_000n);
+      gw.devnet.mine(1);
+    }
+    const real = gw.deps.tron;
+    let running = 0;
+    // The first block's infos fail at once; the infos of the blocks after it, asked for ahead, are slow.
+    const slowAhead = {
+      ...real,
+      getTransactionInfosByBlock: async (n: number) => {
+        if (n === first) throw new Error("node fell over");
+        running++;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        running--;
+        return real.getTransactionInfosByBlock(n);
+      },
+    };
+    let failed = false;
+    // Two blocks a transaction: the infos of the four blocks after each are asked for beyond the batch.
+    await scanChain({ ...gw.deps, tron: slowAhead }, { blocksPerTransaction: 2 }).catch(
+      () => (failed = true),
+    );
+    assert(failed, "the pass fails at the block whose infos failed");
+    assertEquals(running, 0, "no request is under way once the pass has returned");
+    const after = await scanChain(gw.deps);
+    assertEquals(after.behind, 0);
+    const transfers = await gw.db.query("SELECT tx_id FROM chain_transfers");
+    assertEquals(transfers.length, payins.length);
+  } finally {
+    await gw.close();
+  }
+});
+
 Deno.test("more settlements due than one pass does: the pass says so, and the next passes settle the rest once", async () => {
   const gw = await startTestGateway();
   try {
