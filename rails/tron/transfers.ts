@@ -15,9 +15,9 @@ export interface UsdtTransfer {
   /** 41-prefixed lower-case hex. */
   fromHex: string;
   toHex: string;
-  /** Base58 "T...". */
-  from: string;
-  to: string;
+  /** Base58 "T...": computed when first read (most transfers of a block are not to a watched address). */
+  readonly from: string;
+  readonly to: string;
   /** Base units (1e-6 USDT). */
   units: bigint;
   /** Decimal with exactly 6 fractional digits, e.g. "12.500000". */
@@ -38,12 +38,21 @@ export function extractUsdtTransfers(infos: TxInfo[], usdtContract: string): Usd
     info.logs.forEach((log, logIndex) => {
       const transfer = readTransfer(log, contract20);
       if (!transfer) return;
+      const { fromHex, toHex, units } = transfer;
       out.push({
         txId: info.id.toLowerCase(),
         logIndex,
         blockNumber: info.blockNumber,
-        ...transfer,
-        amount: formatUsdt(transfer.units),
+        fromHex,
+        toHex,
+        get from() {
+          return base58Of(fromHex);
+        },
+        get to() {
+          return base58Of(toHex);
+        },
+        units,
+        amount: formatUsdt(units),
       });
     });
   }
@@ -53,7 +62,7 @@ export function extractUsdtTransfers(infos: TxInfo[], usdtContract: string): Usd
 function readTransfer(
   log: unknown,
   contract20: string,
-): Pick<UsdtTransfer, "fromHex" | "toHex" | "from" | "to" | "units"> | null {
+): Pick<UsdtTransfer, "fromHex" | "toHex" | "units"> | null {
   if (!log || typeof log !== "object") return null;
   const { address, topics, data } = log as { address?: unknown; topics?: unknown; data?: unknown };
   if (typeof address !== "string" || typeof data !== "string" || !Array.isArray(topics)) return null;
@@ -67,9 +76,7 @@ function readTransfer(
   if (!WORD.test(value)) return null;
   const units = BigInt("0x" + value);
   if (units === 0n) return null;
-  const fromHex = "41" + fromWord.slice(24);
-  const toHex = "41" + toWord.slice(24);
-  return { fromHex, toHex, from: base58Of(fromHex), to: base58Of(toHex), units };
+  return { fromHex: "41" + fromWord.slice(24), toHex: "41" + toWord.slice(24), units };
 }
 
 /**
