@@ -1,29 +1,19 @@
 // Where card and mobile money providers report outcomes. No key: the provider's signature over the raw
 // body is the authentication, checked first (requireProviderSignature), like a key on other routes.
 import { createRoute, z } from "@hono/zod-openapi";
-import type { Context } from "hono";
 import { handleDisbursementCallback } from "../../domain/fiat_out/disburse.ts";
 import { handleProviderCallback } from "../../domain/payins/settle_fiat.ts";
 import { newRouter } from "../router.ts";
 import { errorResponses, jsonContent, ok, successSchema } from "../envelope.ts";
 import { requireProviderSignature } from "../middleware/provider_auth.ts";
-import { CallbackBodySchema, SIGNATURE_HEADER } from "../../rails/fiat/signing.ts";
-
-// The signature covers the raw bytes, so the router must not parse the body: the document shows the
-// provider's zod schema (rails/fiat/signing.ts), which the callback parser applies after the signature.
-// A missing or bad signature answers the domain's code, so zod only reads the header.
-const SignatureHeaders = z.object({
-  [SIGNATURE_HEADER.toLowerCase()]: z.string().optional().openapi({
-    description: 't=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>',
-    example: `t=1767225600,v1=${"5d41402abc4b2a76".repeat(4)}`,
-    pattern: "^t=[0-9]+,v1=[0-9a-f]{64}$",
-    param: { required: true },
-  }),
-});
-const callbackBody = (component: string) => ({
-  required: true,
-  content: { "application/json": { schema: { $ref: `#/components/schemas/${component}` } } },
-});
+import { CallbackBodySchema } from "../../rails/fiat/signing.ts";
+import {
+  callbackBody,
+  SignatureHeaders,
+  SIGNED,
+  signedCallbackRoutes,
+  signedRequest,
+} from "../signed_callbacks.ts";
 
 const RAILS = ["card", "momo"] as const;
 const railOf = (value: string | undefined) => RAILS.find((r) => r === value);
@@ -35,15 +25,6 @@ const payinSignature = (simulator: boolean) =>
     if (!rail || (simulator && c.req.param("source") !== "simulator")) return undefined;
     return { kind: "payin", rail, simulator };
   });
-
-/** What every signed route says of its authentication. */
-const SIGNED = "No key: the provider's signature over the raw body is the authentication, checked " +
-  "before anything in the body (INVALID_WEBHOOK_SIGNATURE).";
-
-/** The request as the domain's callback parsers read it: headers and the raw body the signature covers. */
-async function signedRequest(c: Context) {
-  return { headers: c.req.raw.headers, rawBody: await c.req.text() };
-}
 
 export function providerRoutes() {
   const r = newRouter();
@@ -111,33 +92,19 @@ export function providerRoutes() {
       (c) => ok(c, { ok: true as const }),
     );
   }
-  for (const simulator of [true, false]) {
-    r.openapi(
-      createRoute({
-        method: "post",
-        path: simulator
-          ? "/providers/simulator/momo/disbursement-callback"
-          : "/providers/momo/disbursement-callback",
-        tags: ["Providers"],
-        summary: simulator
-          ? "Signed outcome of a mobile money disbursement from the simulator (sandbox)"
-          : "Signed outcome of a mobile money disbursement from the live aggregator",
-        operationId: simulator ? "simulatorDisbursementCallback" : "disbursementCallback",
-        description: SIGNED + " A replayed notification answers CONFLICT and changes nothing.",
-        security: [],
-        middleware: [requireProviderSignature(() => ({ kind: "disbursement", simulator }))],
-        request: { headers: SignatureHeaders, body: callbackBody("ProviderCallback") },
-        responses: {
-          200: jsonContent(
-            successSchema(z.object({ disbursementId: z.string(), status: z.string() })),
-            "Outcome applied",
-          ),
-          ...errorResponses,
-        },
-      }),
-      async (c) =>
-        ok(c, await handleDisbursementCallback(c.get("deps"), { simulator }, await signedRequest(c))),
-    );
-  }
+  signedCallbackRoutes(r, {
+    path: "/providers/momo/disbursement-callback",
+    operationId: "disbursementCallback",
+    summary: {
+      simulator: "Signed outcome of a mobile money disbursement from the simulator (sandbox)",
+      live: "Signed outcome of a mobile money disbursement from the live aggregator",
+    },
+    description: SIGNED + " A replayed notification answers CONFLICT and changes nothing.",
+    body: "ProviderCallback",
+    answer: successSchema(z.object({ disbursementId: z.string(), status: z.string() })),
+    answerDescription: "Outcome applied",
+    source: (simulator) => ({ kind: "disbursement", simulator }),
+    handle: (deps, simulator, request) => handleDisbursementCallback(deps, { simulator }, request),
+  });
   return r;
 }
