@@ -42,8 +42,11 @@ export type Deps = {
   tron: TronClient;
   /** Staking, energy and broadcast of locally signed transactions (sweeps). */
   tronResources: TronResources;
-  /** The node pool behind `tron` (absent with the embedded devnet): per-node health for /metrics, /health. */
-  tronNodes?: { health(): NodeHealth[] };
+  /**
+   * The node pool behind `tron` (absent with the embedded devnet): per-node health for /metrics, /health,
+   * and a probe on demand, which the scanner asks for before it believes a reorganisation.
+   */
+  tronNodes?: { health(): NodeHealth[]; probe(): Promise<{ disagreement: boolean }> };
   /**
    * Card acquirers and mobile money aggregators. Sandbox pay-ins only ever reach the simulators; live ones
    * the configured providers, absent in production until a real one is plugged in.

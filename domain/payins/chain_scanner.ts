@@ -16,7 +16,12 @@ import { creditDeposit, expireDuePayins, recordObservedBlocks, rewindTransfers }
 import { settlePayinFromChain } from "./settle.ts";
 import { confirmMaturedOutbound, recordOutgoingInBlocks, rewindOutgoing } from "../money_out/confirm.ts";
 
-export type ScannerDeps = Pick<Deps, "db" | "queue" | "clock" | "config" | "log"> & { tron: TronClient };
+export type ScannerDeps =
+  & Pick<Deps, "db" | "queue" | "clock" | "config" | "log">
+  & Partial<Pick<Deps, "tronNodes">>
+  & {
+    tron: TronClient;
+  };
 
 /** Blocks kept to recognise a fork; deeper reorgs than this are not followed. */
 export const KEPT_BLOCKS = 200;
@@ -26,7 +31,12 @@ export const KEPT_BLOCKS = 200;
  */
 export const FIRST_SCAN_LOOKBACK = 100;
 
-export type StepResult = "scanned" | "idle" | "locked" | "reorg";
+/**
+ * `doubted`: the next block did not follow the last one recorded, but read again after the node pool's
+ * probe the recorded block stands (the node that served it was on another fork, or wrong): nothing is
+ * rewound and the pass ends, the next one starting from a fresh head.
+ */
+export type StepResult = "scanned" | "idle" | "locked" | "reorg" | "doubted";
 
 /** Blocks ahead whose transaction infos are asked for while the current one is recorded. */
 export const INFOS_AHEAD = 4;
@@ -225,6 +235,9 @@ export async function scanNextBlocks(
     const first = await window.get(nextNumber);
     if (!first) return { result: "idle", blocks: 0 };
     if (last && first.parentHash !== last.hash) {
+      if (!(await chainMovedOff(deps, Number(last.number), last.hash))) {
+        return { result: "doubted", blocks: 0 };
+      }
       const forkPoint = await findForkPoint(txDeps, Number(last.number));
       await rewindTransfers(txDeps, forkPoint);
       await rewindOutgoing(tx, forkPoint);
@@ -279,6 +292,32 @@ export async function scanNextBlocks(
     );
     return { result: "scanned", blocks: blocks.length };
   });
+}
+
+/**
+ * Whether the chain really moved off the block recorded at `number`, rather than one node being on another
+ * fork or serving a bad block: the pool probes its nodes (one found forked is left out of reads) and the
+ * block is read again. The recorded one standing, or the block not found: not a reorg. Nodes that differ
+ * with no majority (two nodes, each on its own branch): no node's word is taken, the pass fails and the
+ * next tick asks again. Without a pool (one node, the embedded devnet) the node's answer stands.
+ */
+export async function chainMovedOff(
+  deps: ScannerDeps,
+  number: number,
+  recordedHash: string,
+): Promise<boolean> {
+  const verdict = await deps.tronNodes?.probe();
+  const again = await deps.tron.getBlockByNumber(number);
+  if (!again || again.hash === recordedHash) {
+    deps.log.warn("a block did not follow the recorded one, which the chain read again still holds", {
+      block: number,
+    });
+    return false;
+  }
+  if (verdict?.disagreement) {
+    throw new Error(`TRON nodes disagree about the chain at block ${number}: no reorganisation followed`);
+  }
+  return true;
 }
 
 /** Walks back from `from` until our stored block hash matches the node's: the last common block. */

@@ -14,7 +14,7 @@ import { BLOCK_RANGE_LIMIT, type TronBlock } from "../../rails/tron/client.ts";
 import { extractUsdtTransfers } from "../../rails/tron/transfers.ts";
 import { recordOutgoingInBlock } from "../money_out/confirm.ts";
 import { recordObservedTransfers } from "./chain_events.ts";
-import type { ScannerDeps } from "./chain_scanner.ts";
+import { chainMovedOff, type ScannerDeps } from "./chain_scanner.ts";
 
 export type AuditReport = { from: number; through: number; holes: number; mismatches: number };
 
@@ -49,6 +49,9 @@ export async function auditChainGaps(
     if (!block) break; // the node gave fewer blocks: the next run starts here
     const recorded = ours.get(n);
     if (recorded !== block.hash) {
+      // A recorded block the node differs on is first read again after the pool's probe: a node on another
+      // fork is not the chain. Still in doubt, this run stops here and the next one checks again.
+      if (recorded !== undefined && !(await chainMovedOff(deps, n, recorded))) break;
       await rescanBlock(deps, block);
       if (recorded === undefined) {
         holes++;

@@ -143,6 +143,8 @@ export function createNodePool(nodes: TronNode[], options: NodePoolOptions = {})
   const all = solidity ? [...full, solidity] : full;
   let probedAtMs = -Infinity;
   let probing: Promise<void> | null = null;
+  /** The last probe's: nodes answered different hashes for one block, with no strict majority. */
+  let disagreement = false;
 
   const usable = (s: NodeState, t: number) =>
     s.identity === "verified" && s.benchedUntilMs <= t && !s.lagging && !s.forked;
@@ -263,7 +265,8 @@ export function createNodePool(nodes: TronNode[], options: NodePoolOptions = {})
           failed(s, false);
           warn("TRON node head went backwards: benched", { node: s.url, head: s.head });
         }
-        if (result.disagreement) warn("TRON nodes disagree on a block hash with no majority", {});
+        disagreement = result.disagreement;
+        if (disagreement) warn("TRON nodes disagree on a block hash with no majority", {});
         for (const s of full) {
           if (s.forked) warn("TRON node on another fork: not trusted", { node: s.url, head: s.head });
           else if (s.lagging) warn("TRON node lags: benched", { node: s.url, lagBlocks: s.lagBlocks });
@@ -309,11 +312,16 @@ export function createNodePool(nodes: TronNode[], options: NodePoolOptions = {})
       await checkIdentities();
       return all.map(({ url, role, identity, genesisBlockId }) => ({ url, role, identity, genesisBlockId }));
     },
-    /** Probes every node now, however fresh health is, and waits for the verdicts (tests, start-up). */
-    async probe(): Promise<void> {
+    /**
+     * Probes every node now, however fresh health is, and waits for the verdicts: a node found on another
+     * fork is left out of reads from then on. `disagreement`: nodes answered different hashes for one block
+     * with no strict majority (two nodes that differ), so no node's word on the chain can be taken.
+     */
+    async probe(): Promise<{ disagreement: boolean }> {
       await probing;
       probedAtMs = now() - probeMs;
       await refreshHealth();
+      return { disagreement };
     },
     health: (): NodeHealth[] => {
       const t = now();

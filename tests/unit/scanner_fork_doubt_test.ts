@@ -1,0 +1,107 @@
+// A node of the pool on another fork is not the chain: the scanner, meeting a block that does not follow
+// the one it recorded, has the pool probe its nodes and reads the block again before it rewinds anything.
+// A paid pay-in past its expiry is where a false rewind would hurt: it would expire, and its payment would
+// come back later as a deposit.
+import { scanChain } from "../../domain/payins/chain_scanner.ts";
+import { manualClock } from "../../domain/clock.ts";
+import { createTronClient } from "../../rails/tron/client.ts";
+import { createNodePool } from "../../rails/tron/node_pool.ts";
+import { assert, assertEquals } from "../assert.ts";
+import { faultyNode } from "../fault_node.ts";
+import { startTestGateway } from "../helpers.ts";
+
+async function forkSetup(hostNames: string[]) {
+  const clock = manualClock(new Date());
+  const gw = await startTestGateway({ clock, devnetNow: () => clock.now().getTime() });
+  const upstream = (req: Request) => gw.devnet.app.fetch(req);
+  const nodes = Object.fromEntries(
+    hostNames.map((host) => [host, faultyNode(upstream, "http://devnet.internal/devnet")]),
+  );
+  const warnings: string[] = [];
+  const pool = createNodePool(hostNames.map((host) => ({ url: `http://${host}/devnet` })), {
+    // The first node answers at once, the others 50 ms later: the first is the pool's favourite.
+    fetch: async (input, init) => {
+      const host = new URL(String(input)).host;
+      if (host !== hostNames[0]) await new Promise((resolve) => setTimeout(resolve, 50));
+      return await nodes[host].fetch(input, init);
+    },
+    probeMs: 600_000, // probes only when asked, or on the first request
+    rps: 10_000,
+    burst: 10_000,
+    onWarning: (m) => warnings.push(m),
+  });
+  const node = { apiUrl: pool.apiUrl, fetch: pool.fetch };
+  gw.deps.tron = createTronClient(node);
+  gw.deps.tronNodes = pool;
+  const m = await gw.createMerchant("Fork doubt SARL");
+  gw.devnet.mine(3);
+  await scanChain(gw.deps);
+  const payin = (await gw.request("POST", "/v1/payments", { key: m.keys.liveSecret, body: { amount: "10" } }))
+    .json.data;
+  gw.devnet.transferUsdt(payin.address, 11_500_000n);
+  gw.devnet.mine(1);
+  await scanChain(gw.deps);
+  const status = async () =>
+    (await gw.request("GET", `/v1/payments/${payin.transactionId}`, { key: m.keys.liveSecret })).json.data;
+  assertEquals((await status()).status, "CONFIRMING");
+  // Past the pay-in's expiry: rewound now, it would expire.
+  clock.advance(24 * 3600_000);
+  const favourite = nodes[hostNames[0]];
+  favourite.set("fork");
+  gw.devnet.mine(1);
+  return { gw, nodes, pool, warnings, favourite, status, payinId: payin.transactionId };
+}
+
+async function creditsOf(gw: Awaited<ReturnType<typeof startTestGateway>>, payinId: string) {
+  const rows = await gw.db.query<{ n: number }>(
+    "SELECT count(*)::int AS n FROM journals WHERE reference = $1",
+    [`payin:${payinId}`],
+  );
+  return rows[0].n;
+}
+
+Deno.test("three nodes, the favourite on another fork: the pool's probe leaves it out, nothing is rewound", async () => {
+  const { gw, pool, warnings, favourite, status, payinId } = await forkSetup(["node-a", "node-b", "node-c"]);
+  try {
+    const report = await scanChain(gw.deps);
+    assert(favourite.counts.fork > 0, "the forked node served the scanner");
+    assertEquals(report.reorgs, 0, "no reorganisation followed");
+    assertEquals((await status()).status, "CONFIRMING", "the paid pay-in is still paid");
+    assert(warnings.some((w) => w.includes("fork")), "the forked node was recognised");
+    assert(pool.health().find((h) => h.url.includes("node-a"))!.forked);
+    // The next passes read the healthy nodes and go on.
+    gw.devnet.mine(gw.deps.config.tron.payinConfirmations);
+    for (let i = 0; i < 3; i++) assertEquals((await scanChain(gw.deps)).reorgs, 0);
+    const rec = await status();
+    assertEquals([rec.status, rec.amountReceived], ["CONFIRMED", "11.500000"]);
+    assertEquals(await creditsOf(gw, payinId), 1);
+  } finally {
+    await gw.close();
+  }
+});
+
+Deno.test("two nodes that disagree: the scanner follows neither until they agree", async () => {
+  const { gw, nodes, warnings, favourite, status, payinId } = await forkSetup(["node-a", "node-b"]);
+  try {
+    let refused = "";
+    await scanChain(gw.deps).catch((err) => (refused = String(err)));
+    assert(favourite.counts.fork > 0, "the forked node served the scanner");
+    assert(refused.includes("disagree"), `the pass fails on the disagreement: ${refused}`);
+    assert(warnings.some((w) => w.includes("disagree")), "the disagreement was reported");
+    assertEquals((await status()).status, "CONFIRMING", "the paid pay-in is still paid");
+    const transfers = await gw.db.query<{ status: string }>(
+      "SELECT status FROM chain_transfers WHERE payin_id = $1",
+      [payinId],
+    );
+    assertEquals(transfers.length, 1, "its transfer is still recorded");
+    // The node comes back to the chain: the scanner goes on from where it was.
+    nodes["node-a"].set("healthy");
+    gw.devnet.mine(gw.deps.config.tron.payinConfirmations);
+    for (let i = 0; i < 3; i++) assertEquals((await scanChain(gw.deps)).reorgs, 0);
+    const rec = await status();
+    assertEquals([rec.status, rec.amountReceived], ["CONFIRMED", "11.500000"]);
+    assertEquals(await creditsOf(gw, payinId), 1);
+  } finally {
+    await gw.close();
+  }
+});
