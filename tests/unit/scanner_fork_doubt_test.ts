@@ -3,6 +3,7 @@
 // A paid pay-in past its expiry is where a false rewind would hurt: it would expire, and its payment would
 // come back later as a deposit.
 import { scanChain } from "../../domain/payins/chain_scanner.ts";
+import { auditChainGaps } from "../../domain/payins/gap_audit.ts";
 import { manualClock } from "../../domain/clock.ts";
 import { createTronClient } from "../../rails/tron/client.ts";
 import { createNodePool } from "../../rails/tron/node_pool.ts";
@@ -101,6 +102,32 @@ Deno.test("two nodes that disagree: the scanner follows neither until they agree
     const rec = await status();
     assertEquals([rec.status, rec.amountReceived], ["CONFIRMED", "11.500000"]);
     assertEquals(await creditsOf(gw, payinId), 1);
+  } finally {
+    await gw.close();
+  }
+});
+
+Deno.test("the gap audit through a forked favourite: nothing rescanned, the next audit reads the healthy nodes", async () => {
+  const { gw, favourite, warnings } = await forkSetup(["node-a", "node-b", "node-c"]);
+  try {
+    favourite.set("healthy");
+    gw.devnet.mine(gw.deps.config.tron.payinConfirmations + 5);
+    for (let i = 0; i < 3; i++) await scanChain(gw.deps);
+    const recorded = async () =>
+      (await gw.db.query<{ number: string; hash: string }>(
+        "SELECT number::text, hash FROM chain_blocks ORDER BY number",
+      )).map((b) => `${b.number}:${b.hash}`);
+    const before = await recorded();
+    favourite.set("fork");
+    const first = await auditChainGaps(gw.deps);
+    assert(favourite.counts.fork > 0, "the forked node served the audit");
+    assertEquals([first?.holes, first?.mismatches], [0, 0], "a forked node's hashes are not mismatches");
+    assert(warnings.some((w) => w.includes("fork")), "the forked node was recognised");
+    assertEquals(await recorded(), before, "no recorded block was replaced");
+    const second = await auditChainGaps(gw.deps);
+    assertEquals([second?.holes, second?.mismatches], [0, 0]);
+    assert(second!.through > first!.through, "the next audit goes on past where the first stopped");
+    assertEquals(await recorded(), before);
   } finally {
     await gw.close();
   }
