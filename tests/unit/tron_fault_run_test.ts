@@ -1,12 +1,14 @@
-// The fault run: two, then three nodes in front of the devnet, taking turns at being the faulty one (429 storms,
-// 5xx, hung requests, truncated JSON, 50 blocks behind, another fork). Pay-ins are paid in blocks of 50
-// transfers while the scanner follows through the pool, and payouts are sent through it:
-// every pay-in is confirmed and credited exactly once, no block is skipped, every payout lands exactly
-// once (one signed against the forked node's block is refused with TAPOS_ERROR, left to expire and
-// signed anew), none is paid twice. Then every node is down for 10 blocks (/health degraded) and the scanner catches up
-// once they are back. N is FAULT_RUN_PAYMENTS (500 by default).
+// The fault run: two, then three nodes in front of the devnet, taking turns at being the faulty one (429
+// storms, 5xx, hung requests, truncated JSON, 50 blocks behind, another fork). Pay-ins are paid in blocks of
+// 50 transfers while the scanner follows through the pool, and payouts are sent through it: every pay-in is
+// confirmed and credited exactly once, no block is skipped, no reorganisation is followed, every payout
+// lands exactly once (one signed against the forked node's block is refused with TAPOS_ERROR, left to
+// expire and signed anew), none is paid twice. Then every node is down for two minutes of blocks (/health
+// degraded, /metrics shows them benched) and the scanner catches up once they are back. N is
+// FAULT_RUN_PAYMENTS (500 by default).
 import { scanChain } from "../../domain/payins/chain_scanner.ts";
 import { checkHealth } from "../../domain/ops/health.ts";
+import { renderMetrics, RequestMetrics } from "../../domain/ops/metrics.ts";
 import { auditChainGaps } from "../../domain/payins/gap_audit.ts";
 import { manualClock } from "../../domain/clock.ts";
 import { sendOutbound } from "../../domain/money_out/send.ts";
@@ -138,12 +140,13 @@ async function faultRun(hostNames: string[]) {
       await follow(1);
       for (const id of payouts) await sendOutbound(gw.deps, id).catch(() => {});
     }
-    // Every node down while 10 blocks come: /health says so, the scanner fails its passes and waits. A
+    // Every node down for two minutes (40 blocks): /health and /metrics say so, the scanner fails its passes
+    // and waits. A
     // probe still under way from before would count its late answers as the nodes being back: it ends first.
     await pool.probe();
     for (const n of Object.values(nodes)) n.set("down");
     const errorsBefore = scanErrors;
-    for (let i = 0; i < 10; i++) {
+    for (let i = 0; i < 40; i++) {
       gw.devnet.mine(1);
       clock.advance(3000);
       await scanChain(gw.deps).catch(() => scanErrors++);
@@ -151,10 +154,20 @@ async function faultRun(hostNames: string[]) {
     assert(scanErrors > errorsBefore, "the scanner's passes failed while every node was down");
     const down = await checkHealth(gw.deps);
     assertEquals([down.status, down.tron], ["degraded", "down"]);
+    const metrics = await renderMetrics(gw.deps, new RequestMetrics());
+    for (const host of hosts) {
+      assert(
+        metrics.includes(`gateway_tron_node_benched{node="http://${host}/devnet",role="full"} 1`),
+        `/metrics shows ${host} out of use:\n${
+          metrics.split("\n").filter((l) => l.includes("benched")).join("\n")
+        }`,
+      );
+    }
     // Back: the scanner catches up from where it stopped.
     for (const n of Object.values(nodes)) n.set("healthy");
     for (let i = 0; i < 10; i++) await scanChain(gw.deps);
     assertEquals((await checkHealth(gw.deps)).tron, "ok");
+    assertEquals((await scanChain(gw.deps)).behind, 0, "caught up");
     // The outbound sweep's next runs: a payout whose transaction expired unsent is signed anew and sent.
     for (const id of payouts) await sendOutbound(gw.deps, id);
     gw.devnet.mine(gw.deps.config.tron.payoutConfirmations + 1);
