@@ -19,11 +19,13 @@ async function forkSetup(hostNames: string[]) {
     hostNames.map((host) => [host, faultyNode(upstream, "http://devnet.internal/devnet")]),
   );
   const warnings: string[] = [];
+  let othersSlow = true;
   const pool = createNodePool(hostNames.map((host) => ({ url: `http://${host}/devnet` })), {
-    // The first node answers at once, the others 50 ms later: the first is the pool's favourite.
+    // Until the fork, the first node answers at once and the others 150 ms later: the first is the pool's
+    // favourite (by its answer times) when it goes to another fork.
     fetch: async (input, init) => {
       const host = new URL(String(input)).host;
-      if (host !== hostNames[0]) await new Promise((resolve) => setTimeout(resolve, 50));
+      if (othersSlow && host !== hostNames[0]) await new Promise((resolve) => setTimeout(resolve, 150));
       return await nodes[host].fetch(input, init);
     },
     probeMs: 600_000, // probes only when asked, or on the first request
@@ -49,6 +51,7 @@ async function forkSetup(hostNames: string[]) {
   clock.advance(24 * 3600_000);
   const favourite = nodes[hostNames[0]];
   favourite.set("fork");
+  othersSlow = false;
   gw.devnet.mine(1);
   return { gw, nodes, pool, warnings, favourite, status, payinId: payin.transactionId };
 }
