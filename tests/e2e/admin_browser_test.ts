@@ -6,7 +6,7 @@
 import { totpCode } from "../../domain/operators/totp.ts";
 import { assert, assertEquals, assertMatch } from "../assert.ts";
 import { hasChromium, launchBrowser, phoneContext, watchPage } from "./browser.ts";
-import { jsonClient, signAgreement, startGateway, until } from "./process.ts";
+import { approvedMerchant, jsonClient, startGateway, until } from "./process.ts";
 
 const ADMIN_TOKEN = "e2e-admin-token-0123456789";
 const SHOTS = new URL("./screenshots/", import.meta.url).pathname;
@@ -30,12 +30,7 @@ Deno.test({
     await Deno.mkdir(SHOTS, { recursive: true });
     try {
       // The merchant's side: 60,101.5 USDT paid in on the devnet, a whitelisted recipient.
-      const merchant = await admin("POST", "/admin/api/merchants", {
-        name: "Boutique Ouaga",
-        kybStatus: "APPROVED",
-      });
-      const key: string = merchant.json.data.keys.liveSecret;
-      await signAgreement(gw.url, key);
+      const { key } = await approvedMerchant(gw.url, ADMIN_TOKEN);
       const api = (method: string, path: string, body?: unknown, extra: Record<string, string> = {}) =>
         call(method, path, { "x-api-key": key, ...extra }, body);
       const idem = () => ({ "idempotency-key": crypto.randomUUID() });

@@ -6,7 +6,7 @@
 import { totpCode } from "../../domain/operators/totp.ts";
 import { assert, assertEquals, assertMatch } from "../assert.ts";
 import { hasChromium, launchBrowser, phoneContext, watchPage } from "./browser.ts";
-import { jsonClient, signAgreement, startGateway, until } from "./process.ts";
+import { approvedMerchant, jsonClient, startGateway, until } from "./process.ts";
 
 const ADMIN_TOKEN = "e2e-admin-token-0123456789";
 const DOCS = new URL("../../docs/", import.meta.url).pathname;
@@ -28,11 +28,7 @@ Deno.test({
     const { call, admin } = jsonClient(gw.url, ADMIN_TOKEN);
     const browser = await launchBrowser();
     try {
-      const shop =
-        (await admin("POST", "/admin/api/merchants", { name: "Boutique Ouaga", kybStatus: "APPROVED" }))
-          .json.data;
-      const key: string = shop.keys.liveSecret;
-      await signAgreement(gw.url, key);
+      const { key } = await approvedMerchant(gw.url, ADMIN_TOKEN);
       const api = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
         call(method, path, { "x-api-key": key, ...headers }, body);
       // Mobile money pay-ins the simulated phone (OPERATOR_B_BF) approves by itself.

@@ -4,7 +4,7 @@
 // is a copy of the paid view, updated by hand for the README).
 import { assert, assertEquals, assertMatch } from "../assert.ts";
 import { hasChromium, launchBrowser, phoneContext } from "./browser.ts";
-import { signAgreement, startGateway, until } from "./process.ts";
+import { approvedMerchant, startGateway, until } from "./process.ts";
 
 const ADMIN_TOKEN = "e2e-admin-token-0123456789";
 const SHOTS = new URL("./screenshots/", import.meta.url).pathname;
@@ -28,15 +28,10 @@ Deno.test({
     const gw = await startGateway({ DATA_DIR: dataDir, ADMIN_TOKEN, DEVNET_BLOCK_MS: "500" });
     const browser = await launchBrowser();
     try {
-      const merchant = await (await fetch(`${gw.url}/admin/api/merchants`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
-        body: JSON.stringify({ name: "Boutique Ouaga", kybStatus: "APPROVED" }),
-      })).json();
-      await signAgreement(gw.url, merchant.data.keys.liveSecret);
+      const { key } = await approvedMerchant(gw.url, ADMIN_TOKEN);
       const created = await (await fetch(`${gw.url}/v1/payments`, {
         method: "POST",
-        headers: { "x-api-key": merchant.data.keys.liveSecret, "content-type": "application/json" },
+        headers: { "x-api-key": key, "content-type": "application/json" },
         body: JSON.stringify({
           amount: "10",
           successUrl: `${shopUrl}/merci?order=42`,
@@ -133,7 +128,7 @@ Deno.test({
       await old.addInitScript("Object.defineProperty(navigator, 'clipboard', { value: undefined })");
       const fresh = await (await fetch(`${gw.url}/v1/payments`, {
         method: "POST",
-        headers: { "x-api-key": merchant.data.keys.liveSecret, "content-type": "application/json" },
+        headers: { "x-api-key": key, "content-type": "application/json" },
         body: JSON.stringify({ amount: "7" }),
       })).json();
       await old.goto(`${gw.url}/checkout/${fresh.data.transactionId}`);

@@ -11,7 +11,7 @@
 import type { Page } from "playwright-core";
 import { assert, assertEquals, assertMatch } from "../assert.ts";
 import { hasChromium, launchBrowser, phoneContext } from "./browser.ts";
-import { type RunningGateway, signAgreement, startGateway } from "./process.ts";
+import { approvedMerchant, type RunningGateway, startGateway } from "./process.ts";
 
 const ADMIN_TOKEN = "e2e-admin-token-0123456789";
 const SHOTS = new URL("./screenshots/", import.meta.url).pathname;
@@ -33,13 +33,7 @@ async function openGateway(delayMs: number, label: string) {
     PUBLIC_URL: `http://127.0.0.1:${port}`,
     SIMULATOR_DELAY_MS: String(delayMs),
   });
-  const merchant = await (await fetch(`${gw.url}/admin/api/merchants`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
-    body: JSON.stringify({ name: "Boutique Ouaga", kybStatus: "APPROVED" }),
-  })).json();
-  const key: string = merchant.data.keys.liveSecret;
-  await signAgreement(gw.url, key);
+  const { key } = await approvedMerchant(gw.url, ADMIN_TOKEN);
   const create = async (body: Record<string, unknown>) => {
     const res = await fetch(`${gw.url}/v1/payments`, {
       method: "POST",

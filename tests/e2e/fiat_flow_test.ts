@@ -7,7 +7,7 @@
 // The mobile money simulator approves by itself SIMULATOR_DELAY_MS after creation, so the approval done
 // by hand on the simulated phone runs on a second server whose delay is long enough never to fire.
 import { assert, assertEquals, assertMatch } from "../assert.ts";
-import { type RunningGateway, signAgreement, startGateway, until } from "./process.ts";
+import { approvedMerchant, type RunningGateway, startGateway, until } from "./process.ts";
 import { startReceiver } from "./receiver.ts";
 
 const ADMIN_TOKEN = "e2e-admin-token-0123456789";
@@ -34,13 +34,7 @@ async function openShop(delayMs: number, label: string) {
     SIMULATOR_DELAY_MS: String(delayMs),
   });
   const receiver = startReceiver();
-  const created = await (await fetch(`${gw.url}/admin/api/merchants`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
-    body: JSON.stringify({ name: "Boutique Ouaga", kybStatus: "APPROVED" }),
-  })).json();
-  const key: string = created.data.keys.liveSecret;
-  await signAgreement(gw.url, key);
+  const { key } = await approvedMerchant(gw.url, ADMIN_TOKEN);
   const api = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(`${gw.url}${path}`, {
       method,

@@ -3,7 +3,7 @@
 // 20 with every webhook signed; then withdrawals through operator review: approved and confirmed, one
 // rejected, one cancelled, with the balance restored.
 import { assert, assertEquals } from "../assert.ts";
-import { jsonClient, signAgreement, startGateway, until } from "./process.ts";
+import { approvedMerchant, jsonClient, startGateway, until } from "./process.ts";
 import { startReceiver } from "./receiver.ts";
 
 const ADMIN_TOKEN = "e2e-admin-token-0123456789";
@@ -20,12 +20,7 @@ Deno.test({
     const balanceOf = async (address: string) =>
       (await (await fetch(`${gw.url}/devnet/control/balance/${address}`)).json()).usdt as string;
     try {
-      const created = await admin("POST", "/admin/api/merchants", {
-        name: "Boutique Ouaga",
-        kybStatus: "APPROVED",
-      });
-      const key: string = created.json.data.keys.liveSecret;
-      await signAgreement(gw.url, key);
+      const { key } = await approvedMerchant(gw.url, ADMIN_TOKEN);
       const api = (method: string, path: string, body?: unknown, extra: Record<string, string> = {}) =>
         call(method, path, { "x-api-key": key, ...extra }, body);
       const endpoint = await api("POST", "/v1/webhooks/endpoints", {

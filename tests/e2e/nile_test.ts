@@ -11,7 +11,7 @@ import { assert, assertEquals, assertMatch } from "../assert.ts";
 import { createDevnet, type Devnet, parseUnits } from "../../rails/tron/devnet/mod.ts";
 import { TRON_NETWORK_IDENTITY } from "../../rails/tron/networks.ts";
 import { TRON_PRESETS } from "../../config.ts";
-import { jsonClient, signAgreement, startGateway, until } from "./process.ts";
+import { approvedMerchant, jsonClient, startGateway, until } from "./process.ts";
 
 const ADMIN_TOKEN = "nile-e2e-admin-token-0123456789";
 const NILE = TRON_NETWORK_IDENTITY.nile;
@@ -109,13 +109,7 @@ Deno.test({
     const gw = await startGateway(productionEnv(dataDir, node.url, db.env), 60_000);
     const { call, admin } = jsonClient(gw.url, ADMIN_TOKEN);
     try {
-      const created = await admin("POST", "/admin/api/merchants", {
-        name: "Nile shop",
-        kybStatus: "APPROVED",
-      });
-      assertEquals(created.status, 201);
-      const key: string = created.json.data.keys.liveSecret;
-      await signAgreement(gw.url, key);
+      const { key } = await approvedMerchant(gw.url, ADMIN_TOKEN, "Nile shop");
       const api = (method: string, path: string, body?: unknown, extra: Record<string, string> = {}) =>
         call(method, path, { "x-api-key": key, ...extra }, body);
 

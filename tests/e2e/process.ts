@@ -127,6 +127,24 @@ export function jsonClient(baseUrl: string, adminToken: string) {
   return { call, admin };
 }
 
+/** A merchant the operator creates KYB-approved and whose manager signs the agreement: its id and live key. */
+export async function approvedMerchant(
+  baseUrl: string,
+  adminToken: string,
+  name = "Boutique Ouaga",
+): Promise<{ merchantId: string; key: string }> {
+  const made = await jsonClient(baseUrl, adminToken).admin("POST", "/admin/api/merchants", {
+    name,
+    kybStatus: "APPROVED",
+  });
+  if (made.status !== 201) {
+    throw new Error(`creating a merchant answered ${made.status}: ${JSON.stringify(made.json)}`);
+  }
+  const key: string = made.json.data.keys.liveSecret;
+  await signAgreement(baseUrl, key);
+  return { merchantId: made.json.data.merchantId, key };
+}
+
 /**
  * The merchant signs the current agreement, as a real one does before live money: an operator may create a
  * merchant already KYB-approved, but only the merchant signs (until then live money answers KYB_REQUIRED,

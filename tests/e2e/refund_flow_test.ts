@@ -3,7 +3,7 @@
 // (asked with an Idempotency-Key, approved by an operator, the USDT customer giving an address on the
 // signed page) until `COMPLETED`, with the merchant's receiver verifying every signed refund.* delivery.
 import { assert, assertEquals, assertMatch } from "../assert.ts";
-import { signAgreement, startGateway, until } from "./process.ts";
+import { approvedMerchant, startGateway, until } from "./process.ts";
 import { startReceiver } from "./receiver.ts";
 
 const ADMIN_TOKEN = "e2e-admin-token-0123456789";
@@ -34,13 +34,7 @@ Deno.test({
     });
     const receiver = startReceiver();
     try {
-      const created = await (await fetch(`${gw.url}/admin/api/merchants`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
-        body: JSON.stringify({ name: "Boutique Ouaga", kybStatus: "APPROVED" }),
-      })).json();
-      const key: string = created.data.keys.liveSecret;
-      await signAgreement(gw.url, key);
+      const { key } = await approvedMerchant(gw.url, ADMIN_TOKEN);
       const call = async (method: string, path: string, headers: Record<string, string>, body?: unknown) => {
         const res = await fetch(`${gw.url}${path}`, {
           method,

@@ -4,7 +4,7 @@
 // within minutes, an approved withdrawal too, and two payouts accepted in the same second against one hot
 // wallet both confirm, neither reverted. Nothing is mined on demand.
 import { assert, assertEquals } from "../assert.ts";
-import { jsonClient, signAgreement, startGateway } from "./process.ts";
+import { approvedMerchant, jsonClient, startGateway } from "./process.ts";
 
 const ADMIN_TOKEN = "e2e-admin-token-0123456789";
 const MINUTES = 60_000;
@@ -36,14 +36,9 @@ Deno.test({
       return out;
     };
     try {
-      const created = await admin("POST", "/admin/api/merchants", {
-        name: "Boutique Ouaga",
-        kybStatus: "APPROVED",
-      });
-      const key: string = created.json.data.keys.liveSecret;
-      await signAgreement(gw.url, key);
+      const { key, merchantId } = await approvedMerchant(gw.url, ADMIN_TOKEN);
       // The test polls each item once a second, several at a time: more than a key's 100 requests a minute.
-      await admin("PATCH", `/admin/api/merchants/${created.json.data.merchantId}`, {
+      await admin("PATCH", `/admin/api/merchants/${merchantId}`, {
         rateLimits: { default: 1000 },
       });
       const api = (method: string, path: string, body?: unknown, extra: Record<string, string> = {}) =>

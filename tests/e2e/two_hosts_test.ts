@@ -3,7 +3,7 @@
 // together, because the counters live in PostgreSQL (RATE_LIMIT_STORE=auto with DATABASE_URL).
 import { assert, assertEquals } from "../assert.ts";
 import { clusterUnavailable, createCluster } from "./pg_cluster.ts";
-import { type RunningGateway, signAgreement, startGateway, until } from "./process.ts";
+import { approvedMerchant, type RunningGateway, startGateway, until } from "./process.ts";
 
 const skipReason = clusterUnavailable();
 const ADMIN_TOKEN = "e2e-admin-token-0123456789";
@@ -41,14 +41,7 @@ Deno.test({
       for (const dir of dirs) {
         hosts.push(await startGateway(hostEnv(dir, cluster.url), 60_000));
       }
-      const made = await fetch(`${hosts[0].url}/admin/api/merchants`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
-        body: JSON.stringify({ name: "Two hosts", kybStatus: "APPROVED" }),
-      });
-      assertEquals(made.status, 201);
-      const key = (await made.json()).data.keys.liveSecret;
-      await signAgreement(hosts[0].url, key);
+      const { key } = await approvedMerchant(hosts[0].url, ADMIN_TOKEN, "Two hosts");
       const create = (i: number) =>
         fetch(`${hosts[i % 2].url}/v1/payments`, {
           method: "POST",

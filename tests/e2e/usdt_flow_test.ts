@@ -1,7 +1,7 @@
 // The whole story over HTTP against the real server and its devnet, as a merchant following README would
 // drive it: merchant, webhook endpoint, pay-in, customer transfer, blocks, settlement, signed webhooks.
 import { assert, assertEquals, assertMatch } from "../assert.ts";
-import { signAgreement, startGateway, until } from "./process.ts";
+import { approvedMerchant, startGateway, until } from "./process.ts";
 import { startReceiver } from "./receiver.ts";
 
 const ADMIN_TOKEN = "e2e-admin-token-0123456789";
@@ -31,13 +31,7 @@ Deno.test({
       }).then((r) => r.json());
 
     try {
-      const created = await (await fetch(`${gw.url}/admin/api/merchants`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
-        body: JSON.stringify({ name: "Boutique Ouaga", kybStatus: "APPROVED" }),
-      })).json();
-      const key: string = created.data.keys.liveSecret;
-      await signAgreement(gw.url, key);
+      const { key } = await approvedMerchant(gw.url, ADMIN_TOKEN);
 
       await t.step("a webhook test delivery arrives at a local receiver, signed as specified", async () => {
         const endpoint = await api("POST", "/v1/webhooks/endpoints", key, {

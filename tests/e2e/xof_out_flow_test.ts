@@ -7,7 +7,7 @@
 // the unit after every step.
 import { Decimal } from "../../domain/money.ts";
 import { assert, assertEquals, assertMatch } from "../assert.ts";
-import { jsonClient, signAgreement, startGateway, until } from "./process.ts";
+import { approvedMerchant, jsonClient, startGateway, until } from "./process.ts";
 import { startReceiver } from "./receiver.ts";
 
 const ADMIN_TOKEN = "e2e-admin-token-0123456789";
@@ -34,13 +34,7 @@ Deno.test({
     const gw = await startGateway({ DATA_DIR: dataDir, ADMIN_TOKEN, SIMULATOR_DELAY_MS: "300" });
     const { call, admin } = jsonClient(gw.url, ADMIN_TOKEN);
     try {
-      const created = await admin("POST", "/admin/api/merchants", {
-        name: "Boutique Ouaga",
-        kybStatus: "APPROVED",
-      });
-      assertEquals(created.status, 201, JSON.stringify(created.json));
-      const key: string = created.json.data.keys.liveSecret;
-      await signAgreement(gw.url, key);
+      const { key } = await approvedMerchant(gw.url, ADMIN_TOKEN);
       const api = (method: string, path: string, body?: unknown, extra: Record<string, string> = {}) =>
         call(method, path, { "x-api-key": key, ...extra }, body);
       const endpoint = await api("POST", "/v1/webhooks/endpoints", {

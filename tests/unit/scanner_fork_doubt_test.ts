@@ -56,16 +56,22 @@ async function forkSetup(hostNames: string[]) {
   return { gw, nodes, pool, warnings, favourite, status, payinId: payin.transactionId };
 }
 
-async function creditsOf(gw: Awaited<ReturnType<typeof startTestGateway>>, payinId: string) {
-  const rows = await gw.db.query<{ n: number }>(
+/** The chain moves past the confirmation depth: the pay-in is confirmed and credited once, no reorg followed. */
+async function confirmedOnce({ gw, status, payinId }: Awaited<ReturnType<typeof forkSetup>>) {
+  gw.devnet.mine(gw.deps.config.tron.payinConfirmations);
+  for (let i = 0; i < 3; i++) assertEquals((await scanChain(gw.deps)).reorgs, 0);
+  const rec = await status();
+  assertEquals([rec.status, rec.amountReceived], ["CONFIRMED", "11.500000"]);
+  const credits = await gw.db.query<{ n: number }>(
     "SELECT count(*)::int AS n FROM journals WHERE reference = $1",
     [`payin:${payinId}`],
   );
-  return rows[0].n;
+  assertEquals(credits[0].n, 1);
 }
 
 Deno.test("three nodes, the favourite on another fork: the pool's probe leaves it out, nothing is rewound", async () => {
-  const { gw, pool, warnings, favourite, status, payinId } = await forkSetup(["node-a", "node-b", "node-c"]);
+  const setup = await forkSetup(["node-a", "node-b", "node-c"]);
+  const { gw, pool, warnings, favourite, status } = setup;
   try {
     const report = await scanChain(gw.deps);
     assert(favourite.counts.fork > 0, "the forked node served the scanner");
@@ -74,18 +80,15 @@ Deno.test("three nodes, the favourite on another fork: the pool's probe leaves i
     assert(warnings.some((w) => w.includes("fork")), "the forked node was recognised");
     assert(pool.health().find((h) => h.url.includes("node-a"))!.forked);
     // The next passes read the healthy nodes and go on.
-    gw.devnet.mine(gw.deps.config.tron.payinConfirmations);
-    for (let i = 0; i < 3; i++) assertEquals((await scanChain(gw.deps)).reorgs, 0);
-    const rec = await status();
-    assertEquals([rec.status, rec.amountReceived], ["CONFIRMED", "11.500000"]);
-    assertEquals(await creditsOf(gw, payinId), 1);
+    await confirmedOnce(setup);
   } finally {
     await gw.close();
   }
 });
 
 Deno.test("two nodes that disagree: the scanner follows neither until they agree", async () => {
-  const { gw, nodes, warnings, favourite, status, payinId } = await forkSetup(["node-a", "node-b"]);
+  const setup = await forkSetup(["node-a", "node-b"]);
+  const { gw, nodes, warnings, favourite, status, payinId } = setup;
   try {
     let refused = "";
     await scanChain(gw.deps).catch((err) => (refused = String(err)));
@@ -100,11 +103,7 @@ Deno.test("two nodes that disagree: the scanner follows neither until they agree
     assertEquals(transfers.length, 1, "its transfer is still recorded");
     // The node comes back to the chain: the scanner goes on from where it was.
     nodes["node-a"].set("healthy");
-    gw.devnet.mine(gw.deps.config.tron.payinConfirmations);
-    for (let i = 0; i < 3; i++) assertEquals((await scanChain(gw.deps)).reorgs, 0);
-    const rec = await status();
-    assertEquals([rec.status, rec.amountReceived], ["CONFIRMED", "11.500000"]);
-    assertEquals(await creditsOf(gw, payinId), 1);
+    await confirmedOnce(setup);
   } finally {
     await gw.close();
   }
